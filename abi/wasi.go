@@ -1,0 +1,33 @@
+package abi
+
+// WASIModule is the import module of WASI preview 1.
+const WASIModule = "wasi_snapshot_preview1"
+
+// WASISubset lists the WASI preview 1 functions a node provides. Functions
+// with real behaviour come first; the fd_* and path_* functions answer as a
+// process with no preopened directories would ("no such file"), because a pod
+// has no filesystem.
+var WASISubset = []string{
+	"fd_write", "clock_time_get", "clock_res_get", "random_get",
+	"environ_get", "environ_sizes_get", "args_get", "args_sizes_get",
+	"proc_exit", "sched_yield", "poll_oneoff",
+
+	"fd_advise", "fd_allocate", "fd_close", "fd_datasync", "fd_fdstat_get",
+	"fd_fdstat_set_flags", "fd_fdstat_set_rights", "fd_filestat_get",
+	"fd_filestat_set_size", "fd_filestat_set_times", "fd_pread", "fd_prestat_get",
+	"fd_prestat_dir_name", "fd_pwrite", "fd_read", "fd_readdir", "fd_renumber",
+	"fd_seek", "fd_sync", "fd_tell",
+	"path_create_directory", "path_filestat_get", "path_filestat_set_times",
+	"path_link", "path_open", "path_readlink", "path_remove_directory",
+	"path_rename", "path_symlink", "path_unlink_file",
+}
+
+// InWASISubset reports whether a node provides the WASI function name.
+func InWASISubset(name string) bool {
+	for _, n := range WASISubset {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
