@@ -6,7 +6,7 @@ const WASIModule = "wasi_snapshot_preview1"
 // WASISubset lists the WASI preview 1 functions a node provides. Functions
 // with real behaviour come first; the fd_* and path_* functions answer as a
 // process with no preopened directories would ("no such file"), because a pod
-// has no filesystem.
+// has no filesystem (and no sockets).
 var WASISubset = []string{
 	"fd_write", "clock_time_get", "clock_res_get", "random_get",
 	"environ_get", "environ_sizes_get", "args_get", "args_sizes_get",
@@ -20,6 +20,9 @@ var WASISubset = []string{
 	"path_create_directory", "path_filestat_get", "path_filestat_set_times",
 	"path_link", "path_open", "path_readlink", "path_remove_directory",
 	"path_rename", "path_symlink", "path_unlink_file",
+	// Sockets are file descriptors too, and a pod has none: Go's net package
+	// links these in even when a pod never opens a socket.
+	"sock_accept", "sock_recv", "sock_send", "sock_shutdown",
 }
 
 // InWASISubset reports whether a node provides the WASI function name.

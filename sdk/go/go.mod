@@ -1,0 +1,3 @@
+module github.com/kube32/kube32/sdk/go
+
+go 1.24
