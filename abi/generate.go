@@ -1,0 +1,5 @@
+package abi
+
+// The C header sdk/c/k32_app_abi.h and docs/abi.md are rendered from the
+// tables of this package; gen_test.go fails when they are stale.
+//go:generate go run ./internal/gen/cmd/abigen -root ..

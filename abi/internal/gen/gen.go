@@ -1,0 +1,34 @@
+// Package gen renders the files generated from the ABI tables of package
+// abi: the C header sdk/c/k32_app_abi.h and the reference docs/abi.md.
+//
+// Rendering is a pure function of the tables, so the generator command
+// (cmd/abigen, run by "go generate ./abi") and the test that checks the
+// committed files are current (abi/gen_test.go) call the same code.
+package gen
+
+import "fmt"
+
+// File is one generated file.
+type File struct {
+	Path string // slash-separated, relative to the repository root
+	Data []byte
+}
+
+// Paths of the generated files, relative to the repository root.
+const (
+	CHeaderPath = "sdk/c/k32_app_abi.h"
+	DocsPath    = "docs/abi.md"
+)
+
+// Files renders every generated file, in a fixed order.
+func Files() ([]File, error) {
+	header, err := CHeader()
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", CHeaderPath, err)
+	}
+	docs, err := Docs()
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", DocsPath, err)
+	}
+	return []File{{Path: CHeaderPath, Data: header}, {Path: DocsPath, Data: docs}}, nil
+}

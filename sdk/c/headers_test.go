@@ -1,0 +1,323 @@
+package csdk_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/kube32/kube32/abi"
+	csdk "github.com/kube32/kube32/sdk/c"
+)
+
+// podFlags are the flags of a one-page C pod (see docs/abi.md), plus
+// warnings as errors so that the headers stay warning-free.
+var podFlags = []string{
+	"--target=wasm32-wasi", "-O2", "-nostartfiles", "-Wl,--no-entry",
+	"-Wl,-z,stack-size=8192", "-Wl,--initial-memory=65536", "-Wl,--strip-all",
+	"-Wall", "-Wextra", "-Werror",
+}
+
+// requireClang returns the path of clang, or skips the test; with CI=true a
+// missing compiler fails instead, so CI cannot pass without the check.
+func requireClang(t *testing.T) string {
+	t.Helper()
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("clang is needed to check the C headers: %v", err)
+		}
+		t.Skipf("clang not found, skipping the C header check: %v", err)
+	}
+	return clang
+}
+
+// callsC is a C file that calls every host function of the ABI table once,
+// with zero arguments, from an exported k32_main. Compiling it against the
+// header and reading the module's imports checks every declaration.
+func callsC() string {
+	var b strings.Builder
+	b.WriteString("#include \"k32_app_abi.h\"\n\nK32_EXPORT(k32_main) int32_t k32_main(void) {\n    int64_t sum = 0;\n")
+	for _, f := range abi.Functions {
+		args := strings.TrimSuffix(strings.Repeat("0, ", len(f.Params)), ", ")
+		if len(f.Results) == 0 {
+			fmt.Fprintf(&b, "    %s(%s);\n", f.Name, args)
+		} else {
+			fmt.Fprintf(&b, "    sum += %s(%s);\n", f.Name, args)
+		}
+	}
+	b.WriteString("    return (int32_t)sum;\n}\n")
+	return b.String()
+}
+
+var (
+	podOnce sync.Once
+	podWasm []byte
+	podErr  error
+)
+
+// buildPod compiles testdata/pod.c and the generated calls.c once per test
+// binary against the headers in this directory.
+func buildPod(t *testing.T) []byte {
+	t.Helper()
+	clang := requireClang(t)
+	podOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "k32-csdk-")
+		if err != nil {
+			podErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		calls := filepath.Join(dir, "calls.c")
+		if podErr = os.WriteFile(calls, []byte(callsC()), 0o644); podErr != nil {
+			return
+		}
+		out := filepath.Join(dir, "pod.wasm")
+		args := append(slices.Clone(podFlags), "-I", ".", "-o", out, filepath.Join("testdata", "pod.c"), calls)
+		if msg, err := exec.Command(clang, args...).CombinedOutput(); err != nil {
+			podErr = fmt.Errorf("clang %s: %v\n%s", strings.Join(args, " "), err, msg)
+			return
+		}
+		podWasm, podErr = os.ReadFile(out)
+	})
+	if podErr != nil {
+		t.Fatalf("building the C test pod: %v", podErr)
+	}
+	return podWasm
+}
+
+// wasmTypes are the WebAssembly value types of ABI types.
+func wasmTypes(types []abi.Type) string {
+	var s []string
+	for _, t := range types {
+		s = append(s, t.WasmType())
+	}
+	return "(" + strings.Join(s, ",") + ")"
+}
+
+// valueTypes renders wazero value types like wasmTypes.
+func valueTypes(types []api.ValueType) string {
+	var s []string
+	for _, t := range types {
+		s = append(s, api.ValueTypeName(t))
+	}
+	return "(" + strings.Join(s, ",") + ")"
+}
+
+func TestHeaderDeclaresTheTableImports(t *testing.T) {
+	wasm := buildPod(t)
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	cm, err := r.CompileModule(ctx, wasm)
+	if err != nil {
+		t.Fatalf("compiling the C test pod: %v", err)
+	}
+
+	imported := map[string]bool{}
+	for _, def := range cm.ImportedFunctions() {
+		module, name, _ := def.Import()
+		if module != abi.Module {
+			t.Errorf("import %s.%s: only module %q expected (k32.h must need no libc)", module, name, abi.Module)
+			continue
+		}
+		f, ok := abi.Lookup(name)
+		if !ok {
+			t.Errorf("import %s.%s: not a host function of abi.Functions", module, name)
+			continue
+		}
+		imported[name] = true
+		got := valueTypes(def.ParamTypes()) + "->" + valueTypes(def.ResultTypes())
+		var params []abi.Type
+		for _, p := range f.Params {
+			params = append(params, p.Type)
+		}
+		want := wasmTypes(params) + "->" + wasmTypes(f.Results)
+		if got != want {
+			t.Errorf("import %s.%s: signature %s in the module (from the C header), %s in abi.Functions", module, name, got, want)
+		}
+	}
+	for _, f := range abi.Functions {
+		if !imported[f.Name] {
+			t.Errorf("%s: called by calls.c but not imported from module %q; check its attributes in k32_app_abi.h", f.Name, abi.Module)
+		}
+	}
+
+	exports := cm.ExportedFunctions()
+	for _, name := range []string{"k32_handle", "k32_main"} {
+		def, ok := exports[name]
+		if !ok {
+			t.Errorf("export %s missing; K32_EXPORT does not export", name)
+			continue
+		}
+		e, _ := abi.LookupExport(name)
+		got := valueTypes(def.ParamTypes()) + "->" + valueTypes(def.ResultTypes())
+		if want := wasmTypes(e.Params) + "->" + wasmTypes(e.Results); got != want {
+			t.Errorf("export %s: signature %s, abi.Exports says %s", name, got, want)
+		}
+	}
+	if _, ok := cm.ExportedMemories()["memory"]; !ok {
+		t.Errorf("the module does not export its memory as \"memory\"")
+	}
+}
+
+// recordingHost is a k32 host for the helper test: it answers the getters
+// the pod uses and records what the pod sends.
+type recordingHost struct {
+	env     map[string]string
+	path    string
+	logs    []string
+	status  uint32
+	headers []string
+	body    []byte
+}
+
+// hostFunc implements host function name on the recording host; functions
+// the pod does not use in k32_handle return K32_ERR_NOTSUP.
+func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
+	return func(_ context.Context, m api.Module, stack []uint64) {
+		mem := m.Memory()
+		str := func(ptr, n uint64) string {
+			b, ok := mem.Read(uint32(ptr), uint32(n))
+			if !ok {
+				panic(fmt.Sprintf("%s: range %d+%d outside memory", name, ptr, n))
+			}
+			return string(b)
+		}
+		getter := func(value string, ok bool, out, cap uint64) uint64 {
+			if !ok {
+				return api.EncodeI32(abi.ErrNoEnt)
+			}
+			mem.Write(uint32(out), []byte(value)[:min(uint64(len(value)), cap)])
+			return uint64(len(value))
+		}
+		result := api.EncodeI32(abi.ErrNotSup)
+		switch name {
+		case "k32_log":
+			h.logs = append(h.logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))
+			result = 0
+		case "k32_env_get":
+			v, ok := h.env[str(stack[0], stack[1])]
+			result = getter(v, ok, stack[2], stack[3])
+		case "k32_req_header":
+			result = getter("", false, stack[2], stack[3])
+		case "k32_req_path":
+			result = getter(h.path, true, stack[0], stack[1])
+		case "k32_resp_status":
+			h.status = api.DecodeU32(stack[0])
+			result = 0
+		case "k32_resp_header":
+			h.headers = append(h.headers, str(stack[0], stack[1])+": "+str(stack[2], stack[3]))
+			result = 0
+		case "k32_resp_write":
+			h.body = append(h.body, str(stack[0], stack[1])...)
+			result = stack[1]
+		}
+		stack[0] = result
+	}
+}
+
+func TestHelpersAgainstARecordingHost(t *testing.T) {
+	wasm := buildPod(t)
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+
+	for _, tc := range []struct {
+		name, path    string
+		status        uint32
+		headers, body string
+	}{
+		{"known path", "/hello", 201, "Content-Type: text/plain", "hi"},
+		{"unknown path longer than the buffer", "/hello/and/more/than/sixteen", 404, "Content-Type: text/plain", "not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &recordingHost{env: map[string]string{"GREETING": "hello, world"}, path: tc.path}
+			builder := r.NewHostModuleBuilder(abi.Module)
+			for _, f := range abi.Functions {
+				var params, results []api.ValueType
+				for _, p := range f.Params {
+					params = append(params, valueType(p.Type))
+				}
+				for _, res := range f.Results {
+					results = append(results, valueType(res))
+				}
+				builder.NewFunctionBuilder().WithGoModuleFunction(h.hostFunc(f.Name), params, results).Export(f.Name)
+			}
+			host, err := builder.Instantiate(ctx)
+			if err != nil {
+				t.Fatalf("instantiating the host: %v", err)
+			}
+			defer host.Close(ctx)
+			pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
+			if err != nil {
+				t.Fatalf("instantiating the C test pod: %v", err)
+			}
+			defer pod.Close(ctx)
+
+			res, err := pod.ExportedFunction("k32_handle").Call(ctx)
+			if err != nil {
+				t.Fatalf("k32_handle: %v", err)
+			}
+			if got := api.DecodeI32(res[0]); got != 0 {
+				t.Errorf("k32_handle returned %d, want 0 (k32_respond succeeded)", got)
+			}
+			// k32_env cut "hello, world" to sizeof greeting - 1 = 7 bytes.
+			if want := []string{"1 hello, "}; !slices.Equal(h.logs, want) {
+				t.Errorf("logs %q, want %q", h.logs, want)
+			}
+			if h.status != tc.status || strings.Join(h.headers, "\n") != tc.headers || string(h.body) != tc.body {
+				t.Errorf("response %d %q %q, want %d %q %q", h.status, h.headers, h.body, tc.status, tc.headers, tc.body)
+			}
+		})
+	}
+}
+
+// valueType is the wazero value type of an ABI type.
+func valueType(t abi.Type) api.ValueType {
+	if t.WasmType() == "i64" {
+		return api.ValueTypeI64
+	}
+	return api.ValueTypeI32
+}
+
+// TestHeadersCompileAsCPlusPlus checks the extern "C" guards and that the
+// static inline helpers are valid C++ too.
+func TestHeadersCompileAsCPlusPlus(t *testing.T) {
+	clang := requireClang(t)
+	src := filepath.Join(t.TempDir(), "pod.cc")
+	code := "#include \"k32.h\"\nK32_EXPORT(k32_handle) int32_t k32_handle(void) { return k32_respond(200, \"text/plain\", K32_STR(\"ok\")); }\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--target=wasm32-wasi", "-x", "c++", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I", ".", src}
+	if msg, err := exec.Command(clang, args...).CombinedOutput(); err != nil {
+		t.Fatalf("clang %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+}
+
+func TestHeadersEmbedsBothHeaders(t *testing.T) {
+	for _, name := range []string{"k32_app_abi.h", "k32.h"} {
+		embedded, err := fs.ReadFile(csdk.Headers, name)
+		if err != nil {
+			t.Errorf("csdk.Headers: %v", err)
+			continue
+		}
+		onDisk, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(embedded) != string(onDisk) {
+			t.Errorf("csdk.Headers %s differs from the file on disk", name)
+		}
+	}
+}
