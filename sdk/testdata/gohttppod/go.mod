@@ -1,0 +1,3 @@
+module gohttppod
+
+go 1.24

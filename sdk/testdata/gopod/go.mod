@@ -1,0 +1,3 @@
+module gopod
+
+go 1.24
