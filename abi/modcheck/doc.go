@@ -1,0 +1,7 @@
+// Package modcheck checks a WebAssembly module against k32_app_abi before a
+// node runs it: every import must be a host function the node provides, with
+// the signature the ABI gives it; the module must export its memory and at
+// least one entry point; and its initial memory must fit the pod's
+// resources.limits.memory. kube32 build runs it so that a bad pod fails at
+// build time with the same words the node would put in the pod's status.
+package modcheck

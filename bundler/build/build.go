@@ -1,0 +1,156 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/bundler/project"
+)
+
+// Build builds the project in dir; see the package documentation. Every pod
+// is attempted, so the error lists every broken pod; outputs that did build
+// are kept, and nothing stale is removed after a failure.
+func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
+	out := opts.Out
+	if out == nil {
+		out = io.Discard
+	}
+	p, err := project.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := loadManifests(p)
+	if err != nil {
+		return nil, err
+	}
+	tasks, items, err := plan(ctx, p, objs)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{BuildDir: p.BuildDir(), Items: items}
+	warnUnbuiltImages(out, p, objs)
+	for _, d := range skeleton {
+		if err := os.MkdirAll(filepath.Join(res.BuildDir, filepath.FromSlash(d)), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	for i := range res.Items {
+		res.Items[i].UpToDate = true
+	}
+
+	var errs []error
+	failed := map[int]bool{}
+	for _, t := range tasks {
+		if failed[t.item] {
+			continue
+		}
+		it := &res.Items[t.item]
+		if err := run(ctx, p, t, it, out, opts.Verbose); err != nil {
+			errs = append(errs, err)
+			failed[t.item] = true
+			continue
+		}
+		it.UpToDate = it.UpToDate && t.fresh
+	}
+	if len(errs) > 0 {
+		return res, errors.Join(errs...)
+	}
+
+	removed, err := clean(p, tasks)
+	res.Removed = removed
+	for _, r := range removed {
+		fmt.Fprintf(out, "removed stale %s\n", filepath.ToSlash(filepath.Join(project.BuildDirName, r)))
+	}
+	if err != nil {
+		return res, err
+	}
+	printTable(out, res)
+	return res, nil
+}
+
+// run brings one output up to date and fills its item.
+func run(ctx context.Context, p *project.Project, t *task, it *Item, out io.Writer, verbose bool) error {
+	label := describe(t, it)
+	if t.fresh {
+		fill(t, it, t.old)
+		fmt.Fprintf(out, "%s: up to date\n", label)
+		return nil
+	}
+	var s *stamp
+	var err error
+	switch t.kind {
+	case taskModule:
+		var log io.Writer
+		if verbose {
+			log = out
+		}
+		s, err = buildModule(ctx, p, t, log)
+	default:
+		s, err = buildBundle(p, t)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeStamp(stampPath(p.CacheDir(), t.out), s); err != nil {
+		return err
+	}
+	fill(t, it, s)
+	fmt.Fprintf(out, "%s: built %s\n", label, filepath.ToSlash(filepath.Join(project.BuildDirName, t.out)))
+	return nil
+}
+
+// describe names a task in progress lines: "pod echo", "pod echo assets",
+// "bundle site".
+func describe(t *task, it *Item) string {
+	switch t.kind {
+	case taskModule:
+		return "pod " + it.Name
+	case taskAssets:
+		return "pod " + it.Name + " assets"
+	}
+	return "bundle " + it.Name
+}
+
+// fill copies the sizes of a stamp into the item.
+func fill(t *task, it *Item, s *stamp) {
+	if t.kind == taskModule {
+		it.ModuleBytes = s.ModuleBytes
+		it.InitialMemory = int64(s.InitialPages) * compile.PageSize
+		return
+	}
+	it.Stats = s.Stats
+}
+
+// Stale reports whether building the project in dir would change anything:
+// an output is missing, changed, or older than its inputs, or a stale output
+// is left to remove. `kube32 serve` uses it to build only when needed.
+func Stale(dir string) (bool, error) {
+	ctx := context.Background()
+	p, err := project.Load(dir)
+	if err != nil {
+		return false, err
+	}
+	objs, err := loadManifests(p)
+	if err != nil {
+		return false, err
+	}
+	tasks, _, err := plan(ctx, p, objs)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range tasks {
+		if !t.fresh {
+			return true, nil
+		}
+	}
+	extra, err := strays(p, tasks)
+	if err != nil {
+		return false, err
+	}
+	return len(extra) > 0, nil
+}

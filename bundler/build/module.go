@@ -1,0 +1,56 @@
+package build
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/bundler/internal/atomicfile"
+	"github.com/kube32/kube32/bundler/project"
+)
+
+// buildModule compiles a pod, checks the module against the ABI and the
+// pod's memory limit, and writes it.
+func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer) (*stamp, error) {
+	job := t.job
+	job.Log = log
+	wasm, err := compile.Compile(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := modcheck.Check(ctx, wasm, t.limit)
+	if err != nil {
+		return nil, checkError(job.Name, t.limit, err)
+	}
+	abs := filepath.Join(p.BuildDir(), filepath.FromSlash(t.out))
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(abs, wasm, 0o644); err != nil {
+		return nil, fmt.Errorf("pod %s: %w", job.Name, err)
+	}
+	sum := sha256.Sum256(wasm)
+	return &stamp{Inputs: t.inputs, SHA256: hex.EncodeToString(sum[:]), ModuleBytes: int64(len(wasm)), InitialPages: rep.InitialPages}, nil
+}
+
+// checkError words a failed ABI check: one line per problem, each naming the
+// import, export or limit.
+func checkError(pod string, limit int64, err error) error {
+	var cerr *modcheck.Error
+	if !errors.As(err, &cerr) {
+		return fmt.Errorf("checking pod %s: %w", pod, err)
+	}
+	what := "k32_app_abi"
+	if cerr.MemoryExceeded {
+		what += fmt.Sprintf(" and its memory limit (%d bytes)", limit)
+	}
+	return fmt.Errorf("checking pod %s: the module does not fit %s:\n  %s", pod, what, strings.Join(cerr.Problems, "\n  "))
+}

@@ -1,0 +1,58 @@
+package build
+
+import (
+	"io"
+
+	"github.com/kube32/kube32/bundler/precompress"
+)
+
+// Options control a build.
+type Options struct {
+	// Out receives progress lines and the size table; nil discards them.
+	Out io.Writer
+	// Verbose also prints compiler command lines and warnings.
+	Verbose bool
+}
+
+// Item kinds.
+const (
+	KindPod    = "pod"
+	KindBundle = "bundle"
+)
+
+// Item is one row of the size table: a pod (module and its assets) or a
+// StaticBundle.
+type Item struct {
+	Kind  string // KindPod or KindBundle
+	Name  string
+	Image string // pods: the image reference
+
+	Module        string // pods: the module's path under build/, slash-separated
+	ModuleBytes   int64
+	InitialMemory int64 // pods: initial linear memory in bytes
+	MemoryLimit   int64 // pods: the smallest resources.limits.memory of the Pods running it; 0 = none
+
+	Bundle string            // the bundle directory under build/, "" when none
+	Stats  precompress.Stats // the bundle's sizes
+
+	UpToDate bool // nothing of this item was rebuilt
+}
+
+// Result is what a build produced.
+type Result struct {
+	BuildDir string   // absolute build/ directory
+	Items    []Item   // pods in kube32.yaml order, then bundles
+	Removed  []string // stale outputs removed, relative to build/
+}
+
+// Total sums the items.
+func (r *Result) Total() Item {
+	t := Item{Name: "total", UpToDate: true}
+	for _, it := range r.Items {
+		t.ModuleBytes += it.ModuleBytes
+		t.InitialMemory += it.InitialMemory
+		t.Stats = t.Stats.Add(it.Stats)
+		t.UpToDate = t.UpToDate && it.UpToDate
+	}
+	return t
+}

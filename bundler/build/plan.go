@@ -1,0 +1,124 @@
+package build
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"path/filepath"
+
+	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/bundler/internal/treehash"
+	"github.com/kube32/kube32/bundler/project"
+	"github.com/kube32/kube32/host/manifest"
+)
+
+// Task kinds: a pod's module, a pod's asset bundle, a StaticBundle.
+const (
+	taskModule = iota
+	taskAssets
+	taskBundle
+)
+
+// task is one output of the build and what it is made from.
+type task struct {
+	kind  int
+	item  int    // index of the Result item it fills
+	out   string // output under build/, slash-separated
+	src   string // assets and bundles: the absolute source directory
+	limit int64  // modules: the pod's memory limit
+	job   compile.Job
+
+	gzipOnly bool
+	inputs   string // hash of the inputs
+	old      *stamp // the stamp of the last build, nil when none
+	fresh    bool   // the output is up to date
+}
+
+// bundleVersion changes when the way bundles are copied or compressed
+// changes in a way the inputs do not show.
+const bundleVersion = "kube32-bundle/1"
+
+// plan lists the outputs of p, the Result items they fill, and which of them
+// are up to date.
+func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*task, []Item, error) {
+	limits := manifest.MemoryLimits(objs)
+	buildDir := p.BuildDir()
+	exclude := []string{buildDir}
+	var tasks []*task
+	var items []Item
+	for _, pod := range p.Pods {
+		img := pod.Parsed
+		limit := limits[pod.Image].Bytes
+		it := Item{Kind: KindPod, Name: pod.Name, Image: pod.Image, MemoryLimit: limit,
+			Module: images.InRoot(img.Storage, img.ModulePath())}
+		job := compile.Job{
+			Name: pod.Name, Language: pod.Language, SourceDir: p.Path(pod.Source),
+			CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), Exclude: exclude,
+		}
+		fp, err := compile.Fingerprint(ctx, job)
+		if err != nil {
+			return nil, nil, err
+		}
+		tasks = append(tasks, &task{kind: taskModule, item: len(items), out: it.Module, limit: limit, job: job,
+			inputs: hashStrings(fp, fmt.Sprint("limit=", limit), "sdk="+compile.SDKVersion())})
+		if pod.Assets != "" {
+			it.Bundle = images.InRoot(img.Storage, img.BundlePath())
+			t, err := bundleTask(taskAssets, len(items), it.Bundle, p.Path(pod.Assets), false, exclude)
+			if err != nil {
+				return nil, nil, fmt.Errorf("pod %s: assets: %w", pod.Name, err)
+			}
+			tasks = append(tasks, t)
+		}
+		items = append(items, it)
+	}
+	for _, b := range p.Bundles {
+		it := Item{Kind: KindBundle, Name: b.Name, Bundle: images.InRoot(images.Firmware, images.BundleDir(b.Name))}
+		t, err := bundleTask(taskBundle, len(items), it.Bundle, p.Path(b.Dir), b.GzipOnly, exclude)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bundle %s: %w", b.Name, err)
+		}
+		tasks = append(tasks, t)
+		items = append(items, it)
+	}
+	for _, t := range tasks {
+		t.old = readStamp(stampPath(p.CacheDir(), t.out))
+		abs := filepath.Join(buildDir, filepath.FromSlash(t.out))
+		if t.old != nil && t.old.Inputs == t.inputs {
+			if t.kind == taskModule {
+				t.fresh = t.old.matchesModule(abs)
+			} else {
+				t.fresh = t.old.matchesDir(abs)
+			}
+		}
+	}
+	return tasks, items, nil
+}
+
+func bundleTask(kind, item int, out, src string, gzipOnly bool, exclude []string) (*task, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s gzipOnly=%v\n", bundleVersion, gzipOnly)
+	if err := treehash.Write(h, src, treehash.Options{Exclude: exclude}); err != nil {
+		return nil, err
+	}
+	return &task{kind: kind, item: item, out: out, src: src,
+		gzipOnly: gzipOnly, inputs: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+func hashStrings(parts ...string) string {
+	h := sha256.New()
+	for _, s := range parts {
+		fmt.Fprintf(h, "%q\n", s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// skeleton lists the directories every build has, even when empty, so that
+// serve and flash find the trees of ABI.md.
+var skeleton = []string{
+	path.Join(string(images.Firmware), images.FirmwareWasmDir),
+	path.Join(string(images.Firmware), images.FirmwareWebDir),
+	path.Join(string(images.SD), images.SDImagesDir),
+}

@@ -1,0 +1,100 @@
+package compile
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// cFlags are the clang flags of a C pod, without paths: a reactor module
+// (no _start, exports chosen by export_name attributes) with an 8 KiB stack,
+// and the initial memory fixed for small pods (see InitialMemory).
+func cFlags(job Job) []string {
+	flags := []string{
+		"--target=wasm32-wasi", "-O2", "-nostartfiles",
+		"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--strip-all",
+	}
+	if n := InitialMemory(job.MemoryLimit); n > 0 {
+		flags = append(flags, "-Wl,--initial-memory="+strconv.FormatInt(n, 10))
+	}
+	return append(flags, job.CFlags...)
+}
+
+// cSources lists the .c files of the pod's directory, sorted.
+func cSources(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var srcs []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".c") {
+			srcs = append(srcs, e.Name())
+		}
+	}
+	sort.Strings(srcs)
+	if len(srcs) == 0 {
+		return nil, fmt.Errorf("no .c files in %s", dir)
+	}
+	return srcs, nil
+}
+
+func compileC(ctx context.Context, job Job) ([]byte, error) {
+	clang, err := findClang()
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := cSources(job.SourceDir)
+	if err != nil {
+		return nil, err
+	}
+	include, err := writeCSDK(job.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	outDir := filepath.Join(job.CacheDir, "c", job.Name)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	out := filepath.Join(outDir, job.Name+".wasm")
+	os.Remove(out)
+
+	args := append(cFlags(job), "-I", include, "-o", out)
+	args = append(args, srcs...)
+	// Sources are named relative to the pod directory so diagnostics read
+	// "main.c:3:5: error: …".
+	cmd := exec.CommandContext(ctx, clang, args...)
+	cmd.Dir = job.SourceDir
+	if job.Log != nil {
+		fmt.Fprintf(job.Log, "pod %s: (cd %s && %s %s)\n", job.Name, job.SourceDir, filepath.Base(clang), strings.Join(args, " "))
+	}
+	output, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, &toolError{tool: "clang", output: string(output), err: err, hint: cHint(job, string(output))}
+	}
+	if job.Log != nil && len(bytes.TrimSpace(output)) > 0 {
+		fmt.Fprintf(job.Log, "%s\n", bytes.TrimSpace(output))
+	}
+	return os.ReadFile(out)
+}
+
+// cHint turns the common failures of an incomplete toolchain or a too-small
+// memory limit into the action that fixes them.
+func cHint(job Job, output string) string {
+	switch {
+	case strings.Contains(output, "wasm-ld") && (strings.Contains(output, "doesn't exist") || strings.Contains(output, "not found")):
+		return installC
+	case !haveWASILibc() && (strings.Contains(output, "file not found") || strings.Contains(output, "-lc")):
+		return installC
+	case strings.Contains(output, "initial memory too small"):
+		return fmt.Sprintf("the pod's memory limit (%d bytes) fixes the initial memory at %d bytes; raise resources.limits.memory or shrink the module's static data",
+			job.MemoryLimit, InitialMemory(job.MemoryLimit))
+	}
+	return ""
+}

@@ -1,0 +1,73 @@
+package compile
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Languages, as kube32.yaml names them.
+const (
+	LangGo = "go"
+	LangC  = "c"
+)
+
+// Job is one pod to compile.
+type Job struct {
+	Name        string   // pod name, used in errors ("building pod echo: …")
+	Language    string   // LangGo or LangC
+	SourceDir   string   // absolute source directory
+	CFlags      []string // extra clang flags (C only), after the defaults so they can override them
+	MemoryLimit int64    // the pod's resources.limits.memory in bytes; 0 = none
+	CacheDir    string   // the project's build/.cache: SDK copies, go.work, compiler outputs
+	// Exclude lists absolute directories inside SourceDir that are not
+	// sources (the project's build directory when a pod's source is the
+	// project itself).
+	Exclude []string
+	// Log, when set, receives the compiler command lines and warnings.
+	Log io.Writer
+}
+
+// Compile builds the job's module and returns its bytes. Errors start with
+// "building pod <name>: " and hold the compiler's output.
+func Compile(ctx context.Context, job Job) ([]byte, error) {
+	var wasm []byte
+	var err error
+	switch job.Language {
+	case LangC:
+		wasm, err = compileC(ctx, job)
+	case LangGo:
+		wasm, err = compileGo(ctx, job)
+	default:
+		err = fmt.Errorf("language %q is not supported (go, c)", job.Language)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("building pod %s: %w", job.Name, err)
+	}
+	return wasm, nil
+}
+
+// toolError is a failed compiler run: the command and what it printed.
+type toolError struct {
+	tool   string
+	output string
+	err    error
+	hint   string
+}
+
+func (e *toolError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s failed (%v)", e.tool, e.err)
+	if out := strings.TrimSpace(e.output); out != "" {
+		b.WriteString(":\n")
+		b.WriteString(out)
+	}
+	if e.hint != "" {
+		b.WriteString("\nhint: ")
+		b.WriteString(e.hint)
+	}
+	return b.String()
+}
+
+func (e *toolError) Unwrap() error { return e.err }

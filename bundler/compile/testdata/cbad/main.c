@@ -1,0 +1,1 @@
+int32_t k32_handle(void) { return undefined_thing; }

@@ -1,0 +1,253 @@
+package flash
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/bundler/internal/atomicfile"
+)
+
+// Options say what to flash where.
+type Options struct {
+	Build    string    // the project's build directory (holds firmware/ and sd/)
+	SD       string    // a mounted card: build/sd/kube32 is copied to SD/kube32
+	Firmware string    // a firmware source tree: build/firmware/images is copied to Firmware/images
+	DryRun   bool      // list what would change without writing
+	Out      io.Writer // progress lines; nil discards them
+}
+
+// Ops of a Change.
+const (
+	OpAdd       = "add"
+	OpUpdate    = "update"
+	OpUnchanged = "unchanged"
+	OpRemove    = "remove"
+)
+
+// Change is what flashing does (or would do) to one target file.
+type Change struct {
+	Op   string // OpAdd, OpUpdate, OpUnchanged or OpRemove
+	Path string // the target file
+}
+
+// Result lists the changes, in the order they were made.
+type Result struct {
+	Changes []Change
+}
+
+// Count returns how many changes have op.
+func (r *Result) Count(op string) int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.Op == op {
+			n++
+		}
+	}
+	return n
+}
+
+// copyJob is one tree to copy.
+type copyJob struct {
+	src, dst string
+	// shared are directories (relative to src) that hold more than one
+	// image, so target files there that the build lacks are left alone;
+	// every other directory is a bundle and is mirrored.
+	shared map[string]bool
+}
+
+// Flash copies the build trees to the targets in opts. Both targets are
+// checked before anything is written.
+func Flash(opts Options) (*Result, error) {
+	out := opts.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if opts.SD == "" && opts.Firmware == "" {
+		return nil, errors.New("nothing to flash to: give an SD card path (--sd) or a firmware source tree (--firmware)")
+	}
+	var jobs []copyJob
+	if opts.SD != "" {
+		src := filepath.Join(opts.Build, string(images.SD), filepath.FromSlash(images.SDRootDir))
+		if err := checkSource(src); err != nil {
+			return nil, err
+		}
+		if err := CheckSD(opts.SD); err != nil {
+			return nil, fmt.Errorf("flash --sd: %w", err)
+		}
+		jobs = append(jobs, copyJob{src: src, dst: filepath.Join(opts.SD, filepath.FromSlash(images.SDRootDir)),
+			shared: map[string]bool{".": true, "images": true}})
+	}
+	if opts.Firmware != "" {
+		src := filepath.Join(opts.Build, string(images.Firmware), filepath.FromSlash(images.FirmwareImagesDir))
+		if err := checkSource(src); err != nil {
+			return nil, err
+		}
+		if err := CheckFirmware(opts.Firmware); err != nil {
+			return nil, fmt.Errorf("flash --firmware: %w", err)
+		}
+		jobs = append(jobs, copyJob{src: src, dst: filepath.Join(opts.Firmware, filepath.FromSlash(images.FirmwareImagesDir)),
+			shared: map[string]bool{".": true, "wasm": true, "web": true}})
+	}
+
+	res := &Result{}
+	for _, j := range jobs {
+		changes, err := diff(j)
+		if err != nil {
+			return res, err
+		}
+		if opts.DryRun {
+			for _, c := range changes {
+				fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
+			}
+			res.Changes = append(res.Changes, changes...)
+			continue
+		}
+		if err := apply(j, changes, res, out); err != nil {
+			return res, err
+		}
+	}
+	verb := "flashed"
+	if opts.DryRun {
+		verb = "dry run, nothing written; would flash"
+	}
+	fmt.Fprintf(out, "%s: %d added, %d updated, %d removed, %d unchanged\n", verb,
+		res.Count(OpAdd), res.Count(OpUpdate), res.Count(OpRemove), res.Count(OpUnchanged))
+	return res, nil
+}
+
+func checkSource(src string) error {
+	info, err := os.Stat(src)
+	if err != nil || !info.IsDir() {
+		return fmt.Errorf("nothing to flash: %s does not exist (run `kube32 build` first)", src)
+	}
+	return nil
+}
+
+// diff compares the source tree with the target and lists the changes:
+// adds and updates first, then removals.
+func diff(j copyJob) ([]Change, error) {
+	var changes, removals []Change
+	err := filepath.WalkDir(j.src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(j.src, p)
+		target := filepath.Join(j.dst, rel)
+		if d.IsDir() {
+			if !j.shared[filepath.ToSlash(rel)] {
+				r, err := extras(j.src, j.dst, rel)
+				if err != nil {
+					return err
+				}
+				removals = append(removals, r...)
+			}
+			return nil
+		}
+		op, err := compare(p, target)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, Change{Op: op, Path: target})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, removals...), nil
+}
+
+// extras lists the target files of a bundle directory rel that the source
+// lacks (directories that the source lacks are listed whole).
+func extras(src, dst, rel string) ([]Change, error) {
+	ents, err := os.ReadDir(filepath.Join(dst, rel))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Change
+	for _, e := range ents {
+		if _, err := os.Lstat(filepath.Join(src, rel, e.Name())); os.IsNotExist(err) {
+			out = append(out, Change{Op: OpRemove, Path: filepath.Join(dst, rel, e.Name())})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out, nil
+}
+
+// compare says whether target must be added, updated or left alone.
+func compare(src, target string) (string, error) {
+	tinfo, err := os.Stat(target)
+	if os.IsNotExist(err) {
+		return OpAdd, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	sinfo, err := os.Stat(src)
+	if err != nil {
+		return "", err
+	}
+	if tinfo.IsDir() || sinfo.Size() != tinfo.Size() {
+		return OpUpdate, nil
+	}
+	a, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(target)
+	if err != nil {
+		return "", err
+	}
+	if bytes.Equal(a, b) {
+		return OpUnchanged, nil
+	}
+	return OpUpdate, nil
+}
+
+// apply makes the changes; removals come last, so an interrupted flash
+// never leaves a bundle with files missing.
+func apply(j copyJob, changes []Change, res *Result, out io.Writer) error {
+	for _, c := range changes {
+		switch c.Op {
+		case OpAdd, OpUpdate:
+			rel, _ := filepath.Rel(j.dst, c.Path)
+			if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+				return err
+			}
+			if info, err := os.Stat(c.Path); err == nil && info.IsDir() {
+				// A directory where a file now goes: remove it only now
+				// that the file is about to be written.
+				if err := os.RemoveAll(c.Path); err != nil {
+					return err
+				}
+			}
+			if err := atomicfile.CopyFile(c.Path, filepath.Join(j.src, rel), 0o644); err != nil {
+				return fmt.Errorf("flash: %w (files written so far are complete; the rest are unchanged)", err)
+			}
+			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
+		case OpRemove:
+			if err := os.RemoveAll(c.Path); err != nil {
+				return fmt.Errorf("flash: %w", err)
+			}
+			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
+		}
+		res.Changes = append(res.Changes, c)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package project
+
+import (
+	"path/filepath"
+
+	"github.com/kube32/kube32/bundler/images"
+)
+
+// FileName is the name of the project file in a project directory.
+const FileName = "kube32.yaml"
+
+// Languages a pod can be written in.
+const (
+	Go = "go"
+	C  = "c"
+)
+
+// Project is a decoded and validated kube32.yaml.
+type Project struct {
+	// Dir is the absolute project directory; relative paths are resolved
+	// against it.
+	Dir string `json:"-"`
+
+	Name      string   `json:"name"`
+	Manifests []string `json:"manifests,omitempty"`
+	Pods      []Pod    `json:"pods,omitempty"`
+	Bundles   []Bundle `json:"bundles,omitempty"`
+}
+
+// Pod is one image to compile.
+type Pod struct {
+	Name     string   `json:"name"`
+	Language string   `json:"language"`
+	Source   string   `json:"source"`
+	Image    string   `json:"image,omitempty"`  // default wasm://embedded/<name>
+	Assets   string   `json:"assets,omitempty"` // optional asset bundle directory
+	CFlags   []string `json:"cflags,omitempty"` // C only
+
+	// Parsed is Image parsed; set by Load.
+	Parsed images.Image `json:"-"`
+}
+
+// Bundle is a StaticBundle: a directory served by Ingress resource backends.
+type Bundle struct {
+	Name     string `json:"name"`
+	Dir      string `json:"dir"`
+	GzipOnly bool   `json:"gzipOnly,omitempty"`
+}
+
+// File is the absolute path of the project's kube32.yaml.
+func (p *Project) File() string { return filepath.Join(p.Dir, FileName) }
+
+// Path resolves a path of the project file (relative to the project
+// directory, or absolute) to an absolute path.
+func (p *Project) Path(rel string) string {
+	if filepath.IsAbs(rel) {
+		return filepath.Clean(rel)
+	}
+	return filepath.Join(p.Dir, filepath.FromSlash(rel))
+}
+
+// BuildDir is where `kube32 build` writes: <dir>/build.
+func (p *Project) BuildDir() string { return filepath.Join(p.Dir, BuildDirName) }
+
+// CacheDir holds build stamps, generated go.work files and SDK copies:
+// <dir>/build/.cache.
+func (p *Project) CacheDir() string { return filepath.Join(p.BuildDir(), CacheDirName) }
+
+// ManifestPaths returns the absolute paths of the manifests.
+func (p *Project) ManifestPaths() []string {
+	out := make([]string, len(p.Manifests))
+	for i, m := range p.Manifests {
+		out[i] = p.Path(m)
+	}
+	return out
+}
+
+// Names of the build directory and of its cache.
+const (
+	BuildDirName = "build"
+	CacheDirName = ".cache"
+)

@@ -1,0 +1,87 @@
+// Package cli is the kube32 command tree. Each verb lives in a file of its
+// own with an options struct and a run function that tests call without a
+// process; this package only parses flags and wires the parts together.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// IOStreams are the streams a command reads and writes.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// SystemStreams are the process's own streams.
+func SystemStreams() IOStreams {
+	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+}
+
+// Main runs the CLI with the process's arguments and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], SystemStreams())
+}
+
+// Run runs the CLI with args and returns the exit code. Errors are printed
+// once, here.
+func Run(ctx context.Context, args []string, io IOStreams) int {
+	root := NewRootCommand(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(io.ErrOut, "kube32: %v\n", err)
+	var usage *usageError
+	if errors.As(err, &usage) {
+		return 2
+	}
+	return 1
+}
+
+// NewRootCommand builds the command tree.
+func NewRootCommand(io IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kube32",
+		Short: "Build, run and flash kube32 apps: WebAssembly pods for ESP32 clusters",
+		Long: `kube32 builds apps for kube32 clusters of ESP32 boards, whose pods are
+WebAssembly modules, and runs the full kube32 runtime locally.
+
+  kube32 new hello          scaffold an app from a template
+  kube32 build              compile pods, check them, write the image trees
+  kube32 serve              run the app locally (no app here: a built-in demo)
+  kube32 flash --sd PATH    copy the images to a mounted SD card`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.AddCommand(
+		newNewCommand(io),
+		newTemplatesCommand(io),
+		newBuildCommand(io),
+		newServeCommand(io),
+		newFlashCommand(io),
+	)
+	return root
+}
+
+// usageError is a mistake in the command line (exit code 2).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler/project"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/templates/demo"
+)
+
+// ServeOptions are the options of `kube32 serve`.
+type ServeOptions struct {
+	IO             IOStreams
+	Dir            string   // project directory; "" = the current one, or the demo when it has no kube32.yaml
+	Images         string   // a folder holding firmware/ and sd/; default the project's build/
+	Files          []string // manifests applied after the project's
+	IngressPort    int
+	PodPort        int
+	APIPort        int
+	HandlerTimeout time.Duration
+	CacheDir       string // wazero's compilation cache; "" = the user cache dir
+
+	// Serving, when set, is called once the cluster is ready (tests use it);
+	// serve then runs until ctx ends.
+	Serving func(*cluster.Cluster)
+}
+
+func newServeCommand(io IOStreams) *cobra.Command {
+	opts := ServeOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "serve [DIR]",
+		Short: "Run the app locally on the full kube32 runtime",
+		Long: `Run the kube32 runtime locally: the API server, the Ingress controller and
+a node whose pods run under wazero, as the boards run them.
+
+In a project (a folder with kube32.yaml) serve builds what is stale, applies
+the project's manifests and those given with -f, and starts the pods.
+With --images it serves prebuilt image trees instead, without a project.
+With neither, it serves a built-in demo.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Dir = args[0]
+			}
+			return RunServe(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
+	f.IntVar(&opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
+	f.IntVar(&opts.APIPort, "api-port", 6443, "port of the API server (GET /readyz)")
+	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
+	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
+	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
+	return cmd
+}
+
+// RunServe runs the cluster until ctx ends.
+func RunServe(ctx context.Context, opts ServeOptions) error {
+	src, err := serveSource(ctx, opts)
+	if err != nil {
+		return err
+	}
+	extra, err := manifest.DecodeFiles(opts.Files)
+	if err != nil {
+		return err
+	}
+	cache, err := pod.NewDiskCache(compilationCacheDir(opts.CacheDir))
+	if err != nil {
+		return fmt.Errorf("compilation cache: %w", err)
+	}
+	defer cache.Close(context.Background())
+
+	logs := &podLogPrinter{out: opts.IO.ErrOut}
+	c, err := cluster.Start(ctx, cluster.Options{
+		Images: src.images, Objects: append(src.objects, extra...),
+		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
+		Cache: cache, HandlerTimeout: opts.HandlerTimeout,
+		PodLog: logs.print,
+		Logf:   func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
+	})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
+	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  pods     %s\n", c.IngressURL(), c.APIURL(), c.PodURL())
+	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	err = c.WaitReady(readyCtx)
+	cancel()
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	printPods(opts.IO, c)
+	for _, url := range src.tryURLs {
+		fmt.Fprintf(opts.IO.Out, "Try: curl %s%s\n", c.IngressURL(), url)
+	}
+	fmt.Fprintln(opts.IO.Out, "Press Ctrl-C to stop.")
+	if opts.Serving != nil {
+		opts.Serving(c)
+	}
+	<-ctx.Done()
+	fmt.Fprintln(opts.IO.Out, "Stopping.")
+	return nil
+}
+
+// source is what serve runs: image trees and manifests.
+type source struct {
+	what    string
+	images  fs.FS
+	objects []manifest.Object
+	tryURLs []string
+}
+
+// serveSource picks what to serve: prebuilt images, a project (built first
+// when stale), or the built-in demo.
+func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	isProject, err := project.Find(dir)
+	if err != nil {
+		return source{}, err
+	}
+	switch {
+	case opts.Images != "":
+		if err := checkImagesDir(opts.Images); err != nil {
+			return source{}, err
+		}
+		src := source{what: "images from " + opts.Images, images: os.DirFS(opts.Images)}
+		if opts.Dir != "" && isProject {
+			p, err := project.Load(dir)
+			if err != nil {
+				return source{}, err
+			}
+			if src.objects, err = manifest.DecodeFiles(p.ManifestPaths()); err != nil {
+				return source{}, err
+			}
+		}
+		return src, nil
+	case isProject:
+		result, err := build.Build(ctx, dir, build.Options{Out: opts.IO.ErrOut})
+		if err != nil {
+			return source{}, err
+		}
+		p, err := project.Load(dir)
+		if err != nil {
+			return source{}, err
+		}
+		objs, err := manifest.DecodeFiles(p.ManifestPaths())
+		if err != nil {
+			return source{}, err
+		}
+		return source{what: "app " + p.Name + " from " + p.Dir, images: os.DirFS(result.BuildDir), objects: objs}, nil
+	case opts.Dir != "":
+		return source{}, fmt.Errorf("%s has no %s: not a kube32 project (create one with `kube32 new`)", dir, project.FileName)
+	default:
+		objs, err := demo.Manifests()
+		if err != nil {
+			return source{}, err
+		}
+		return source{what: "the built-in demo (no kube32.yaml here)", images: demo.Images(), objects: objs,
+			tryURLs: []string{"/", "/echo/hello -d 'hi'"}}, nil
+	}
+}
+
+func checkImagesDir(dir string) error {
+	for _, sub := range []string{"firmware", "sd"} {
+		if info, err := os.Stat(filepath.Join(dir, sub)); err == nil && info.IsDir() {
+			return nil
+		}
+	}
+	return fmt.Errorf("--images %s: holds neither firmware/ nor sd/ (point it at a build/ folder written by `kube32 build`)", dir)
+}
+
+func compilationCacheDir(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "kube32", "wazero")
+}
+
+// printPods prints each pod's state once the cluster is ready, with the
+// reason of those that failed.
+func printPods(io IOStreams, c *cluster.Cluster) {
+	pods := c.Store.List("Pod", "")
+	sort.Slice(pods, func(i, j int) bool { return pods[i].(*corev1.Pod).Name < pods[j].(*corev1.Pod).Name })
+	for _, o := range pods {
+		p := o.(*corev1.Pod)
+		line := fmt.Sprintf("  pod %s/%s: %s", p.Namespace, p.Name, p.Status.Phase)
+		if why := podProblem(p); why != "" {
+			line += ": " + why
+		}
+		fmt.Fprintln(io.Out, line)
+	}
+}
+
+func podProblem(p *corev1.Pod) string {
+	if p.Status.Message != "" {
+		return p.Status.Message
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// podLogPrinter prints pod log lines as "[namespace/name] text".
+type podLogPrinter struct {
+	mu  sync.Mutex
+	out interface{ Write([]byte) (int, error) }
+}
+
+func (p *podLogPrinter) print(namespace, name string, line pod.Line) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, "[%s/%s] %s\n", namespace, name, strings.TrimRight(line.Text, "\n"))
+}
+

@@ -1,0 +1,202 @@
+// Package ingress is the Ingress controller: it routes requests on the
+// ingress port by networking.k8s.io/v1 Ingress objects to Service backends
+// (pods) and StaticBundle resource backends, per the spec's "Ingress
+// controller" sections.
+package ingress
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+	"sync"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kube32/kube32/host/apis/kube32v1"
+	"github.com/kube32/kube32/host/store"
+)
+
+// ClassName is the ingressClassName the controller routes (besides unset).
+const ClassName = "kube32"
+
+// Rebuild limits from the spec: at most once every 250 ms on the request
+// path, and on a 1 s tick.
+const (
+	rebuildMinInterval = 250 * time.Millisecond
+	rebuildTick        = time.Second
+)
+
+// Config wires the controller to the cluster.
+type Config struct {
+	Store  *store.Store
+	Local  LocalPods
+	Images fs.FS // holds firmware/images/web/<bundle>/
+	IP     string
+	// Log receives the controller's log lines.
+	Log func(format string, args ...any)
+}
+
+// Controller is the Ingress controller; it is an http.Handler.
+type Controller struct {
+	cfg Config
+
+	mu          sync.Mutex
+	table       *table
+	dirty       bool
+	lastRebuild time.Time
+}
+
+var _ http.Handler = (*Controller)(nil)
+
+// New returns a controller with a table built from the store as it is.
+func New(cfg Config) *Controller {
+	c := &Controller{cfg: cfg}
+	c.rebuild()
+	return c
+}
+
+// Run follows store changes and rebuilds the table on the 1 s tick until ctx ends.
+func (c *Controller) Run(ctx context.Context) {
+	events, cancel := c.cfg.Store.Subscribe()
+	defer cancel()
+	tick := time.NewTicker(rebuildTick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-events:
+			switch e.Key.Kind {
+			case "Ingress", "Service", "Pod", "StaticBundle":
+				c.mu.Lock()
+				c.dirty = true
+				c.mu.Unlock()
+			}
+		case <-tick.C:
+			c.rebuildIfDirty(0)
+		}
+	}
+}
+
+func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t := c.rebuildIfDirty(rebuildMinInterval)
+	if rt := t.lookup(r.Host, r.URL.Path); rt != nil {
+		rt.backend.ServeHTTP(w, r)
+		return
+	}
+	if t.defaultBackend != nil {
+		t.defaultBackend.ServeHTTP(w, r)
+		return
+	}
+	notFound(w, r)
+}
+
+// rebuildIfDirty rebuilds the table when something changed and the last
+// rebuild is at least minInterval old, and returns the current table.
+func (c *Controller) rebuildIfDirty(minInterval time.Duration) *table {
+	c.mu.Lock()
+	if !c.dirty || time.Since(c.lastRebuild) < minInterval {
+		t := c.table
+		c.mu.Unlock()
+		return t
+	}
+	c.mu.Unlock()
+	return c.rebuild()
+}
+
+// rebuild builds the routing table from the store and publishes the
+// controller's IP in each routed Ingress's status.
+func (c *Controller) rebuild() *table {
+	c.mu.Lock()
+	c.dirty = false
+	c.lastRebuild = time.Now()
+	c.mu.Unlock()
+
+	t := &table{}
+	for _, o := range c.cfg.Store.List("Ingress", "") {
+		ing := o.(*networkingv1.Ingress)
+		if cls := ing.Spec.IngressClassName; cls != nil && *cls != ClassName {
+			continue
+		}
+		c.addIngress(t, ing)
+		c.publishAddress(ing)
+	}
+	c.mu.Lock()
+	c.table = t
+	c.mu.Unlock()
+	return t
+}
+
+func (c *Controller) addIngress(t *table, ing *networkingv1.Ingress) {
+	id := ing.Namespace + "/" + ing.Name
+	if ing.Spec.DefaultBackend != nil && t.defaultBackend == nil {
+		t.defaultBackend = c.backend(ing, *ing.Spec.DefaultBackend, "", "")
+	}
+	for _, rule := range ing.Spec.Rules {
+		if rule.HTTP == nil {
+			continue
+		}
+		for _, p := range rule.HTTP.Paths {
+			pathType := networkingv1.PathTypePrefix
+			if p.PathType != nil {
+				pathType = *p.PathType
+			}
+			strip := ""
+			if pathType != networkingv1.PathTypeExact {
+				strip = p.Path
+			}
+			t.routes = append(t.routes, &route{
+				host: rule.Host, path: p.Path, pathType: pathType, ingress: id,
+				backend: c.backend(ing, p.Backend, p.Path, strip),
+			})
+		}
+	}
+}
+
+// backend resolves one Ingress backend; a backend that cannot be resolved
+// answers 503 and says why.
+func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBackend, path, strip string) http.Handler {
+	switch {
+	case b.Service != nil:
+		sb, err := resolveServiceBackend(c.cfg.Store, ing.Namespace, b.Service, c.cfg.Local)
+		if err != nil {
+			c.logf("[INGRESS] %s/%s %s: %v", ing.Namespace, ing.Name, path, err)
+		}
+		return sb
+	case b.Resource != nil && b.Resource.Kind == "StaticBundle" && b.Resource.APIGroup != nil && *b.Resource.APIGroup == kube32v1.GroupName:
+		bb, err := newBundleBackend(c.cfg.Images, b.Resource.Name, strip)
+		if err != nil {
+			c.logf("[INGRESS] %s/%s %s: StaticBundle %s: %v", ing.Namespace, ing.Name, path, b.Resource.Name, err)
+			return unavailable("StaticBundle " + b.Resource.Name + " is not in the firmware image")
+		}
+		return bb
+	default:
+		return unavailable("unsupported ingress backend")
+	}
+}
+
+func unavailable(why string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, why, http.StatusServiceUnavailable)
+	})
+}
+
+// publishAddress writes the controller's IP to status.loadBalancer.ingress[0].ip.
+func (c *Controller) publishAddress(ing *networkingv1.Ingress) {
+	lb := ing.Status.LoadBalancer.Ingress
+	if len(lb) == 1 && lb[0].IP == c.cfg.IP {
+		return
+	}
+	c.cfg.Store.Update(store.KeyOf(ing), func(o runtime.Object) bool {
+		o.(*networkingv1.Ingress).Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: c.cfg.IP}}
+		return true
+	})
+}
+
+func (c *Controller) logf(format string, args ...any) {
+	if c.cfg.Log != nil {
+		c.cfg.Log(format, args...)
+	}
+}

@@ -1,0 +1,65 @@
+package ingress
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+// route is one path of one Ingress rule, with its backend resolved.
+type route struct {
+	host     string // "" for rules without a host
+	path     string
+	pathType networkingv1.PathType
+	ingress  string // "<namespace>/<name>", for messages
+	backend  http.Handler
+}
+
+// matchLen is the part of the rule's path that counts for "longest wins".
+func (r *route) matchLen() string {
+	if r.pathType == networkingv1.PathTypeExact {
+		return r.path
+	}
+	return strings.TrimRight(r.path, "/")
+}
+
+// table is the routing table: rules by host group, in namespace/name order.
+type table struct {
+	routes         []*route
+	defaultBackend http.Handler
+}
+
+// lookup finds the route for a request: only the most specific host group
+// that has a matching rule is consulted (exact host, then single-label
+// wildcard, then rules without a host).
+func (t *table) lookup(host, path string) *route {
+	host = normalizeHost(host)
+	groups := []func(*route) bool{
+		func(r *route) bool { return r.host != "" && !strings.HasPrefix(r.host, "*.") && r.host == host },
+		func(r *route) bool { return wildcardMatches(r.host, host) },
+		func(r *route) bool { return r.host == "" },
+	}
+	for _, inGroup := range groups {
+		var best *route
+		for _, r := range t.routes {
+			if inGroup(r) && pathMatches(r.pathType, r.path, path) && better(r, best) {
+				best = r
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return nil
+}
+
+// notFound is the controller's answer when no rule and no default backend
+// match: a 404 with a JSON body.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	body, _ := json.Marshal(map[string]string{"error": "no ingress rule matches", "host": normalizeHost(r.Host), "path": r.URL.Path})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	w.Write(append(body, '\n'))
+}

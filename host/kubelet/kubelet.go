@@ -1,0 +1,194 @@
+// Package kubelet runs the pods bound to one node: it starts each Pod's
+// module under host/pod, writes the pod's status back to the store, serves
+// the node's pod HTTP server (X-Kube32-Pod dispatch) and hands in-process
+// handlers to the ingress controller.
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+)
+
+// Config describes one node.
+type Config struct {
+	NodeName     string
+	NodeIP       string
+	PodPort      int
+	ControlPlane bool
+	Store        *store.Store
+	Images       fs.FS // holds the firmware/ and sd/ image trees
+	Cache        wazero.CompilationCache
+	// HandlerTimeout bounds one k32_handle callback; 0 means host/pod's default.
+	HandlerTimeout time.Duration
+	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
+	APIHost string
+	APIPort int
+	// Log receives each pod log line.
+	Log func(namespace, name string, line pod.Line)
+}
+
+// Kubelet runs the pods of one node.
+type Kubelet struct {
+	cfg Config
+
+	mu   sync.Mutex
+	pods map[store.Key]*running
+}
+
+// running is one started pod and the spec generation it runs.
+type running struct {
+	pod        *pod.Pod
+	generation int64
+	uid        string
+}
+
+// New returns a kubelet for cfg; Run starts it.
+func New(cfg Config) *Kubelet {
+	return &Kubelet{cfg: cfg, pods: map[store.Key]*running{}}
+}
+
+// Run registers the node and keeps the node's pods in sync with the store
+// until ctx ends, then stops them all.
+func (k *Kubelet) Run(ctx context.Context) {
+	events, cancel := k.cfg.Store.Subscribe()
+	defer cancel()
+	k.cfg.Store.Apply(k.nodeObject())
+	k.sync(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			k.stopAll()
+			return
+		case e, ok := <-events:
+			if !ok {
+				return
+			}
+			if e.Key.Kind == "Pod" {
+				k.sync(ctx)
+			}
+		}
+	}
+}
+
+// sync starts the pods bound to this node that are not running, restarts
+// those whose spec changed and stops those that are gone.
+func (k *Kubelet) sync(ctx context.Context) {
+	want := map[store.Key]*corev1.Pod{}
+	for _, o := range k.cfg.Store.List("Pod", "") {
+		p := o.(*corev1.Pod)
+		if p.Spec.NodeName == k.cfg.NodeName && p.DeletionTimestamp == nil {
+			want[store.KeyOf(p)] = p
+		}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for key, r := range k.pods {
+		p, ok := want[key]
+		if !ok || string(p.UID) != r.uid || p.Generation != r.generation {
+			go r.pod.Stop()
+			delete(k.pods, key)
+		}
+	}
+	for key, p := range want {
+		if _, ok := k.pods[key]; !ok {
+			k.pods[key] = k.start(ctx, p)
+		}
+	}
+}
+
+// start launches p's module in the background; its status flows to the store.
+func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
+	key := store.KeyOf(p)
+	r := &running{generation: p.Generation, uid: string(p.UID)}
+	cfg, problem := k.podConfig(p)
+	// Status callbacks may race each other; always write the latest status.
+	cfg.OnStatus = func(pod.Status) { k.writeStatus(key, p.UID, r.pod.Status()) }
+	r.pod = pod.New(cfg)
+	if problem != nil {
+		k.writeStatus(key, p.UID, pod.Status{Phase: "Failed", Reason: problem.reason, Message: problem.message, Started: true})
+		return r
+	}
+	go func() {
+		// Start reports failures through OnStatus; the error adds nothing here.
+		_ = r.pod.Start(ctx)
+	}()
+	return r
+}
+
+// writeStatus copies a pod's runtime status into the stored Pod, unless the
+// Pod was replaced meanwhile.
+func (k *Kubelet) writeStatus(key store.Key, uid types.UID, st pod.Status) {
+	k.cfg.Store.Update(key, func(o runtime.Object) bool {
+		p := o.(*corev1.Pod)
+		if p.UID != uid {
+			return false
+		}
+		applyStatus(p, st, k.cfg.NodeIP)
+		return true
+	})
+}
+
+// Handler returns the in-process handler of a pod running on this node.
+func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r, ok := k.pods[store.Key{Kind: "Pod", Namespace: namespace, Name: name}]
+	if !ok {
+		return nil, false
+	}
+	return r.pod, true
+}
+
+// Pod returns the runtime of a pod on this node, for logs.
+func (k *Kubelet) Pod(namespace, name string) (*pod.Pod, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r, ok := k.pods[store.Key{Kind: "Pod", Namespace: namespace, Name: name}]
+	if !ok {
+		return nil, false
+	}
+	return r.pod, true
+}
+
+// Settled reports whether every pod of this node has started or failed for
+// good, which /readyz waits for.
+func (k *Kubelet) Settled() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, r := range k.pods {
+		if !r.pod.Status().Started {
+			return false
+		}
+	}
+	return true
+}
+
+func (k *Kubelet) stopAll() {
+	k.mu.Lock()
+	pods := k.pods
+	k.pods = map[store.Key]*running{}
+	k.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, r := range pods {
+		wg.Add(1)
+		go func(p *pod.Pod) { defer wg.Done(); p.Stop() }(r.pod)
+	}
+	wg.Wait()
+}
+
+// problem is why a pod cannot start before its module is even looked at.
+type problem struct{ reason, message string }
+
+func (p *problem) Error() string { return fmt.Sprintf("%s: %s", p.reason, p.message) }

@@ -1,0 +1,42 @@
+package kubelet
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Node labels.
+const (
+	LabelControlPlane = "node-role.kubernetes.io/control-plane"
+	LabelHostname     = "kubernetes.io/hostname"
+)
+
+// nodeObject is the Node this kubelet registers: its InternalIP, its pod
+// port as the kubelet endpoint (as the boards report it), and Ready.
+func (k *Kubelet) nodeObject() *corev1.Node {
+	nodeLabels := map[string]string{LabelHostname: k.cfg.NodeName, "kubernetes.io/os": "kube32", "kubernetes.io/arch": "wasm32"}
+	if k.cfg.ControlPlane {
+		nodeLabels[LabelControlPlane] = ""
+	}
+	now := metav1.NewTime(time.Now())
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: nodeLabels},
+		Status: corev1.NodeStatus{
+			Addresses: []corev1.NodeAddress{
+				{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
+				{Type: corev1.NodeHostName, Address: k.cfg.NodeName},
+			},
+			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(k.cfg.PodPort)}},
+			Conditions: []corev1.NodeCondition{{
+				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+				Message: "kube32 node is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now,
+			}},
+			NodeInfo: corev1.NodeSystemInfo{
+				KubeletVersion: "v1.32.0-kube32", ContainerRuntimeVersion: "wazero://v1.12.0",
+				OperatingSystem: "kube32", Architecture: "wasm32",
+			},
+		},
+	}
+}

@@ -1,0 +1,28 @@
+package kubelet
+
+import (
+	"net/http"
+	"strings"
+)
+
+// HeaderPod names the pod a request to a node's pod port is for, as
+// "<namespace>/<name>" (the spec's X-Kube32-Pod).
+const HeaderPod = "X-Kube32-Pod"
+
+// PodServer is the node's pod HTTP server (port 7000 on the boards): it
+// dispatches each request to the pod named by X-Kube32-Pod.
+func (k *Kubelet) PodServer() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		namespace, name, ok := strings.Cut(r.Header.Get(HeaderPod), "/")
+		if !ok || namespace == "" || name == "" {
+			http.Error(w, "missing or malformed X-Kube32-Pod header (want <namespace>/<name>)", http.StatusBadRequest)
+			return
+		}
+		h, ok := k.Handler(namespace, name)
+		if !ok {
+			http.Error(w, "pod "+namespace+"/"+name+" is not running on node "+k.cfg.NodeName, http.StatusNotFound)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

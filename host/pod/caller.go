@@ -1,0 +1,56 @@
+package pod
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/kube32/kube32/abi"
+)
+
+// Caller carries out k32_http_call. The pod has already checked the
+// SERVICE_CALL capability and the guest's pointers; the Caller resolves the
+// URL, applies NetworkPolicy and makes the request.
+type Caller interface {
+	HTTPCall(ctx context.Context, call Call) (CallResult, error)
+}
+
+// Call is one k32_http_call as the guest made it.
+type Call struct {
+	From    string // calling pod, "namespace/name"
+	Method  string
+	URL     string
+	Header  http.Header // parsed from the guest's "Name: value\r\n" lines
+	Body    []byte
+	RespCap int           // bytes of body the guest can take
+	Timeout time.Duration // 5s when the guest passed 0, at most 60s; ctx carries it as a deadline too
+}
+
+// CallResult is the answer to a Call.
+type CallResult struct {
+	Status int
+	Header http.Header
+	Body   []byte // at most RespCap bytes
+	// Truncated is true when the body exceeded RespCap: the guest gets
+	// K32_ERR_TOOBIG with the first RespCap bytes, and k32_http_status still
+	// returns Status.
+	Truncated bool
+}
+
+// Publisher carries out k32_publish for a pod granted CHANNEL_IPC.
+type Publisher interface {
+	Publish(ctx context.Context, from, topic string, data []byte) error
+}
+
+// Errno is a K32_ERR_* code as a Go error: a Caller or Publisher returns it
+// to give the guest that exact code. Any other error becomes K32_ERR_IO.
+type Errno int32
+
+// Error names the code.
+func (e Errno) Error() string {
+	if name := abi.ErrorName(int32(e)); name != "" {
+		return name
+	}
+	return fmt.Sprintf("k32 error %d", int32(e))
+}

@@ -1,0 +1,81 @@
+package pod
+
+import (
+	"io/fs"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// EnvVar is one environment variable, in order (container env, then injected).
+type EnvVar struct{ Name, Value string }
+
+// Config says how to run one container of a pod.
+type Config struct {
+	Namespace, Name string                  // pod identity, used in logs and errors ("default/echo")
+	Module          []byte                  // the wasm module
+	Assets          fs.FS                   // the image bundle for k32_resp_asset; nil = no bundle (NOENT)
+	Env             []EnvVar                // k32_env_get and WASI environ; the first of a repeated name wins
+	MemoryLimit     int64                   // bytes from resources.limits.memory; 0 = no limit. Cap = floor(limit/64Ki) pages
+	Capabilities    []string                // securityContext.capabilities.add, e.g. "SERVICE_CALL", "CHANNEL_IPC"
+	RestartPolicy   string                  // "Always" (default when ""), "OnFailure", "Never"
+	HandlerTimeout  time.Duration           // deadline of one callback; 0 = 10s
+	Cache           wazero.CompilationCache // shared compilation cache (may be nil)
+	Log             func(Line)              // called for each pod log line (also kept in the pod's ring buffer)
+	OnStatus        func(Status)            // called after each status change (may be nil)
+
+	// Caller carries out k32_http_call for pods granted SERVICE_CALL; nil
+	// answers K32_ERR_NOTSUP.
+	Caller Caller
+	// Publisher carries out k32_publish for pods granted CHANNEL_IPC; nil
+	// answers K32_ERR_NOTSUP.
+	Publisher Publisher
+}
+
+// Line is one line of the pod log.
+type Line struct {
+	Time   time.Time
+	Stream string // "k32" (k32_log and the node's own lines about the pod), "stdout", "stderr"
+	Level  int    // 0 debug, 1 info, 2 warn, 3 error
+	Text   string
+}
+
+// Status mirrors what the kubelet reports in the Pod's status.
+type Status struct {
+	Phase        string // "Pending", "Running", "Succeeded", "Failed"
+	Ready        bool
+	RestartCount int32
+	Reason       string // e.g. "MemoryLimitExceeded", "ModuleInvalid", "InitFailed", "DeadlineExceeded", "CrashLoopBackOff"
+	Message      string // a sentence a person can act on
+	Started      bool   // true once the pod has started or failed for good (used by /readyz)
+	StartedAt    time.Time
+}
+
+// Phases of a pod.
+const (
+	PhasePending   = "Pending"
+	PhaseRunning   = "Running"
+	PhaseSucceeded = "Succeeded"
+	PhaseFailed    = "Failed"
+)
+
+// Reasons a pod's status gives.
+const (
+	ReasonMemoryLimitExceeded = "MemoryLimitExceeded"
+	ReasonModuleInvalid       = "ModuleInvalid"
+	ReasonInitFailed          = "InitFailed"
+	ReasonDeadlineExceeded    = "DeadlineExceeded"
+	ReasonCrashLoopBackOff    = "CrashLoopBackOff"
+	ReasonCompleted           = "Completed"
+	ReasonError               = "Error"
+)
+
+// Restart policies.
+const (
+	RestartAlways    = "Always"
+	RestartOnFailure = "OnFailure"
+	RestartNever     = "Never"
+)
+
+// defaultHandlerTimeout bounds a callback when Config.HandlerTimeout is 0.
+const defaultHandlerTimeout = 10 * time.Second

@@ -1,0 +1,41 @@
+package pod
+
+import (
+	"context"
+	"fmt"
+)
+
+// Event delivers one channel message to k32_event (serialised with the
+// pod's other callbacks) and returns its result. An error means the message
+// was not handled: no k32_event, the pod is unavailable, or the callback
+// trapped or ran out of time.
+func (p *Pod) Event(ctx context.Context, topic string, data []byte) (int32, error) {
+	inst, release, err := p.acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	if inst.event == nil {
+		return 0, fmt.Errorf("pod %s: its module exports no k32_event", p.id)
+	}
+	st := &callState{event: true, topic: []byte(topic), eventData: data}
+	o := p.invoke(p.ctx, inst, inst.event, st, true)
+	switch {
+	case o.err == nil:
+		return int32(o.results[0]), nil
+	case o.deadline:
+		msg := fmt.Sprintf("k32_event exceeded %s", p.timeout)
+		next := p.containerEnded(inst, true, ReasonDeadlineExceeded, msg+"; the node stopped the instance")
+		p.nodef(3, "%s; %s", msg, next)
+		return 0, fmt.Errorf("pod %s: %s", p.id, msg)
+	case o.died && !o.canceled:
+		msg := fmt.Sprintf("k32_event ended the instance: %v", o.err)
+		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, ReasonError, msg)
+		p.nodef(3, "%s; %s", msg, next)
+		return 0, fmt.Errorf("pod %s: %s", p.id, msg)
+	case o.canceled:
+		return 0, fmt.Errorf("pod %s is stopping", p.id)
+	}
+	p.nodef(3, "k32_event trapped: %v", o.err)
+	return 0, fmt.Errorf("pod %s: k32_event trapped: %w", p.id, o.err)
+}

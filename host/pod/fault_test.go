@@ -1,0 +1,125 @@
+package pod
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestTrapAnswers500AndThePodKeepsServing(t *testing.T) {
+	p := startPod(t, onePage(t, "probe"), nil)
+	url := serve(t, p)
+	if res := get(t, url+"/trap"); res.status != http.StatusInternalServerError {
+		t.Fatalf("/trap: %d, want 500", res.status)
+	}
+	if res := get(t, url+"/hello"); res.status != http.StatusOK || res.body != "hello\n" {
+		t.Fatalf("after a trap: %d %q", res.status, res.body)
+	}
+	if !logged(p, "k32", "k32_handle trapped") {
+		t.Errorf("log lacks the trap: %v", p.Logs())
+	}
+	if s := p.Status(); s.RestartCount != 0 || !s.Ready {
+		t.Errorf("status after a trap = %+v, want ready without restart", s)
+	}
+}
+
+func TestEndlessLoopIsStoppedAndRestartedAlone(t *testing.T) {
+	module := onePage(t, "probe")
+	var mu sync.Mutex
+	var statuses []Status
+	looping := startPod(t, module, func(c *Config) {
+		c.Name = "loop"
+		c.HandlerTimeout = 300 * time.Millisecond
+		c.OnStatus = func(s Status) { mu.Lock(); statuses = append(statuses, s); mu.Unlock() }
+	})
+	other := startPod(t, module, func(c *Config) { c.Name = "other" })
+	loopURL, otherURL := serve(t, looping), serve(t, other)
+
+	var wg sync.WaitGroup
+	var loopRes response
+	wg.Add(1)
+	go func() { defer wg.Done(); loopRes = get(t, loopURL+"/loop") }()
+	if res := get(t, otherURL+"/hello"); res.status != http.StatusOK {
+		t.Errorf("other pod while one loops: %d", res.status)
+	}
+	wg.Wait()
+	if loopRes.status != http.StatusGatewayTimeout || !strings.Contains(loopRes.body, "exceeded 300ms") {
+		t.Fatalf("/loop: %d %q, want 504 naming the deadline", loopRes.status, loopRes.body)
+	}
+	if rc := looping.Status().RestartCount; rc != 1 {
+		t.Errorf("RestartCount %d, want 1", rc)
+	}
+	if !logged(looping, "k32", "[POD] default/loop k32_handle exceeded 300ms; restarting") {
+		t.Errorf("log lacks the restart line: %v", looping.Logs())
+	}
+	if res := get(t, loopURL+"/hello"); res.status != http.StatusOK {
+		t.Errorf("after restart: %d %q", res.status, res.body)
+	}
+	waitFor(t, "the restarted pod to be ready", func() bool { return looping.Status().Ready })
+	mu.Lock()
+	sawDown := false
+	for _, s := range statuses {
+		sawDown = sawDown || (!s.Ready && s.RestartCount == 1)
+	}
+	last := statuses[len(statuses)-1]
+	mu.Unlock()
+	if !sawDown || !last.Ready || last.RestartCount != 1 || last.Phase != PhaseRunning {
+		t.Errorf("OnStatus saw %+v, want a not-ready restart then Running and ready", statuses)
+	}
+	if s := other.Status(); s.RestartCount != 0 || !s.Ready {
+		t.Errorf("other pod status %+v", s)
+	}
+}
+
+func TestEndlessLoopWithRestartNeverFailsThePod(t *testing.T) {
+	p := startPod(t, onePage(t, "probe"), func(c *Config) {
+		c.HandlerTimeout = 300 * time.Millisecond
+		c.RestartPolicy = RestartNever
+	})
+	url := serve(t, p)
+	if res := get(t, url+"/loop"); res.status != http.StatusGatewayTimeout {
+		t.Fatalf("/loop: %d", res.status)
+	}
+	s := p.Status()
+	if s.Phase != PhaseFailed || s.Reason != ReasonDeadlineExceeded || s.RestartCount != 0 {
+		t.Fatalf("status %+v, want Failed DeadlineExceeded", s)
+	}
+	if res := get(t, url+"/hello"); res.status != http.StatusServiceUnavailable {
+		t.Errorf("a failed pod answered %d, want 503", res.status)
+	}
+}
+
+func TestBadPointersGetFault(t *testing.T) {
+	url := serve(t, startPod(t, onePage(t, "probe"), nil))
+	res := get(t, url+"/fault")
+	wantLines(t, res.body, "req_path=-14", "log=-14", "env_key=-14", "random=-14", "resp_write=-14", "resp_header=-14")
+}
+
+func TestStopInterruptsACallback(t *testing.T) {
+	p := startPod(t, onePage(t, "probe"), nil)
+	url := serve(t, p)
+	done := make(chan response)
+	go func() { done <- get(t, url+"/sleep-long") }()
+	waitFor(t, "the callback to start", func() bool { return len(p.lock) == 1 })
+	p.Stop()
+	res := <-done
+	t.Logf("interrupted: %d %q", res.status, res.body)
+	if res.status != http.StatusServiceUnavailable && !strings.Contains(res.body, "sleep=-4") {
+		t.Errorf("interrupted sleep: %d %q, want 503 or sleep=-4", res.status, res.body)
+	}
+	if res := get(t, url+"/hello"); res.status != http.StatusServiceUnavailable {
+		t.Errorf("stopped pod answered %d", res.status)
+	}
+}
+
+func TestRequestsDuringARestartGet503WithRetryAfter(t *testing.T) {
+	p := New(Config{Namespace: "default", Name: "restarting", HandlerTimeout: 10 * time.Millisecond})
+	p.waitGrace = 0
+	p.restartAt = time.Now().Add(5 * time.Second) // as containerEnded sets it during a back-off
+	res := get(t, serve(t, p)+"/hello")
+	if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") != "5" {
+		t.Fatalf("%d Retry-After %q, want 503 with Retry-After: 5", res.status, res.header.Get("Retry-After"))
+	}
+}

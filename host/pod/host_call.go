@@ -1,0 +1,147 @@
+package pod
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Bounds of k32_http_call's timeout_ms, from the spec.
+const (
+	defaultCallTimeout = 5 * time.Second
+	maxCallTimeout     = 60 * time.Second
+)
+
+// k32HTTPCall: (method, method_len, url, url_len, headers, headers_len, body,
+// body_len, resp, resp_cap, resp_len, timeout_ms) -> i32. The SERVICE_CALL
+// gate ran before this; without a Config.Caller the node does not support
+// calls yet.
+func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
+	if p.cfg.Caller == nil {
+		return int64(abi.ErrNotSup)
+	}
+	method, ok1 := readString(mod, u32(a, 0), u32(a, 1))
+	url, ok2 := readString(mod, u32(a, 2), u32(a, 3))
+	rawHeaders, ok3 := readString(mod, u32(a, 4), u32(a, 5))
+	body, ok4 := read(mod, u32(a, 6), u32(a, 7))
+	resp, ok5 := read(mod, u32(a, 8), u32(a, 9))
+	respLenPtr := u32(a, 10)
+	ok6 := true
+	if respLenPtr != 0 { // NULL: the guest does not want the count
+		_, ok6 = read(mod, respLenPtr, 4)
+	}
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return int64(abi.ErrFault)
+	}
+	header, ok := parseHeaderLines(rawHeaders)
+	if !ok || method == "" || url == "" {
+		return int64(abi.ErrInval)
+	}
+	timeout := time.Duration(u32(a, 11)) * time.Millisecond
+	if timeout == 0 {
+		timeout = defaultCallTimeout
+	}
+	timeout = min(timeout, maxCallTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	p.lastCall = nil
+	res, err := p.cfg.Caller.HTTPCall(callCtx, Call{
+		From: p.id, Method: method, URL: url, Header: header, Body: bytes.Clone(body),
+		RespCap: len(resp), Timeout: timeout,
+	})
+	if err != nil {
+		return int64(callErrno(ctx, callCtx, err))
+	}
+	n := copy(resp, res.Body)
+	if respLenPtr != 0 {
+		mod.Memory().WriteUint32Le(respLenPtr, uint32(n))
+	}
+	p.lastCall = &res
+	if res.Truncated || len(res.Body) > len(resp) {
+		return int64(abi.ErrTooBig)
+	}
+	return int64(res.Status)
+}
+
+// callErrno maps a Caller or Publisher error to the code the guest gets.
+func callErrno(ctx, callCtx context.Context, err error) int32 {
+	var code Errno
+	switch {
+	case errors.As(err, &code):
+		return int32(code)
+	case ctx.Err() != nil: // the pod is stopping or the callback ran out of time
+		return abi.ErrIntr
+	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		return abi.ErrTimeout
+	}
+	return abi.ErrIO
+}
+
+// parseHeaderLines reads optional "Name: value\r\n" lines.
+func parseHeaderLines(raw string) (http.Header, bool) {
+	h := http.Header{}
+	for _, line := range strings.Split(strings.ReplaceAll(raw, "\r\n", "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\x00") {
+			return nil, false
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, true
+}
+
+// k32HTTPStatus: () -> i32. The status of the last call, also after K32_ERR_TOOBIG.
+func k32HTTPStatus(p *Pod, _ context.Context, _ api.Module, _ []uint64) int64 {
+	if p.lastCall == nil {
+		return int64(abi.ErrNoEnt)
+	}
+	return int64(p.lastCall.Status)
+}
+
+// k32HTTPHeader: (name ptr, name_len u32, out ptr, cap u32) -> i32. A header
+// of the last call's response.
+func k32HTTPHeader(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
+	name, ok := readString(mod, u32(a, 0), u32(a, 1))
+	if !ok {
+		return int64(abi.ErrFault)
+	}
+	if p.lastCall == nil {
+		return int64(abi.ErrNoEnt)
+	}
+	values := p.lastCall.Header.Values(name)
+	if len(values) == 0 {
+		return int64(abi.ErrNoEnt)
+	}
+	return int64(copyOut(mod, u32(a, 2), u32(a, 3), []byte(strings.Join(values, ", "))))
+}
+
+// k32Publish: (topic ptr, topic_len u32, data ptr, data_len u32) -> i32. The
+// CHANNEL_IPC gate ran before this; without a Config.Publisher the node does
+// not support channels yet.
+func k32Publish(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
+	if p.cfg.Publisher == nil {
+		return int64(abi.ErrNotSup)
+	}
+	topic, ok1 := readString(mod, u32(a, 0), u32(a, 1))
+	data, ok2 := read(mod, u32(a, 2), u32(a, 3))
+	if !ok1 || !ok2 {
+		return int64(abi.ErrFault)
+	}
+	if topic == "" {
+		return int64(abi.ErrInval)
+	}
+	if err := p.cfg.Publisher.Publish(ctx, p.id, topic, bytes.Clone(data)); err != nil {
+		return int64(callErrno(ctx, ctx, err))
+	}
+	return 0
+}

@@ -1,0 +1,116 @@
+package pod
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// requestGetter answers one getter of the request in the current k32_handle.
+func requestGetter(value func(r *http.Request) string) hostImpl {
+	return func(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
+		s := handleState(ctx)
+		if s == nil {
+			return int64(abi.ErrInval)
+		}
+		return int64(copyOut(mod, u32(a, 0), u32(a, 1), []byte(value(s.req))))
+	}
+}
+
+// k32ReqMethod: (out ptr, cap u32) -> i32.
+var k32ReqMethod = requestGetter(func(r *http.Request) string { return r.Method })
+
+// k32ReqPath: (out ptr, cap u32) -> i32. The path in its escaped form, without the query.
+var k32ReqPath = requestGetter(func(r *http.Request) string {
+	if p := r.URL.EscapedPath(); p != "" {
+		return p
+	}
+	return "/"
+})
+
+// k32ReqQuery: (out ptr, cap u32) -> i32. The raw query without '?'.
+var k32ReqQuery = requestGetter(func(r *http.Request) string { return r.URL.RawQuery })
+
+// k32ReqHeaders: (out ptr, cap u32) -> i32. "Name: value\r\n" lines, Host
+// first (Go keeps it outside r.Header), then the others sorted by name.
+var k32ReqHeaders = requestGetter(func(r *http.Request) string {
+	var b strings.Builder
+	if r.Host != "" {
+		b.WriteString("Host: " + r.Host + "\r\n")
+	}
+	names := make([]string, 0, len(r.Header))
+	for name := range r.Header {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, v := range r.Header[name] {
+			b.WriteString(name + ": " + v + "\r\n")
+		}
+	}
+	return b.String()
+})
+
+// k32ReqHeader: (name ptr, name_len u32, out ptr, cap u32) -> i32.
+func k32ReqHeader(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
+	s := handleState(ctx)
+	if s == nil {
+		return int64(abi.ErrInval)
+	}
+	name, ok := readString(mod, u32(a, 0), u32(a, 1))
+	if !ok {
+		return int64(abi.ErrFault)
+	}
+	value, found := requestHeader(s.req, name)
+	if !found {
+		return int64(abi.ErrNoEnt)
+	}
+	return int64(copyOut(mod, u32(a, 2), u32(a, 3), []byte(value)))
+}
+
+// requestHeader finds a header case-insensitively, repeated values joined with ", ".
+func requestHeader(r *http.Request, name string) (string, bool) {
+	if strings.EqualFold(name, "Host") {
+		return r.Host, r.Host != ""
+	}
+	values := r.Header.Values(name)
+	if len(values) == 0 {
+		return "", false
+	}
+	return strings.Join(values, ", "), true
+}
+
+// k32ReqRead: (out ptr, cap u32) -> i32. Reads the body straight into guest
+// memory; 0 at the end.
+func k32ReqRead(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
+	s := handleState(ctx)
+	if s == nil {
+		return int64(abi.ErrInval)
+	}
+	out, ok := read(mod, u32(a, 0), u32(a, 1))
+	if !ok {
+		return int64(abi.ErrFault)
+	}
+	if len(out) == 0 || s.bodyEOF || s.req.Body == nil {
+		return 0
+	}
+	for {
+		n, err := s.req.Body.Read(out)
+		if n > 0 {
+			return int64(n)
+		}
+		if errors.Is(err, io.EOF) {
+			s.bodyEOF = true
+			return 0
+		}
+		if err != nil {
+			return int64(abi.ErrIO)
+		}
+	}
+}

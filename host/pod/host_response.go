@@ -1,0 +1,85 @@
+package pod
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// k32RespStatus: (status u32) -> i32.
+func k32RespStatus(_ *Pod, ctx context.Context, _ api.Module, a []uint64) int64 {
+	s := handleState(ctx)
+	status := u32(a, 0)
+	if s == nil || s.headSent || status < 100 || status > 599 {
+		return int64(abi.ErrInval)
+	}
+	s.status = int(status)
+	return 0
+}
+
+// k32RespHeader: (name ptr, name_len u32, value ptr, value_len u32) -> i32.
+// Queues the header until the head is sent.
+func k32RespHeader(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
+	s := handleState(ctx)
+	if s == nil {
+		return int64(abi.ErrInval)
+	}
+	name, ok := readString(mod, u32(a, 0), u32(a, 1))
+	if !ok {
+		return int64(abi.ErrFault)
+	}
+	value, ok := readString(mod, u32(a, 2), u32(a, 3))
+	if !ok {
+		return int64(abi.ErrFault)
+	}
+	if s.headSent || !validHeaderName(name) || strings.ContainsAny(value, "\r\n\x00") {
+		return int64(abi.ErrInval)
+	}
+	s.header.Add(name, value)
+	return 0
+}
+
+// k32RespWrite: (data ptr, len u32) -> i32. Sends the head on first use, then
+// the bytes straight from guest memory.
+func k32RespWrite(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
+	s := handleState(ctx)
+	if s == nil {
+		return int64(abi.ErrInval)
+	}
+	data, ok := read(mod, u32(a, 0), u32(a, 1))
+	if !ok {
+		return int64(abi.ErrFault)
+	}
+	s.sendHead(0)
+	if len(data) == 0 {
+		return 0
+	}
+	if _, err := s.w.Write(data); err != nil {
+		if errors.Is(err, http.ErrBodyNotAllowed) {
+			return int64(abi.ErrInval) // a 204 or 304 has no body
+		}
+		return int64(abi.ErrIO)
+	}
+	return int64(len(data))
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

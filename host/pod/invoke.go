@@ -1,0 +1,84 @@
+package pod
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// outcome is how one export call ended.
+type outcome struct {
+	results  []uint64
+	err      error  // a trap, or the instance's end
+	died     bool   // the instance is closed and must be replaced
+	deadline bool   // the call ran past its deadline
+	canceled bool   // Stop (or the caller's context) ended it
+	exited   bool   // the guest called proc_exit
+	exitCode uint32 // proc_exit's code
+}
+
+// invoke calls fn of inst with the callback state st (nil for lifecycle
+// exports). With deadline, the call gets HandlerTimeout; wazero's
+// CloseOnContextDone closes the instance when the context ends, which is the
+// only way to stop guest code that never returns to the host.
+func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st *callState, deadline bool) outcome {
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if deadline {
+		ctx, cancel = context.WithTimeout(parent, p.timeout)
+	} else {
+		ctx, cancel = context.WithCancel(parent)
+	}
+	defer cancel()
+	if parent != p.ctx {
+		stop := context.AfterFunc(p.ctx, cancel) // Stop ends calls made under other contexts too
+		defer stop()
+	}
+	if st != nil {
+		ctx = withCallState(ctx, st)
+	}
+	p.current.Store(&ctx)
+	defer p.current.Store(nil)
+
+	res, err := fn.Call(ctx)
+	o := outcome{results: res, err: err}
+	if err == nil {
+		return o
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		o.died = true
+		switch exit.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			o.deadline = true
+		case sys.ExitCodeContextCanceled:
+			o.canceled = true
+		default:
+			o.exited, o.exitCode = true, exit.ExitCode()
+		}
+	}
+	if inst.mod.IsClosed() {
+		o.died = true
+	}
+	return o
+}
+
+// nanosleep backs WASI sleeps (poll_oneoff clock subscriptions); it ends
+// early with the callback in progress or the pod, so a guest sleeping in WASI
+// cannot outlive its deadline or block Stop.
+func (p *Pod) nanosleep(ns int64) {
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	var done <-chan struct{}
+	if c := p.current.Load(); c != nil {
+		done = (*c).Done()
+	}
+	select {
+	case <-t.C:
+	case <-done:
+	case <-p.ctx.Done():
+	}
+}

@@ -1,0 +1,109 @@
+package pod
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// logCapacity is how many lines a pod keeps for kubectl logs.
+const logCapacity = 1000
+
+// maxLineBytes cuts a guest's line so a runaway writer cannot grow memory.
+const maxLineBytes = 8 << 10
+
+// ring keeps the last logCapacity lines; safe for concurrent use.
+type ring struct {
+	mu    sync.Mutex
+	lines []Line
+	next  int // index of the oldest line once full
+	full  bool
+}
+
+// add appends a line, dropping the oldest when full.
+func (r *ring) add(l Line) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.full {
+		r.lines = append(r.lines, l)
+		if len(r.lines) == logCapacity {
+			r.full = true
+		}
+		return
+	}
+	r.lines[r.next] = l
+	r.next = (r.next + 1) % logCapacity
+}
+
+// snapshot copies the lines, oldest first.
+func (r *ring) snapshot() []Line {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Line, 0, len(r.lines))
+	out = append(out, r.lines[r.next:]...)
+	return append(out, r.lines[:r.next]...)
+}
+
+// Logs returns the last 1000 lines of the pod's log, oldest first.
+func (p *Pod) Logs() []Line { return p.logs.snapshot() }
+
+// log records one line in the ring buffer and passes it to Config.Log.
+func (p *Pod) log(stream string, level int, text string) {
+	if len(text) > maxLineBytes {
+		text = text[:maxLineBytes]
+	}
+	l := Line{Time: time.Now(), Stream: stream, Level: level, Text: text}
+	p.logs.add(l)
+	if p.cfg.Log != nil {
+		p.cfg.Log(l)
+	}
+}
+
+// nodef logs a line of the node about this pod, in the board's "[POD] ns/name ..." form.
+func (p *Pod) nodef(level int, format string, args ...any) {
+	p.log("k32", level, "[POD] "+p.id+" "+fmt.Sprintf(format, args...))
+}
+
+// lineWriter turns a WASI stream (fd 1 or 2) into log lines.
+type lineWriter struct {
+	mu     sync.Mutex
+	pod    *Pod
+	stream string
+	level  int
+	buf    bytes.Buffer
+}
+
+// Write logs each complete line; a partial line waits for its newline, or is
+// cut at maxLineBytes.
+func (w *lineWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(b)
+	for {
+		i := bytes.IndexByte(w.buf.Bytes(), '\n')
+		if i < 0 {
+			if w.buf.Len() >= maxLineBytes {
+				w.emit(string(w.buf.Next(maxLineBytes)))
+				continue
+			}
+			return len(b), nil
+		}
+		w.emit(string(w.buf.Next(i + 1)[:i]))
+	}
+}
+
+// flush logs a pending partial line, e.g. when the instance ends.
+func (w *lineWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf.Len() > 0 {
+		w.emit(w.buf.String())
+		w.buf.Reset()
+	}
+}
+
+func (w *lineWriter) emit(s string) {
+	w.pod.log(w.stream, w.level, strings.TrimSuffix(s, "\r"))
+}

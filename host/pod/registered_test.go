@@ -1,0 +1,94 @@
+package pod
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kube32/kube32/abi"
+)
+
+// wasmModule encodes a minimal module that imports every function of
+// abi.Functions with its ABI signature, exports one page of memory and a
+// k32_handle returning 0. It comes from the table, so a function added to
+// abi/ is imported here too.
+func wasmModule() []byte {
+	leb := func(v uint32) []byte {
+		var b []byte
+		for {
+			c := byte(v & 0x7f)
+			v >>= 7
+			if v != 0 {
+				b = append(b, c|0x80)
+				continue
+			}
+			return append(b, c)
+		}
+	}
+	name := func(s string) []byte { return append(leb(uint32(len(s))), s...) }
+	vec := func(items [][]byte) []byte {
+		out := leb(uint32(len(items)))
+		for _, it := range items {
+			out = append(out, it...)
+		}
+		return out
+	}
+	section := func(id byte, body []byte) []byte {
+		return append(append([]byte{id}, leb(uint32(len(body)))...), body...)
+	}
+	valType := func(t abi.Type) byte {
+		if t.WasmType() == "i64" {
+			return 0x7e
+		}
+		return 0x7f
+	}
+
+	var types, imports [][]byte
+	for i, f := range abi.Functions {
+		params := make([][]byte, len(f.Params))
+		for j, p := range f.Params {
+			params[j] = []byte{valType(p.Type)}
+		}
+		results := make([][]byte, len(f.Results))
+		for j, r := range f.Results {
+			results[j] = []byte{valType(r)}
+		}
+		types = append(types, append(append([]byte{0x60}, vec(params)...), vec(results)...))
+		imp := append(append(name(abi.Module), name(f.Name)...), 0x00)
+		imports = append(imports, append(imp, leb(uint32(i))...))
+	}
+	handleType := uint32(len(types))
+	types = append(types, []byte{0x60, 0x00, 0x01, 0x7f}) // () -> i32
+	n := uint32(len(abi.Functions))
+
+	mod := []byte("\x00asm\x01\x00\x00\x00")
+	mod = append(mod, section(1, vec(types))...)
+	mod = append(mod, section(2, vec(imports))...)
+	mod = append(mod, section(3, vec([][]byte{leb(handleType)}))...)
+	mod = append(mod, section(5, vec([][]byte{{0x00, 0x01}}))...) // one memory, min 1 page
+	mod = append(mod, section(7, vec([][]byte{
+		append(name("memory"), 0x02, 0x00),
+		append(append(name("k32_handle"), 0x00), leb(n)...),
+	}))...)
+	body := []byte{0x00, 0x41, 0x00, 0x0b} // no locals; i32.const 0; end
+	mod = append(mod, section(10, vec([][]byte{append(leb(uint32(len(body))), body...)}))...)
+	return mod
+}
+
+func TestEveryABIFunctionIsRegistered(t *testing.T) {
+	for _, f := range abi.Functions {
+		if hostImpls[f.Name] == nil {
+			t.Errorf("abi function %s has no host implementation", f.Name)
+		}
+	}
+	for name := range hostImpls {
+		if _, ok := abi.Lookup(name); !ok {
+			t.Errorf("host implementation %s is not in abi.Functions", name)
+		}
+	}
+	// Linking proves each import resolves in module "k32" with its signature.
+	p := New(Config{Namespace: "default", Name: "all-imports", Module: wasmModule()})
+	defer p.Stop()
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatalf("a module importing every abi.Functions entry did not start: %v", err)
+	}
+}

@@ -1,0 +1,123 @@
+package pod
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestGuestReadsTheRequestAndEnv(t *testing.T) {
+	p := startPod(t, onePage(t, "probe"), func(c *Config) {
+		c.Env = []EnvVar{{"GREETING", "hello from echo"}, {"GREETING", "shadowed"}}
+	})
+	url := serve(t, p)
+	res := do(t, http.MethodPost, url+"/echo?a=1&b=two%20words", "the request body", "X-Test", "v1")
+	if res.status != http.StatusOK {
+		t.Fatalf("status %d: %s", res.status, res.body)
+	}
+	wantLines(t, res.body,
+		"method=POST", "path=/echo", "query=a=1&b=two%20words", "x-test=v1", "x-missing=-2",
+		"method-cap1=4", "body=the request body", "env=hello from echo", "env-missing=-2")
+	if ct := res.header.Get("Content-Type"); ct != "text/plain" {
+		t.Errorf("Content-Type %q, want the queued text/plain", ct)
+	}
+}
+
+func TestGuestReadsAllHeaders(t *testing.T) {
+	url := serve(t, startPod(t, onePage(t, "probe"), nil))
+	res := get(t, url+"/headers", "X-Test", "v2")
+	host := strings.TrimPrefix(url, "http://")
+	for _, want := range []string{"headers=Host: " + host + "\r\n", "X-Test: v2\r\n"} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("headers %q lack %q", res.body, want)
+		}
+	}
+}
+
+func TestFunctionsOutsideTheirCallbackAreInvalid(t *testing.T) {
+	url := serve(t, startPod(t, onePage(t, "probe"), nil))
+	res := get(t, url+"/outside")
+	if res.status != http.StatusCreated {
+		t.Errorf("status %d, want the 201 set by k32_resp_status", res.status)
+	}
+	if res.header.Get("X-Ok") != "yes" || res.header.Get("X-A") != "" {
+		t.Errorf("headers %v: want X-Ok and no header with CR/LF", res.header)
+	}
+	wantLines(t, res.body,
+		"event_topic=-22", "event_data=-22", "status_700=-22", "status_99=-22",
+		"header_bad_name=-22", "header_crlf=-22", "header_ok=0", "status_201=0",
+		"http_status=-2", "http_header=-2", "log_level_9=-22", "sleep=0", "time_positive=1", "random=0",
+		"status_after_head=-22", "header_after_head=-22", "asset_after_head=-22")
+}
+
+func TestEventCallbackSeesItsMessageOnly(t *testing.T) {
+	p := startPod(t, onePage(t, "probe"), nil)
+	got, err := p.Event(context.Background(), "echo.events", []byte("payload"))
+	if err != nil || got != 7 {
+		t.Fatalf("Event = %d, %v; want 7 (the data length)", got, err)
+	}
+	for _, want := range []string{"topic=echo.events", "data=payload", "req_path=-22"} {
+		if !logged(p, "k32", want) {
+			t.Errorf("log lacks %q: %v", want, p.Logs())
+		}
+	}
+}
+
+func TestHandleResultPicksTheStatus(t *testing.T) {
+	p := startPod(t, onePage(t, "probe"), nil)
+	url := serve(t, p)
+	if res := get(t, url+"/teapot"); res.status != http.StatusTeapot || res.header.Get("X-Queued") != "yes" {
+		t.Errorf("/teapot: %d %v, want 418 with the queued header", res.status, res.header)
+	}
+	if res := get(t, url+"/neg"); res.status != http.StatusInternalServerError {
+		t.Errorf("/neg: %d, want 500", res.status)
+	}
+	if !logged(p, "k32", "k32_handle returned -22 (K32_ERR_INVAL)") {
+		t.Errorf("log lacks the negative result: %v", p.Logs())
+	}
+	if res := get(t, url+"/nowhere"); res.status != http.StatusNotFound {
+		t.Errorf("/nowhere: %d, want the guest's 404", res.status)
+	}
+}
+
+func TestLogStreams(t *testing.T) {
+	var seen lines
+	p := startPod(t, onePage(t, "probe"), func(c *Config) { c.Log = seen.add })
+	url := serve(t, p)
+	get(t, url+"/log")
+	for _, want := range []struct{ stream, text string }{
+		{"k32", "hello from k32_log"}, {"stdout", "to stdout"}, {"stdout", "partial line"}, {"stderr", "to stderr"},
+	} {
+		if !logged(p, want.stream, want.text) || !seen.has(want.stream, want.text) {
+			t.Errorf("%s line %q missing from Logs or Config.Log", want.stream, want.text)
+		}
+	}
+	for _, l := range p.Logs() {
+		if l.Text == "hello from k32_log" && l.Level != 2 {
+			t.Errorf("k32_log level %d, want 2", l.Level)
+		}
+	}
+}
+
+func TestLogRingKeepsTheLast1000Lines(t *testing.T) {
+	p := New(Config{Namespace: "default", Name: "ring"})
+	for i := range 1500 {
+		p.log("k32", 1, strings.Repeat("x", i%3)+"#"+itoa(i))
+	}
+	l := p.Logs()
+	if len(l) != 1000 || !strings.HasSuffix(l[0].Text, "#500") || !strings.HasSuffix(l[999].Text, "#1499") {
+		t.Fatalf("ring holds %d lines from %q to %q", len(l), l[0].Text, l[len(l)-1].Text)
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	s := ""
+	for ; i > 0; i /= 10 {
+		s = string(rune('0'+i%10)) + s
+	}
+	return s
+}

@@ -1,0 +1,88 @@
+package pod
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// ServeHTTP runs one k32_handle callback for r (serialised per pod).
+func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A long-running pod holds the callback lock for good: answer at once.
+	p.mu.Lock()
+	noHandle := p.inst != nil && p.inst.handle == nil
+	p.mu.Unlock()
+	if noHandle {
+		http.Error(w, fmt.Sprintf("pod %s does not serve HTTP: its module exports no k32_handle", p.id), http.StatusNotImplemented)
+		return
+	}
+	inst, release, err := p.acquire(r.Context())
+	if err != nil {
+		writeUnavailable(w, err)
+		return
+	}
+	defer release()
+	if inst.handle == nil {
+		http.Error(w, fmt.Sprintf("pod %s does not serve HTTP: its module exports no k32_handle", p.id), http.StatusNotImplemented)
+		return
+	}
+
+	// A guest blocked reading a slow body or writing to a slow client is in
+	// the host, where the instance's context cannot stop it; connection
+	// deadlines can. The grace leaves time to send the error response.
+	rc := http.NewResponseController(w)
+	connDeadline := time.Now().Add(p.timeout + time.Second)
+	_ = rc.SetReadDeadline(connDeadline)
+	_ = rc.SetWriteDeadline(connDeadline)
+
+	st := &callState{req: r, w: w, header: http.Header{}}
+	// The callback lives in the pod's context, not the request's: a client
+	// that goes away must not kill the instance.
+	o := p.invoke(p.ctx, inst, inst.handle, st, true)
+	p.finishHandle(inst, st, o)
+}
+
+// finishHandle sends what k32_handle's result asks for (ABI.md) and deals
+// with a trap or the instance's end.
+func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) {
+	fail := func(status int, text string) {
+		if !st.headSent {
+			st.headSent = true
+			http.Error(st.w, text, status)
+		}
+	}
+	switch {
+	case o.err == nil:
+		code := int32(o.results[0])
+		switch {
+		case code == 0:
+			st.sendHead(0)
+		case code >= 100 && code <= 599:
+			st.sendHead(int(code))
+		case code < 0:
+			p.nodef(2, "k32_handle returned %d%s", code, errName(code))
+			fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: k32_handle returned %d%s", p.id, code, errName(code)))
+		default:
+			p.nodef(2, "k32_handle returned %d, which is neither 0, an HTTP status nor an error code", code)
+			fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: k32_handle returned %d", p.id, code))
+		}
+	case o.deadline:
+		msg := fmt.Sprintf("k32_handle exceeded %s", p.timeout)
+		next := p.containerEnded(inst, true, ReasonDeadlineExceeded, msg+"; the node stopped the instance")
+		p.nodef(3, "%s; %s", msg, next)
+		fail(http.StatusGatewayTimeout, fmt.Sprintf("pod %s: %s", p.id, msg))
+	case o.canceled:
+		fail(http.StatusServiceUnavailable, fmt.Sprintf("pod %s is stopping", p.id))
+	case o.died:
+		msg := fmt.Sprintf("k32_handle ended the instance: %v", o.err)
+		if o.exited {
+			msg = fmt.Sprintf("k32_handle called proc_exit(%d)", o.exitCode)
+		}
+		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, ReasonError, msg)
+		p.nodef(3, "%s; %s", msg, next)
+		fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: %s", p.id, msg))
+	default: // a trap: the instance stays and serves the next request
+		p.nodef(3, "k32_handle trapped: %v", o.err)
+		fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: k32_handle trapped", p.id))
+	}
+}

@@ -1,0 +1,28 @@
+// Package testenv holds what tests share about their environment: finding
+// the tools they need (a missing tool skips the test on a developer's
+// machine but fails it in CI, where CI=true) and building C test pods.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// CI reports whether the tests run in CI, where no test may skip for a
+// missing tool.
+func CI() bool { return os.Getenv("CI") == "true" }
+
+// Tool returns the path of the program name, or skips the test (fails it
+// in CI) when it is not installed.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if CI() {
+			t.Fatalf("%s is required (CI=true): %v", name, err)
+		}
+		t.Skipf("%s not installed; skipping", name)
+	}
+	return p
+}

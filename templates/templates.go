@@ -1,0 +1,106 @@
+// Package templates holds the app templates of `kube32 new`, embedded in the
+// binary so that scaffolding needs no git and no network.
+//
+// A template is a folder of files ending in .tmpl, rendered with text/template
+// and written without the suffix; "__name__" in a path becomes the app name.
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"text/template"
+)
+
+//go:embed all:go-http all:c-http all:static-site
+var files embed.FS
+
+// Template is one app template.
+type Template struct {
+	Name        string
+	Description string
+}
+
+// All lists the templates; the first is the default.
+var All = []Template{
+	{Name: "go-http", Description: "Go pod (Go SDK) behind a Service and an Ingress"},
+	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress"},
+	{Name: "static-site", Description: "static site served from a StaticBundle by the Ingress"},
+}
+
+// Data is what templates see.
+type Data struct {
+	Name string // the app name, a DNS label
+}
+
+// Render writes template name into dir, which must not exist or be empty.
+// It returns the paths written, relative to dir.
+func Render(name, dir string, data Data) ([]string, error) {
+	if !known(name) {
+		return nil, fmt.Errorf("unknown template %q (see `kube32 templates`)", name)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("%s already exists and is not empty: choose another name or directory", dir)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	root, err := fs.Sub(files, name)
+	if err != nil {
+		return nil, err
+	}
+	var written []string
+	err = fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		out := strings.ReplaceAll(strings.TrimSuffix(p, ".tmpl"), "__name__", data.Name)
+		content, err := render(root, p, data)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(out))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, content, 0o644); err != nil {
+			return err
+		}
+		written = append(written, out)
+		return nil
+	})
+	return written, err
+}
+
+func render(root fs.FS, p string, data Data) ([]byte, error) {
+	raw, err := fs.ReadFile(root, p)
+	if err != nil {
+		return nil, err
+	}
+	if path.Ext(p) != ".tmpl" {
+		return raw, nil
+	}
+	t, err := template.New(p).Option("missingkey=error").Parse(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", p, err)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		return nil, fmt.Errorf("template %s: %w", p, err)
+	}
+	return buf.Bytes(), nil
+}
+
+func known(name string) bool {
+	for _, t := range All {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
