@@ -238,4 +238,3 @@ func (p *podLogPrinter) print(namespace, name string, line pod.Line) {
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.out, "[%s/%s] %s\n", namespace, name, strings.TrimRight(line.Text, "\n"))
 }
-
