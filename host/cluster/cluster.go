@@ -48,6 +48,8 @@ type Cluster struct {
 	Store   *store.Store
 	Kubelet *kubelet.Kubelet
 
+	controller *ingress.Controller
+
 	ingressAddr, podAddr, apiAddr string
 	applied                       bool
 
@@ -81,14 +83,14 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
 		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog,
 	})
-	controller := ingress.New(ingress.Config{Store: c.Store, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf})
+	c.controller = ingress.New(ingress.Config{Store: c.Store, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf})
 	api := apiserver.New(apiserver.Config{Ready: c.Ready})
 
 	c.serve(listeners["api"], api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
-	c.serve(listeners["ingress"], controller)
+	c.serve(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })
-	c.run(func() { controller.Run(ctx) })
+	c.run(func() { c.controller.Run(ctx) })
 	c.run(func() { runScheduler(ctx, c.Store) })
 
 	waitForNode(c.Store, ControlPlaneName)
@@ -112,7 +114,7 @@ func (c *Cluster) APIURL() string { return "http://" + c.apiAddr }
 // Ready reports whether the manifests are applied and every pod has started
 // or failed for good (what GET /readyz answers).
 func (c *Cluster) Ready() bool {
-	return c.applied && scheduler.AllPlaced(c.Store) && c.Kubelet.Settled()
+	return c.applied && scheduler.AllPlaced(c.Store) && c.Kubelet.Settled() && c.controller.UpToDate()
 }
 
 // WaitReady waits until Ready or ctx ends.

@@ -15,6 +15,7 @@ import (
 func runScheduler(ctx context.Context, s *store.Store) {
 	events, cancel := s.Subscribe()
 	defer cancel()
+	scheduler.Schedule(s) // what was applied before the subscription
 	for {
 		select {
 		case <-ctx.Done():

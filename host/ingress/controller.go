@@ -44,7 +44,7 @@ type Controller struct {
 
 	mu          sync.Mutex
 	table       *table
-	dirty       bool
+	builtFrom   int64 // the store version the table was built from
 	lastRebuild time.Time
 }
 
@@ -57,31 +57,32 @@ func New(cfg Config) *Controller {
 	return c
 }
 
-// Run follows store changes and rebuilds the table on the 1 s tick until ctx ends.
+// Run rebuilds a stale table on the 1 s tick until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	events, cancel := c.cfg.Store.Subscribe()
-	defer cancel()
 	tick := time.NewTicker(rebuildTick)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case e := <-events:
-			switch e.Key.Kind {
-			case "Ingress", "Service", "Pod", "StaticBundle":
-				c.mu.Lock()
-				c.dirty = true
-				c.mu.Unlock()
-			}
 		case <-tick.C:
-			c.rebuildIfDirty(0)
+			c.rebuildIfStale(0)
 		}
 	}
 }
 
+// UpToDate brings the table up to date with the store at once and reports
+// whether it is; readiness checks use it, so that a cluster reported ready
+// routes to what was applied.
+func (c *Controller) UpToDate() bool {
+	c.rebuildIfStale(0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.builtFrom == c.cfg.Store.Version()
+}
+
 func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	t := c.rebuildIfDirty(rebuildMinInterval)
+	t := c.rebuildIfStale(rebuildMinInterval)
 	if rt := t.lookup(r.Host, r.URL.Path); rt != nil {
 		rt.backend.ServeHTTP(w, r)
 		return
@@ -93,11 +94,12 @@ func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	notFound(w, r)
 }
 
-// rebuildIfDirty rebuilds the table when something changed and the last
-// rebuild is at least minInterval old, and returns the current table.
-func (c *Controller) rebuildIfDirty(minInterval time.Duration) *table {
+// rebuildIfStale rebuilds the table when the store changed since it was
+// built and the last rebuild is at least minInterval old, and returns the
+// current table.
+func (c *Controller) rebuildIfStale(minInterval time.Duration) *table {
 	c.mu.Lock()
-	if !c.dirty || time.Since(c.lastRebuild) < minInterval {
+	if c.builtFrom == c.cfg.Store.Version() || time.Since(c.lastRebuild) < minInterval {
 		t := c.table
 		c.mu.Unlock()
 		return t
@@ -109,10 +111,7 @@ func (c *Controller) rebuildIfDirty(minInterval time.Duration) *table {
 // rebuild builds the routing table from the store and publishes the
 // controller's IP in each routed Ingress's status.
 func (c *Controller) rebuild() *table {
-	c.mu.Lock()
-	c.dirty = false
-	c.lastRebuild = time.Now()
-	c.mu.Unlock()
+	version := c.cfg.Store.Version()
 
 	t := &table{}
 	for _, o := range c.cfg.Store.List("Ingress", "") {
@@ -124,7 +123,7 @@ func (c *Controller) rebuild() *table {
 		c.publishAddress(ing)
 	}
 	c.mu.Lock()
-	c.table = t
+	c.table, c.builtFrom, c.lastRebuild = t, version, time.Now()
 	c.mu.Unlock()
 	return t
 }

@@ -162,13 +162,22 @@ func (k *Kubelet) Pod(namespace, name string) (*pod.Pod, bool) {
 	return r.pod, true
 }
 
-// Settled reports whether every pod of this node has started or failed for
-// good, which /readyz waits for.
+// Settled reports whether every pod bound to this node has started or
+// failed for good, which /readyz waits for.
 func (k *Kubelet) Settled() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for _, r := range k.pods {
-		if !r.pod.Status().Started {
+	for _, o := range k.cfg.Store.List("Pod", "") {
+		p := o.(*corev1.Pod)
+		if p.Spec.NodeName != k.cfg.NodeName || p.DeletionTimestamp != nil {
+			continue
+		}
+		r, ok := k.pods[store.KeyOf(p)]
+		if !ok || r.uid != string(p.UID) {
+			return false
+		}
+		// Started, and the store already says so (the status write may lag).
+		if st := r.pod.Status(); !st.Started || string(p.Status.Phase) != st.Phase {
 			return false
 		}
 	}

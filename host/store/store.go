@@ -109,6 +109,14 @@ func (s *Store) Apply(obj runtime.Object) runtime.Object {
 	return obj.DeepCopyObject()
 }
 
+// Version is the store's resourceVersion: it grows with every change, so a
+// reader that remembers it can tell whether anything changed since.
+func (s *Store) Version() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
 // Update replaces the stored object of obj's key through change, which gets
 // a copy of it; nothing happens when the object does not exist or change
 // returns false.

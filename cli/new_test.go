@@ -1,0 +1,127 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/templates"
+)
+
+func run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	out := &syncBuffer{}
+	code := cli.Run(context.Background(), args, cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out})
+	return code, out.String()
+}
+
+func TestTemplatesListsEveryTemplate(t *testing.T) {
+	code, out := run(t, "templates")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, tmpl := range templates.All {
+		if !strings.Contains(out, tmpl.Name) {
+			t.Errorf("templates output lacks %s:\n%s", tmpl.Name, out)
+		}
+	}
+}
+
+func TestNewRefusesBadNamesAndExistingFolders(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "new", "Bad_Name"); code != 2 || !strings.Contains(out, "Bad_Name") {
+		t.Errorf("bad name: exit %d: %s", code, out)
+	}
+	if code, out := run(t, "new", "app", "--template", "cobol"); code == 0 || !strings.Contains(out, `unknown template "cobol"`) {
+		t.Errorf("unknown template: exit %d: %s", code, out)
+	}
+	os.MkdirAll("taken", 0o755)
+	os.WriteFile(filepath.Join("taken", "keep.txt"), []byte("mine"), 0o644)
+	if code, out := run(t, "new", "taken"); code == 0 || !strings.Contains(out, "not empty") {
+		t.Errorf("existing folder: exit %d: %s", code, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join("taken", "keep.txt")); string(data) != "mine" {
+		t.Error("new touched an existing folder")
+	}
+}
+
+// Each template's app, once built and served, answers GET / with 200
+// through the Ingress. The Go app builds with GOPROXY=off: the CLI brings
+// its own copy of the Go SDK.
+func TestEachTemplateNewBuildServe(t *testing.T) {
+	want := map[string]string{
+		"go-http":     "hello from app-go-http\nGET /",
+		"c-http":      "hello from app-c-http",
+		"static-site": "<h1>app-static-site</h1>",
+	}
+	for _, tmpl := range templates.All {
+		t.Run(tmpl.Name, func(t *testing.T) {
+			if tmpl.Name == "go-http" {
+				testenv.Tool(t, "go")
+				t.Setenv("GOPROXY", "off")
+				t.Setenv("GOFLAGS", "-mod=mod")
+			} else if tmpl.Name == "c-http" {
+				testenv.Tool(t, "clang")
+			}
+			t.Chdir(t.TempDir())
+			name := "app-" + tmpl.Name
+			if code, out := run(t, "new", name, "--template", tmpl.Name); code != 0 {
+				t.Fatalf("new: exit %d: %s", code, out)
+			}
+			code, out := run(t, "build", name)
+			if code != 0 {
+				t.Fatalf("build: exit %d: %s", code, out)
+			}
+			if code, out := run(t, "build", name); code != 0 || !strings.Contains(out, "up to date") {
+				t.Errorf("second build: exit %d, want 'up to date':\n%s", code, out)
+			}
+			c, _ := serve(t, cli.ServeOptions{Dir: name})
+			status, _, body := get(t, c.IngressURL()+"/")
+			if status != 200 || !strings.Contains(body, want[tmpl.Name]) {
+				t.Fatalf("GET / = %d %q, want 200 with %q", status, body, want[tmpl.Name])
+			}
+		})
+	}
+}
+
+// flash copies the built trees to a firmware tree and to a card.
+func TestFlashBothTargets(t *testing.T) {
+	dir := buildEcho(t)
+	firmware := t.TempDir()
+	os.WriteFile(filepath.Join(firmware, "CMakeLists.txt"), []byte("project(board)\n"), 0o644)
+
+	code, out := run(t, "flash", "--firmware", firmware, "--dry-run", dir)
+	if code != 0 || !strings.Contains(out, "echo.wasm") {
+		t.Fatalf("dry run: exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(firmware, "images")); !os.IsNotExist(err) {
+		t.Fatal("--dry-run wrote files")
+	}
+	if code, out := run(t, "flash", "--firmware", firmware, dir); code != 0 {
+		t.Fatalf("flash: exit %d: %s", code, out)
+	}
+	built, _ := os.ReadFile(filepath.Join(dir, "build/firmware/images/wasm/echo.wasm"))
+	flashed, err := os.ReadFile(filepath.Join(firmware, "images/wasm/echo.wasm"))
+	if err != nil || string(built) != string(flashed) {
+		t.Fatalf("flashed module differs from the build (%v)", err)
+	}
+
+	sdProject := buildEcho(t, "wasm://sd/echo")
+	card := t.TempDir()
+	if code, out := run(t, "flash", "--sd", card, sdProject); code != 0 {
+		t.Fatalf("flash --sd: exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(card, "kube32/images/echo.wasm")); err != nil {
+		t.Fatalf("card lacks kube32/images/echo.wasm: %v", err)
+	}
+	if code, out := run(t, "flash", "--sd", filepath.Join(card, "missing"), dir); code == 0 || !strings.Contains(out, "missing") {
+		t.Errorf("missing card path: exit %d: %s", code, out)
+	}
+	if code, _ := run(t, "flash", "--sd", card, "--firmware", firmware, dir); code != 2 {
+		t.Errorf("both targets: exit %d, want 2 (usage)", code)
+	}
+}

@@ -1,0 +1,201 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/testenv"
+)
+
+// syncBuffer is a bytes.Buffer that serve's goroutines may share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// cacheDir is wazero's compilation cache, shared by the tests of this package.
+var cacheDir = filepath.Join(os.TempDir(), "kube32-cli-test-cache")
+
+// serve runs `kube32 serve` in-process on free ports until the test ends and
+// returns the cluster once it is ready.
+func serve(t *testing.T, opts cli.ServeOptions) (*cluster.Cluster, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
+	opts.CacheDir = cacheDir
+	ready := make(chan *cluster.Cluster, 1)
+	opts.Serving = func(c *cluster.Cluster) { ready <- c }
+	done := make(chan error, 1)
+	go func() { done <- cli.RunServe(ctx, opts) }()
+	select {
+	case c := <-ready:
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve ended with %v", err)
+			}
+		})
+		return c, out
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve failed: %v\noutput:\n%s", err, out)
+	case <-time.After(3 * time.Minute):
+		cancel()
+		t.Fatalf("serve not ready after 3 minutes; output:\n%s", out)
+	}
+	return nil, nil
+}
+
+func get(t *testing.T, url string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(body)
+}
+
+func postEcho(t *testing.T, c *cluster.Cluster, body string) map[string]string {
+	t.Helper()
+	resp, err := http.Post(c.IngressURL()+"/echo/hello", "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reply map[string]string
+	if err := json.NewDecoder(resp.Body).Decode(&reply); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST /echo/hello: status %d, decode error %v", resp.StatusCode, err)
+	}
+	return reply
+}
+
+// With no project, serve runs the built-in demo: the spec's echo pod behind
+// the Ingress, and the demo page from a StaticBundle.
+func TestServeWithoutProjectServesTheDemo(t *testing.T) {
+	t.Chdir(t.TempDir())
+	c, out := serve(t, cli.ServeOptions{})
+	reply := postEcho(t, c, "hi there")
+	want := map[string]string{"greeting": "hello from echo", "method": "POST", "path": "/echo/hello", "body": "hi there"}
+	for k, v := range want {
+		if reply[k] != v {
+			t.Errorf("echo reply %s = %q, want %q", k, reply[k], v)
+		}
+	}
+	status, header, page := get(t, c.IngressURL()+"/")
+	if status != 200 || !strings.Contains(page, "kube32 demo") || header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("GET /: %d %v\n%s", status, header, page)
+	}
+	if status, _, body := get(t, c.APIURL()+"/readyz"); status != 200 {
+		t.Errorf("/readyz = %d %s", status, body)
+	}
+	for _, line := range []string{"built-in demo", c.IngressURL(), "pod default/echo: Running"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, out)
+		}
+	}
+}
+
+// buildEcho builds a copy of examples/echo and returns the project dir.
+// With image "wasm://sd/echo" the pod's module goes to the SD-card tree.
+func buildEcho(t *testing.T, image ...string) string {
+	t.Helper()
+	testenv.Tool(t, "clang")
+	dir := filepath.Join(t.TempDir(), "echo")
+	if err := os.CopyFS(dir, os.DirFS("../examples/echo")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "build"))
+	for _, ref := range image {
+		for _, f := range []string{"kube32.yaml", "echo.yaml"} {
+			data, _ := os.ReadFile(filepath.Join(dir, f))
+			data = []byte(strings.ReplaceAll(string(data), "source: pods/echo", "source: pods/echo\n    image: "+ref))
+			data = []byte(strings.ReplaceAll(string(data), "image: wasm://embedded/echo", "image: "+ref))
+			os.WriteFile(filepath.Join(dir, f), data, 0o644)
+		}
+	}
+	if code := cli.Run(context.Background(), []string{"build", dir}, cli.IOStreams{Out: io.Discard, ErrOut: os.Stderr}); code != 0 {
+		t.Fatalf("kube32 build exited %d", code)
+	}
+	return dir
+}
+
+// Prebuilt images are served without a project: serve --images D -f m.yaml.
+func TestServeImagesWithManifest(t *testing.T) {
+	dir := buildEcho(t)
+	t.Chdir(t.TempDir())
+	c, _ := serve(t, cli.ServeOptions{Images: filepath.Join(dir, "build"), Files: []string{filepath.Join(dir, "echo.yaml")}})
+	if got := postEcho(t, c, "prebuilt")["body"]; got != "prebuilt" {
+		t.Fatalf("echo body = %q", got)
+	}
+}
+
+// A project is served from its build, and the request reaches the pod's
+// k32_handle through Ingress rule -> Service -> pod, for a module in the
+// firmware and for one on the SD card.
+func TestServeProjectEcho(t *testing.T) {
+	for _, image := range []string{"wasm://embedded/echo", "wasm://sd/echo"} {
+		t.Run(image, func(t *testing.T) {
+			dir := buildEcho(t, image)
+			c, _ := serve(t, cli.ServeOptions{Dir: dir})
+			if got := postEcho(t, c, "")["greeting"]; got != "hello from echo" {
+				t.Fatalf("greeting = %q", got)
+			}
+		})
+	}
+}
+
+func TestServeRefusesBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Service\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: web, image: nginx}]\n"), 0o644)
+	cases := []struct {
+		name string
+		opts cli.ServeOptions
+		want []string
+	}{
+		{"manifest", cli.ServeOptions{Files: []string{bad}}, []string{bad, "document 2", "Pod default/web", "spec.containers[0].image"}},
+		{"not a project", cli.ServeOptions{Dir: t.TempDir()}, []string{"kube32.yaml", "not a kube32 project"}},
+		{"images", cli.ServeOptions{Images: t.TempDir()}, []string{"--images", "neither firmware/ nor sd/"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			c.opts.IO = cli.IOStreams{Out: io.Discard, ErrOut: io.Discard}
+			c.opts.CacheDir = cacheDir
+			err := cli.RunServe(context.Background(), c.opts)
+			if err == nil {
+				t.Fatal("serve accepted bad input")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
