@@ -26,8 +26,9 @@
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o pod.wasm .
 //
-// The package also builds with TinyGo. It has no dependencies and keeps fmt
-// out of a pod that does not call Logf. Package k32http serves a net/http
+// The package is written for TinyGo too (no reflection, embed only off
+// WebAssembly), though no test builds it with TinyGo yet. It has no
+// dependencies and keeps fmt out of a pod that does not call Logf. Package k32http serves a net/http
 // Handler instead, at the price of a larger module.
 //
 // One pod instance serves one callback at a time, so handlers need no locks
