@@ -99,16 +99,6 @@ func (p *Pod) Status() Status {
 	return p.status
 }
 
-// updateStatus changes the status under mu and then tells Config.OnStatus.
-// OnStatus may run on several goroutines; Status() is always the latest.
-func (p *Pod) updateStatus(change func(s *Status)) {
-	p.mu.Lock()
-	change(&p.status)
-	s := p.status
-	p.mu.Unlock()
-	p.notify(s)
-}
-
 // notify passes a status snapshot to Config.OnStatus; call it without mu held.
 func (p *Pod) notify(s Status) {
 	if p.cfg.OnStatus != nil {

@@ -105,7 +105,7 @@ func validHeaderName(name string) bool {
 // validHeaderValue reports whether value can travel as one header line: it
 // must not hold CR, LF or NUL (the host refuses them too).
 func validHeaderValue(value string) bool {
-	return strings.IndexAny(value, "\r\n\x00") < 0
+	return !strings.ContainsAny(value, "\r\n\x00")
 }
 
 // parseHeaderLines parses the "Name: value\r\n" lines of k32_req_headers and

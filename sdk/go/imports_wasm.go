@@ -33,6 +33,7 @@ func k32ReqPath(out unsafe.Pointer, outCap uint32) int32
 //go:wasmimport k32 k32_req_query
 func k32ReqQuery(out unsafe.Pointer, outCap uint32) int32
 
+//lint:ignore U1000 declared for completeness: every ABI function has a binding, and the SDK reads headers in one k32_req_headers call
 //go:wasmimport k32 k32_req_header
 func k32ReqHeader(name unsafe.Pointer, nameLen uint32, out unsafe.Pointer, outCap uint32) int32
 

@@ -11,7 +11,7 @@ import "embed"
 //
 //go:embed go.mod
 //go:embed buf.go call.go channel.go clock.go doc.go env.go errors.go
-//go:embed exports_wasm.go handler.go header.go imports_other.go imports_wasm.go
+//go:embed exports_other.go exports_wasm.go handler.go header.go imports_other.go imports_wasm.go
 //go:embed init.go log.go protect.go serve.go source.go
 //go:embed k32http/doc.go k32http/handle.go
 var Source embed.FS
