@@ -33,6 +33,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/internal/testenv"
 	k32 "github.com/kube32/kube32/sdk/go"
 )
 
@@ -208,14 +209,7 @@ func TestGoSDKErrnoMatchesABIErrors(t *testing.T) {
 // elsewhere.
 func goSDKGoTool(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("go command not found: %v", err)
-		}
-		t.Skipf("go command not found: %v", err)
-	}
-	return goTool
+	return testenv.Tool(t, "go")
 }
 
 // goSDKEnv is the environment of a go command that must work offline, with

@@ -5,25 +5,20 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // requireTool skips a test whose compiler is missing, except in CI.
 func requireTool(t *testing.T, names ...string) {
 	t.Helper()
 	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not installed", n)
-			}
-			t.Skipf("%s not installed", n)
-		}
+		testenv.Tool(t, n)
 	}
 }
 

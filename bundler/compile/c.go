@@ -12,14 +12,17 @@ import (
 	"strings"
 )
 
-// cFlags are the clang flags of a C pod, without paths: a reactor module
-// (no _start, exports chosen by export_name attributes) with an 8 KiB stack,
-// and the initial memory fixed for small pods (see InitialMemory).
+// BaseCFlags are the clang flags of every C pod: a reactor module (no
+// _start, exports chosen by export_name attributes) with an 8 KiB stack.
+var BaseCFlags = []string{
+	"--target=wasm32-wasi", "-O2", "-nostartfiles",
+	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--strip-all",
+}
+
+// cFlags are the clang flags of a C pod, without paths: BaseCFlags, and the
+// initial memory fixed for small pods (see InitialMemory).
 func cFlags(job Job) []string {
-	flags := []string{
-		"--target=wasm32-wasi", "-O2", "-nostartfiles",
-		"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--strip-all",
-	}
+	flags := append([]string{}, BaseCFlags...)
 	if n := InitialMemory(job.MemoryLimit); n > 0 {
 		flags = append(flags, "-Wl,--initial-memory="+strconv.FormatInt(n, 10))
 	}

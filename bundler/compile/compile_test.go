@@ -4,25 +4,19 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
-// requireTool skips a test whose compiler is missing, except in CI where a
-// missing compiler is a broken runner.
+// requireTool skips a test whose compiler is missing, except in CI.
 func requireTool(t *testing.T, names ...string) {
 	t.Helper()
 	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not installed", n)
-			}
-			t.Skipf("%s not installed", n)
-		}
+		testenv.Tool(t, n)
 	}
 }
 

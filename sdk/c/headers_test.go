@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testenv"
 	csdk "github.com/kube32/kube32/sdk/c"
 )
 
@@ -27,18 +28,10 @@ var podFlags = []string{
 	"-Wall", "-Wextra", "-Werror",
 }
 
-// requireClang returns the path of clang, or skips the test; with CI=true a
-// missing compiler fails instead, so CI cannot pass without the check.
+// requireClang returns the path of clang, or skips the test (fails it in CI).
 func requireClang(t *testing.T) string {
 	t.Helper()
-	clang, err := exec.LookPath("clang")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("clang is needed to check the C headers: %v", err)
-		}
-		t.Skipf("clang not found, skipping the C header check: %v", err)
-	}
-	return clang
+	return testenv.Tool(t, "clang")
 }
 
 // callsC is a C file that calls every host function of the ABI table once,
