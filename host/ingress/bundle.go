@@ -71,9 +71,9 @@ func (b *bundleBackend) exists(name string) bool {
 	if name == "" {
 		return false
 	}
-	_, errPlain := fs.Stat(b.files, name)
-	_, errGz := fs.Stat(b.files, name+".gz")
-	return errPlain == nil || errGz == nil
+	// A directory is not a file: an extension-less path naming one falls
+	// back to index.html like any other.
+	return isFile(b.files, name) || isFile(b.files, name+".gz")
 }
 
 // serveFile sends name from files: the .gz variant with Content-Encoding:
@@ -128,20 +128,31 @@ func isFile(files fs.FS, name string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// acceptsGzip reports whether an Accept-Encoding value accepts gzip (q > 0).
+// acceptsGzip reports whether an Accept-Encoding value accepts gzip: gzip
+// listed with q > 0, or, when gzip is not listed, "*" with q > 0. An explicit
+// "gzip;q=0" refuses gzip even next to "*" (RFC 9110, section 12.5.3).
 func acceptsGzip(accept string) bool {
+	gzipQ, starQ := -1.0, -1.0 // -1: not listed
 	for _, part := range strings.Split(accept, ",") {
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		coding = strings.ToLower(strings.TrimSpace(coding))
-		if coding != "gzip" && coding != "*" {
-			continue
-		}
-		if q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q="); ok {
-			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
-				continue
+		q := 1.0
+		for _, param := range strings.Split(params, ";") {
+			name, value, _ := strings.Cut(strings.TrimSpace(param), "=")
+			if strings.EqualFold(strings.TrimSpace(name), "q") {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
+					q = v
+				}
 			}
 		}
-		return true
+		switch strings.ToLower(strings.TrimSpace(coding)) {
+		case "gzip", "x-gzip":
+			gzipQ = q
+		case "*":
+			starQ = q
+		}
 	}
-	return false
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return starQ > 0
 }

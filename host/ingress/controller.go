@@ -8,6 +8,7 @@ import (
 	"context"
 	"io/fs"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -147,7 +148,7 @@ func (c *Controller) addIngress(t *table, ing *networkingv1.Ingress) {
 				strip = p.Path
 			}
 			t.routes = append(t.routes, &route{
-				host: rule.Host, path: p.Path, pathType: pathType, ingress: id,
+				host: strings.ToLower(rule.Host), path: p.Path, pathType: pathType, ingress: id,
 				backend: c.backend(ing, p.Backend, p.Path, strip),
 			})
 		}

@@ -31,9 +31,11 @@ type table struct {
 	defaultBackend http.Handler
 }
 
-// lookup finds the route for a request: only the most specific host group
-// that has a matching rule is consulted (exact host, then single-label
-// wildcard, then rules without a host).
+// lookup finds the route for a request. The host groups are, from the most
+// specific: exact host, single-label wildcard, rules without a host. Only the
+// most specific group with a rule for the request's host is consulted: when
+// its paths do not match, the request is unmatched (it does not fall through
+// to a less specific group), as the spec's "Host and path matching" says.
 func (t *table) lookup(host, path string) *route {
 	host = normalizeHost(host)
 	groups := []func(*route) bool{
@@ -43,12 +45,17 @@ func (t *table) lookup(host, path string) *route {
 	}
 	for _, inGroup := range groups {
 		var best *route
+		consulted := false
 		for _, r := range t.routes {
-			if inGroup(r) && pathMatches(r.pathType, r.path, path) && better(r, best) {
+			if !inGroup(r) {
+				continue
+			}
+			consulted = true
+			if pathMatches(r.pathType, r.path, path) && better(r, best) {
 				best = r
 			}
 		}
-		if best != nil {
+		if consulted {
 			return best
 		}
 	}

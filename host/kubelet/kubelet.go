@@ -52,6 +52,18 @@ type running struct {
 	pod        *pod.Pod
 	generation int64
 	uid        string
+	// failed is the final status of a pod that never reached the runtime
+	// (its image could not be resolved); nil for a pod given to it.
+	failed *pod.Status
+}
+
+// status is the pod's runtime status, or the status it failed with before
+// it got a runtime.
+func (r *running) status() pod.Status {
+	if r.failed != nil {
+		return *r.failed
+	}
+	return r.pod.Status()
 }
 
 // New returns a kubelet for cfg; Run starts it.
@@ -114,10 +126,12 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
 	r := &running{generation: p.Generation, uid: string(p.UID)}
 	cfg, problem := k.podConfig(p)
 	// Status callbacks may race each other; always write the latest status.
-	cfg.OnStatus = func(pod.Status) { k.writeStatus(key, p.UID, r.pod.Status()) }
+	cfg.OnStatus = func(pod.Status) { k.writeStatus(key, p.UID, p.Generation, r.pod.Status()) }
 	r.pod = pod.New(cfg)
 	if problem != nil {
-		k.writeStatus(key, p.UID, pod.Status{Phase: "Failed", Reason: problem.reason, Message: problem.message, Started: true})
+		// The pod has failed for good: Settled must count it as settled.
+		r.failed = &pod.Status{Phase: pod.PhaseFailed, Reason: problem.reason, Message: problem.message, Started: true}
+		k.writeStatus(key, p.UID, p.Generation, *r.failed)
 		return r
 	}
 	go func() {
@@ -128,11 +142,14 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
 }
 
 // writeStatus copies a pod's runtime status into the stored Pod, unless the
-// Pod was replaced meanwhile.
-func (k *Kubelet) writeStatus(key store.Key, uid types.UID, st pod.Status) {
+// Pod was replaced meanwhile: deleted and created again (a new uid) or
+// changed (a new generation, which runs in a new runtime). Without the
+// generation check the old runtime, stopping after a spec change, would
+// overwrite the new runtime's status with its own "not ready".
+func (k *Kubelet) writeStatus(key store.Key, uid types.UID, generation int64, st pod.Status) {
 	k.cfg.Store.Update(key, func(o runtime.Object) bool {
 		p := o.(*corev1.Pod)
-		if p.UID != uid {
+		if p.UID != uid || p.Generation != generation {
 			return false
 		}
 		applyStatus(p, st, k.cfg.NodeIP)
@@ -145,7 +162,7 @@ func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	r, ok := k.pods[store.Key{Kind: "Pod", Namespace: namespace, Name: name}]
-	if !ok {
+	if !ok || r.failed != nil {
 		return nil, false
 	}
 	return r.pod, true
@@ -173,11 +190,11 @@ func (k *Kubelet) Settled() bool {
 			continue
 		}
 		r, ok := k.pods[store.KeyOf(p)]
-		if !ok || r.uid != string(p.UID) {
+		if !ok || r.uid != string(p.UID) || r.generation != p.Generation {
 			return false
 		}
 		// Started, and the store already says so (the status write may lag).
-		if st := r.pod.Status(); !st.Started || string(p.Status.Phase) != st.Phase {
+		if st := r.status(); !st.Started || string(p.Status.Phase) != st.Phase {
 			return false
 		}
 	}

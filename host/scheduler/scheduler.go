@@ -29,7 +29,10 @@ func Schedule(s *store.Store) {
 	for _, o := range s.List("Pod", "") {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" {
-			load[p.Spec.NodeName]++
+			// Load is what a node runs: a pod that has finished runs nothing.
+			if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+				load[p.Spec.NodeName]++
+			}
 		} else if p.DeletionTimestamp == nil {
 			unbound = append(unbound, p)
 		}

@@ -1,0 +1,240 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/scheduler"
+	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
+)
+
+// buildEcho builds a copy of examples/echo with the bundler, as `kube32
+// build` does, adds the two-page module "big" to its firmware image, and
+// returns the build directory and the manifests: echo.yaml and
+// testdata/extra.yaml.
+func buildEcho(t *testing.T) (string, []manifest.Object) {
+	t.Helper()
+	testenv.Tool(t, "clang")
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "examples", "echo")
+	for _, name := range []string{"kube32.yaml", "echo.yaml"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.CopyFS(filepath.Join(dir, "pods"), os.DirFS(filepath.Join(src, "pods"))); err != nil {
+		t.Fatal(err)
+	}
+	res, err := build.Build(context.Background(), dir, build.Options{Out: io.Discard})
+	if err != nil {
+		t.Fatalf("building examples/echo: %v", err)
+	}
+
+	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := testpods.C(t, filepath.Join("testdata", "bigmem.c"), 131072, "-I"+sdk)
+	bigPath := filepath.Join(res.BuildDir, filepath.FromSlash(images.InRoot(images.Firmware, images.FirmwareWasmDir)), "big.wasm")
+	if err := os.WriteFile(bigPath, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	objs, err := manifest.DecodeFiles([]string{filepath.Join(dir, "echo.yaml"), filepath.Join("testdata", "extra.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.BuildDir, objs
+}
+
+// fetch sends a request and returns the status, headers and body.
+func fetch(t *testing.T, method, url, body string, header map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// poll retries until cond holds; tests wait for convergence, not durations.
+func poll(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func getPod(t *testing.T, s *store.Store, name string) *corev1.Pod {
+	t.Helper()
+	o, ok := s.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+	if !ok {
+		t.Fatalf("pod %s is not in the store", name)
+	}
+	return o.(*corev1.Pod)
+}
+
+// echoReply is what examples/echo/pods/echo answers.
+type echoReply struct {
+	Greeting, Method, Path, Body string
+}
+
+func TestEchoCluster(t *testing.T) {
+	buildDir, objs := buildEcho(t)
+	var (
+		logMu  sync.Mutex
+		podLog strings.Builder
+	)
+	podLogText := func() string { logMu.Lock(); defer logMu.Unlock(); return podLog.String() }
+	c, err := Start(context.Background(), Options{
+		Images: os.DirFS(buildDir), Objects: objs,
+		PodLog: func(ns, name string, l pod.Line) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			podLog.WriteString(ns + "/" + name + ": " + l.Text + "\n")
+		},
+		Logf: func(format string, args ...any) { t.Logf("cluster: "+format, args...) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	for _, u := range []string{c.IngressURL(), c.PodURL(), c.APIURL()} {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			t.Errorf("URL %s is not on 127.0.0.1", u)
+		}
+	}
+
+	// /readyz on the API URL is 200 once every pod has started or failed for
+	// good: the pod over its memory limit and the unschedulable pod must not
+	// hold it up.
+	poll(t, "/readyz to answer 200", func() bool {
+		status, _, _ := fetch(t, http.MethodGet, c.APIURL()+"/readyz", "", nil)
+		return status == http.StatusOK
+	})
+
+	t.Run("ingress routes POST /echo/hello to the echo pod", func(t *testing.T) {
+		status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/echo/hello", "ping from the test", nil)
+		if status != http.StatusOK {
+			t.Fatalf("POST /echo/hello: %d %q\npod log:\n%s", status, body, podLogText())
+		}
+		var got echoReply
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatalf("POST /echo/hello answered %q: %v", body, err)
+		}
+		want := echoReply{Greeting: "hello from echo", Method: "POST", Path: "/echo/hello", Body: "ping from the test"}
+		if got != want {
+			t.Errorf("POST /echo/hello = %+v, want %+v", got, want)
+		}
+	})
+
+	t.Run("the ingress publishes its address", func(t *testing.T) {
+		o, ok := c.Store.Get(store.Key{Kind: "Ingress", Namespace: "default", Name: "echo"})
+		if !ok {
+			t.Fatal("Ingress echo is not in the store")
+		}
+		if lb := o.(*networkingv1.Ingress).Status.LoadBalancer.Ingress; len(lb) != 1 || lb[0].IP != "127.0.0.1" {
+			t.Errorf("status.loadBalancer.ingress = %+v, want ip 127.0.0.1", lb)
+		}
+	})
+
+	t.Run("the pod port reaches the pod named by X-Kube32-Pod", func(t *testing.T) {
+		status, _, body := fetch(t, http.MethodGet, c.PodURL()+"/direct", "", map[string]string{"X-Kube32-Pod": "default/echo"})
+		var got echoReply
+		if status != http.StatusOK || json.Unmarshal([]byte(body), &got) != nil || got.Path != "/direct" || got.Method != "GET" {
+			t.Errorf("pod port GET /direct: %d %q, want the echo JSON for GET /direct", status, body)
+		}
+		if status, _, body := fetch(t, http.MethodGet, c.PodURL()+"/", "", nil); status != http.StatusBadRequest {
+			t.Errorf("pod port without X-Kube32-Pod: %d %q, want 400", status, body)
+		}
+	})
+
+	t.Run("a module over its memory limit fails its pod", func(t *testing.T) {
+		p := getPod(t, c.Store, "big")
+		if p.Status.Phase != corev1.PodFailed || p.Status.Reason != pod.ReasonMemoryLimitExceeded {
+			t.Fatalf("pod big: phase %q reason %q, want Failed MemoryLimitExceeded", p.Status.Phase, p.Status.Reason)
+		}
+		for _, want := range []string{"needs 2 pages (128Ki)", "resources.limits.memory is 64Ki"} {
+			if !strings.Contains(p.Status.Message, want) {
+				t.Errorf("message %q lacks %q", p.Status.Message, want)
+			}
+		}
+		// The cluster still serves echo.
+		if status, _, body := fetch(t, http.MethodGet, c.IngressURL()+"/echo/still", "", nil); status != http.StatusOK || !strings.Contains(body, "hello from echo") {
+			t.Errorf("GET /echo/still: %d %q", status, body)
+		}
+	})
+
+	t.Run("a pod whose nodeSelector matches no node stays Pending, Unschedulable", func(t *testing.T) {
+		p := getPod(t, c.Store, "nowhere")
+		if p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
+			t.Fatalf("pod nowhere: node %q phase %q, want unbound and Pending", p.Spec.NodeName, p.Status.Phase)
+		}
+		var cond *corev1.PodCondition
+		for i := range p.Status.Conditions {
+			if p.Status.Conditions[i].Type == corev1.PodScheduled {
+				cond = &p.Status.Conditions[i]
+			}
+		}
+		if cond == nil || cond.Status != corev1.ConditionFalse || cond.Reason != scheduler.ReasonUnschedulable ||
+			!strings.Contains(cond.Message, "kube32.io/board=esp32-p4-nonexistent") {
+			t.Errorf("PodScheduled %+v, want False, Unschedulable, naming the selector", cond)
+		}
+	})
+
+	t.Run("deleting the Service's pod makes the ingress answer 503 Retry-After: 2", func(t *testing.T) {
+		if !c.Store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "echo"}) {
+			t.Fatal("pod echo was not in the store")
+		}
+		var header http.Header
+		poll(t, "the ingress to answer 503", func() bool {
+			var status int
+			status, header, _ = fetch(t, http.MethodGet, c.IngressURL()+"/echo/gone", "", nil)
+			return status == http.StatusServiceUnavailable
+		})
+		if got := header.Get("Retry-After"); got != "2" {
+			t.Errorf("Retry-After %q, want 2", got)
+		}
+	})
+}

@@ -1,0 +1,273 @@
+package ingress
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// siteDir is the StaticBundle "site" of the test firmware image.
+const siteDir = "testdata/images/firmware/images/web/site"
+
+func file(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(siteDir, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// bundleEnv routes "/" and the sub-path /sub/app to the bundle "site", and
+// /missing to a bundle the firmware lacks.
+func bundleEnv(t *testing.T) *env {
+	return start(t, ingress("default", "site", nil, rule("",
+		toBundle(prefix, "/", "site"),
+		toBundle(prefix, "/sub/app/", "site"),
+		toBundle(implSpec, "/impl", "site"),
+		toBundle(exact, "/exact/app.js", "site"),
+		toBundle(prefix, "/missing", "nope"))))
+}
+
+func TestStaticBundleStripsTheMatchedPrefix(t *testing.T) {
+	// "When a route uses pathType: Prefix under a sub-path, the controller
+	// strips the matched prefix before looking up the file."
+	e := bundleEnv(t)
+	for path, want := range map[string]string{
+		"/app.js":                  "app.js",
+		"/sub/app/app.js":          "app.js",
+		"/sub/app/docs/guide.html": "docs/guide.html",
+		"/sub/app/sub/nested.txt":  "sub/nested.txt",
+		"/sub/app/":                "index.html",
+		"/sub/app":                 "index.html",
+		"/impl/style.css":          "style.css",
+	} {
+		got := e.get(t, "", path)
+		if got.status != http.StatusOK || got.body != file(t, want) {
+			t.Errorf("GET %s: %d %q, want %s", path, got.status, got.body, want)
+		}
+	}
+	// An Exact route strips nothing: the whole path names the file, and
+	// exact/app.js is not in the bundle.
+	if got := e.get(t, "", "/exact/app.js"); got.status != http.StatusNotFound {
+		t.Errorf("GET /exact/app.js: %d %q, want 404", got.status, got.body)
+	}
+}
+
+func TestStaticBundleServesGzipVariant(t *testing.T) {
+	// "When a file has a .gz variant and the client sends Accept-Encoding:
+	// gzip, the controller serves it with Content-Encoding: gzip."
+	e := bundleEnv(t)
+	for _, accept := range []string{"gzip", "gzip, deflate, br", "br;q=1.0, gzip;q=0.5", "*"} {
+		got := e.get(t, "", "/app.js", "Accept-Encoding: "+accept)
+		if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("Accept-Encoding %q: %d Content-Encoding %q, want 200 gzip", accept, got.status, got.header.Get("Content-Encoding"))
+		}
+		zr, err := gzip.NewReader(strings.NewReader(got.body))
+		if err != nil {
+			t.Fatalf("Accept-Encoding %q: body is not gzip: %v", accept, err)
+		}
+		plain, err := io.ReadAll(zr)
+		if err != nil || string(plain) != file(t, "app.js") {
+			t.Fatalf("Accept-Encoding %q: gunzipped body %q (%v), want app.js", accept, plain, err)
+		}
+		if ct := mediaType(got.header.Get("Content-Type")); ct != "text/javascript" && ct != "application/javascript" {
+			t.Errorf("Accept-Encoding %q: Content-Type %q, want the type of .js, not of .gz", accept, ct)
+		}
+	}
+	// Without gzip (or with gzip refused) the plain file is sent.
+	for _, accept := range []string{"", "identity", "br", "gzip;q=0"} {
+		got := e.get(t, "", "/app.js", "Accept-Encoding: "+accept)
+		if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "" || got.body != file(t, "app.js") {
+			t.Errorf("Accept-Encoding %q: %d Content-Encoding %q body %q, want the plain app.js", accept, got.status, got.header.Get("Content-Encoding"), got.body)
+		}
+	}
+}
+
+func TestStaticBundleGzipOnlyFileIs406WithoutGzip(t *testing.T) {
+	// "A file stored only in .gz form returns 406 to clients that do not accept gzip."
+	e := bundleEnv(t)
+	if got := e.get(t, "", "/only.txt", "Accept-Encoding: identity"); got.status != http.StatusNotAcceptable {
+		t.Errorf("without gzip: %d %q, want 406", got.status, got.body)
+	}
+	if got := e.get(t, "", "/only.txt", "Accept-Encoding: gzip;q=0"); got.status != http.StatusNotAcceptable {
+		t.Errorf("with gzip;q=0: %d %q, want 406", got.status, got.body)
+	}
+	got := e.get(t, "", "/only.txt", "Accept-Encoding: gzip")
+	if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("with gzip: %d Content-Encoding %q, want 200 gzip", got.status, got.header.Get("Content-Encoding"))
+	}
+	if ct := mediaType(got.header.Get("Content-Type")); ct != "text/plain" {
+		t.Errorf("with gzip: Content-Type %q, want text/plain", ct)
+	}
+}
+
+func TestStaticBundleFallsBackToIndexHTML(t *testing.T) {
+	// "Requests for / or extension-less paths that match no file fall back
+	// to /index.html in the bundle for single-page applications."
+	e := bundleEnv(t)
+	for _, path := range []string{"/", "/products", "/products/42", "/docs", "/sub/app/checkout"} {
+		got := e.get(t, "", path)
+		if got.status != http.StatusOK || got.body != file(t, "index.html") {
+			t.Errorf("GET %s: %d %q, want index.html", path, got.status, got.body)
+		}
+	}
+	// A path with an extension that matches no file is a plain 404.
+	for _, path := range []string{"/missing.js", "/docs/missing.html"} {
+		if got := e.get(t, "", path); got.status != http.StatusNotFound {
+			t.Errorf("GET %s: %d %q, want 404", path, got.status, got.body)
+		}
+	}
+}
+
+func TestStaticBundleCacheControl(t *testing.T) {
+	// "/index.html uses Cache-Control: no-cache, and all other files use
+	// Cache-Control: public, max-age=3600."
+	e := bundleEnv(t)
+	for path, want := range map[string]string{
+		"/index.html":      "no-cache",
+		"/":                "no-cache", // the fallback serves /index.html
+		"/spa/route":       "no-cache",
+		"/app.js":          "public, max-age=3600",
+		"/style.css":       "public, max-age=3600",
+		"/docs/guide.html": "public, max-age=3600",
+		"/sub/app/app.js":  "public, max-age=3600",
+	} {
+		got := e.get(t, "", path, "Accept-Encoding: gzip")
+		if got.status != http.StatusOK || got.header.Get("Cache-Control") != want {
+			t.Errorf("GET %s: %d Cache-Control %q, want %q", path, got.status, got.header.Get("Cache-Control"), want)
+		}
+	}
+}
+
+func TestStaticBundleContentTypeByExtension(t *testing.T) {
+	e := bundleEnv(t)
+	for path, want := range map[string][]string{
+		"/index.html": {"text/html"},
+		"/style.css":  {"text/css"},
+		"/app.js":     {"text/javascript", "application/javascript"},
+		"/data.json":  {"application/json"},
+		"/logo.svg":   {"image/svg+xml"},
+	} {
+		got := e.get(t, "", path)
+		ct := mediaType(got.header.Get("Content-Type"))
+		ok := false
+		for _, w := range want {
+			ok = ok || ct == w
+		}
+		if got.status != http.StatusOK || !ok {
+			t.Errorf("GET %s: %d Content-Type %q, want %v", path, got.status, got.header.Get("Content-Type"), want)
+		}
+	}
+}
+
+func TestStaticBundleHeadAndVary(t *testing.T) {
+	e := bundleEnv(t)
+	for _, accept := range []string{"gzip", "identity"} {
+		head := e.do(t, http.MethodHead, "", "/app.js", "Accept-Encoding: "+accept)
+		get := e.get(t, "", "/app.js", "Accept-Encoding: "+accept)
+		if head.status != http.StatusOK || head.body != "" {
+			t.Errorf("HEAD (%s): %d body %q, want 200 without a body", accept, head.status, head.body)
+		}
+		if cl := head.header.Get("Content-Length"); cl != strconv.Itoa(len(get.body)) {
+			t.Errorf("HEAD (%s): Content-Length %q, want %d (the GET body)", accept, cl, len(get.body))
+		}
+		for _, r := range []reply{head, get} {
+			if r.header.Get("Vary") != "Accept-Encoding" {
+				t.Errorf("(%s) Vary %q, want Accept-Encoding: the answer depends on it", accept, r.header.Get("Vary"))
+			}
+		}
+		if head.header.Get("Content-Encoding") != get.header.Get("Content-Encoding") {
+			t.Errorf("HEAD and GET disagree on Content-Encoding")
+		}
+	}
+	if got := e.do(t, http.MethodPost, "", "/app.js"); got.status != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d, want 405", got.status)
+	}
+}
+
+func TestStaticBundleMissingFromFirmwareIs503(t *testing.T) {
+	e := bundleEnv(t)
+	if got := e.get(t, "", "/missing/x"); got.status != http.StatusServiceUnavailable || !strings.Contains(got.body, "nope") {
+		t.Errorf("GET /missing/x: %d %q, want 503 naming the bundle", got.status, got.body)
+	}
+}
+
+func TestStaticBundleCannotBeEscaped(t *testing.T) {
+	// Files are served "from images/web/<bundle>/": nothing outside it, by
+	// dot segments, encoded dots, encoded slashes or backslashes.
+	e := bundleEnv(t)
+	for _, target := range []string{
+		"/../secret.txt",
+		"/../../secret.txt",
+		"/sub/app/../../secret.txt",
+		"/sub/app/../../../secret.txt",
+		"/%2e%2e/secret.txt",
+		"/%2E%2E/%2e%2e/secret.txt",
+		"/..%2fsecret.txt",
+		"/..%2f..%2fsecret.txt",
+		"/%2e%2e%2fsecret.txt",
+		"/%2e%2e%2f%2e%2e%2fsecret.txt",
+		"/sub/app/..%2f..%2fsecret.txt",
+		"/sub/app%2f..%2f..%2f..%2fsecret.txt",
+		"/..\\secret.txt",
+		"/..%5csecret.txt",
+		"/%2e%2e%5c%2e%2e%5csecret.txt",
+		"/.%2e/secret.txt",
+		"//secret.txt",
+	} {
+		got := e.raw(t, target)
+		if strings.Contains(got.body, "SECRET") || bytes.Contains(gunzip(got.body), []byte("SECRET")) {
+			t.Errorf("GET %s escaped the bundle: %d %q", target, got.status, got.body)
+			continue
+		}
+		if got.status == http.StatusOK && got.body != file(t, "index.html") {
+			t.Errorf("GET %s: 200 %q, want a refusal or the index.html fallback", target, got.body)
+		}
+	}
+}
+
+func mediaType(contentType string) string {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt
+}
+
+func gunzip(s string) []byte {
+	zr, err := gzip.NewReader(strings.NewReader(s))
+	if err != nil {
+		return nil
+	}
+	b, _ := io.ReadAll(zr)
+	return b
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	// "When a file has a .gz variant and the client sends Accept-Encoding: gzip"
+	for accept, want := range map[string]bool{
+		"gzip":                    true,
+		"GZIP":                    true,
+		"deflate, gzip;q=0.5, br": true,
+		"gzip; q=0.001":           true,
+		"*":                       true,
+		"x-gzip":                  true,
+		"":                        false,
+		"identity":                false,
+		"br, deflate":             false,
+		"gzip;q=0":                false,
+		"gzip; q=0.0":             false,
+		"gzip;q=0, *":             false, // an explicit refusal beats the wildcard
+		"*;q=0":                   false,
+		"*;q=0, gzip":             true,
+	} {
+		if got := acceptsGzip(accept); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", accept, got, want)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package ingress
+
+import (
+	"net/http"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kube32/kube32/host/store"
+)
+
+func TestServiceWithoutRunningPodAnswers503RetryAfter2(t *testing.T) {
+	// "When the Service selects no running pod, the controller returns 503 with Retry-After: 2."
+	terminating := pod("default", "leaving", map[string]string{"app": "web"}, corev1.PodRunning)
+	terminating.DeletionTimestamp = &metav1.Time{}
+	e := start(t,
+		ingress("default", "site", nil, rule("",
+			toService(prefix, "/web", "web"),
+			toService(prefix, "/ghost", "ghost"))), // no such Service
+		service("default", "web"),
+		// "A Service selects Running, non-terminating pods in the same
+		// namespace whose labels match spec.selector": none of these.
+		pod("default", "pending", map[string]string{"app": "web"}, corev1.PodPending),
+		pod("default", "failed", map[string]string{"app": "web"}, corev1.PodFailed),
+		pod("default", "succeeded", map[string]string{"app": "web"}, corev1.PodSucceeded),
+		pod("default", "other-labels", map[string]string{"app": "api"}, corev1.PodRunning),
+		pod("other", "other-namespace", map[string]string{"app": "web"}, corev1.PodRunning),
+		terminating,
+	)
+	for _, path := range []string{"/web", "/ghost/x"} {
+		got := e.get(t, "", path)
+		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "2" {
+			t.Errorf("GET %s: %d Retry-After %q (%q), want 503 with Retry-After: 2", path, got.status, got.header.Get("Retry-After"), got.body)
+		}
+	}
+}
+
+func TestServiceBackendFollowsItsPods(t *testing.T) {
+	// "When the Service selects no running pod, the controller returns 503
+	// with Retry-After: 2": also once its only pod is deleted.
+	objs := append([]runtime.Object{ingress("default", "site", nil, rule("", toService(prefix, "/", "web")))}, backends("default", "web")...)
+	e := start(t, objs...)
+	if got := e.get(t, "", "/"); got.body != "pod default/web" {
+		t.Fatalf("with the pod: %d %q", got.status, got.body)
+	}
+	e.store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "web"})
+	got := pollUntil(t, func() (reply, bool) {
+		r := e.get(t, "", "/")
+		return r, r.status == http.StatusServiceUnavailable
+	})
+	if got.header.Get("Retry-After") != "2" {
+		t.Errorf("after the pod went: Retry-After %q, want 2", got.header.Get("Retry-After"))
+	}
+}
+
+func TestServiceBackendSkipsPodsWithoutAHandler(t *testing.T) {
+	// A pod the store calls Running but whose runtime is gone (stopping) is
+	// no backend; with no other pod the answer is 503 with Retry-After: 2.
+	objs := append([]runtime.Object{ingress("default", "site", nil, rule("", toService(prefix, "/", "web")))},
+		service("default", "web"),
+		pod("default", "web-a", map[string]string{"app": "web"}, corev1.PodRunning),
+		pod("default", "web-b", map[string]string{"app": "web"}, corev1.PodRunning))
+	e := start(t, objs...)
+	e.pods.setDown("default/web-a")
+	for i := 0; i < 4; i++ {
+		if got := e.get(t, "", "/"); got.body != "pod default/web-b" {
+			t.Fatalf("request %d: %d %q, want pod default/web-b", i, got.status, got.body)
+		}
+	}
+	e.pods.setDown("default/web-b")
+	if got := e.get(t, "", "/"); got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "2" {
+		t.Fatalf("no live pod: %d Retry-After %q, want 503 with Retry-After: 2", got.status, got.header.Get("Retry-After"))
+	}
+}
+
+func TestServiceBackendRoundRobin(t *testing.T) {
+	// "the controller load-balances across them in round-robin order"
+	e := start(t, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))),
+		service("default", "web"),
+		pod("default", "web-a", map[string]string{"app": "web"}, corev1.PodRunning),
+		pod("default", "web-b", map[string]string{"app": "web"}, corev1.PodRunning),
+		pod("default", "web-c", map[string]string{"app": "web"}, corev1.PodRunning))
+	var got []string
+	for i := 0; i < 6; i++ {
+		got = append(got, e.get(t, "", "/").body)
+	}
+	for i := 3; i < 6; i++ {
+		if got[i] != got[i-3] {
+			t.Fatalf("answers %q are not round-robin over three pods", got)
+		}
+	}
+	if got[0] == got[1] || got[1] == got[2] || got[0] == got[2] {
+		t.Fatalf("answers %q do not visit all three pods in turn", got)
+	}
+}
+
+func TestServiceBackendByPortNumberOrName(t *testing.T) {
+	// "A service backend references a Service in the same namespace by port.number or port.name"
+	byName := networkingv1.HTTPIngressPath{Path: "/by-name", PathType: ptr(prefix), Backend: serviceBackendRef("web", 0, "http")}
+	byNumber := networkingv1.HTTPIngressPath{Path: "/by-number", PathType: ptr(prefix), Backend: serviceBackendRef("web", 80, "")}
+	wrongName := networkingv1.HTTPIngressPath{Path: "/wrong-name", PathType: ptr(prefix), Backend: serviceBackendRef("web", 0, "grpc")}
+	wrongNumber := networkingv1.HTTPIngressPath{Path: "/wrong-number", PathType: ptr(prefix), Backend: serviceBackendRef("web", 81, "")}
+	otherNS := networkingv1.HTTPIngressPath{Path: "/other-namespace", PathType: ptr(prefix), Backend: serviceBackendRef("elsewhere", 80, "")}
+	objs := append([]runtime.Object{ingress("default", "site", nil, rule("", byName, byNumber, wrongName, wrongNumber, otherNS))},
+		backends("default", "web")...)
+	objs = append(objs, backends("other", "elsewhere")...) // not in the Ingress's namespace
+	e := start(t, objs...)
+	for path, want := range map[string]int{"/by-name": 200, "/by-number": 200, "/wrong-name": 503, "/wrong-number": 503, "/other-namespace": 503} {
+		if got := e.get(t, "", path); got.status != want {
+			t.Errorf("GET %s: %d %q, want %d", path, got.status, got.body, want)
+		}
+	}
+}
+
+func TestResolveTargetPort(t *testing.T) {
+	// "Each entry in spec.ports maps port to targetPort, which is either a
+	// port number or a containerPort name from the pod spec. Omitting
+	// targetPort defaults it to port."
+	p := pod("default", "web", nil, corev1.PodRunning,
+		corev1.ContainerPort{Name: "http", ContainerPort: 7000},
+		corev1.ContainerPort{Name: "admin", ContainerPort: 7001})
+	for _, tt := range []struct {
+		name   string
+		port   corev1.ServicePort
+		want   int32
+		wantOK bool
+	}{
+		{"a port number", corev1.ServicePort{Port: 80, TargetPort: intstr.FromInt32(8080)}, 8080, true},
+		{"a containerPort name", corev1.ServicePort{Port: 80, TargetPort: intstr.FromString("http")}, 7000, true},
+		{"a containerPort name", corev1.ServicePort{Port: 80, TargetPort: intstr.FromString("admin")}, 7001, true},
+		{"a containerPort name the pod lacks", corev1.ServicePort{Port: 80, TargetPort: intstr.FromString("grpc")}, 0, false},
+		{"Omitting targetPort defaults it to port", corev1.ServicePort{Port: 80}, 80, true},
+	} {
+		got, ok := ResolveTargetPort(tt.port, p)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("%s: ResolveTargetPort(%+v) = %d, %v; want %d, %v", tt.name, tt.port.TargetPort, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+func TestNamedTargetPortSelectsOnlyPodsThatHaveIt(t *testing.T) {
+	// A targetPort naming a containerPort: a pod without that name is no
+	// endpoint of the Service.
+	svc := service("default", "web", corev1.ServicePort{Name: "http", Port: 80, TargetPort: intstr.FromString("web")})
+	e := start(t, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))), svc,
+		pod("default", "has-port", map[string]string{"app": "web"}, corev1.PodRunning, corev1.ContainerPort{Name: "web", ContainerPort: 7000}),
+		pod("default", "lacks-port", map[string]string{"app": "web"}, corev1.PodRunning, corev1.ContainerPort{Name: "other", ContainerPort: 7000}))
+	for i := 0; i < 4; i++ {
+		if got := e.get(t, "", "/"); got.body != "pod default/has-port" {
+			t.Fatalf("request %d: %d %q, want pod default/has-port", i, got.status, got.body)
+		}
+	}
+}

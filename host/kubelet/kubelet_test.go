@@ -1,0 +1,327 @@
+package kubelet
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testpods"
+)
+
+const (
+	nodeName = "node-1"
+	apiHost  = "127.0.0.1"
+	apiPort  = 6443
+)
+
+// cPod builds testdata/<name>.c against the C SDK headers.
+func cPod(t *testing.T, name string, initialMemory int) []byte {
+	t.Helper()
+	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testpods.C(t, filepath.Join("testdata", name+".c"), initialMemory, "-I"+sdk)
+}
+
+// imageTree is a firmware image tree holding modules by image name.
+func imageTree(modules map[string][]byte) fs.FS {
+	m := fstest.MapFS{}
+	for name, wasm := range modules {
+		m["firmware/images/wasm/"+name+".wasm"] = &fstest.MapFile{Data: wasm}
+	}
+	return m
+}
+
+// node is a running kubelet over a real store, its pod server on 127.0.0.1.
+type node struct {
+	store   *store.Store
+	kubelet *Kubelet
+	podURL  string
+	podPort int
+}
+
+func startNode(t *testing.T, imgs fs.FS) *node {
+	t.Helper()
+	n := &node{store: store.New()}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.kubelet.PodServer().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	n.podURL = srv.URL
+	n.podPort, _ = strconv.Atoi(u.Port())
+	n.kubelet = New(Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
+		Store: n.store, Images: imgs, HandlerTimeout: 2 * time.Second, APIHost: apiHost, APIPort: apiPort})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); n.kubelet.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return n
+}
+
+func testPod(name, image string, env ...corev1.EnvVar) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: corev1.PodSpec{NodeName: nodeName, RestartPolicy: corev1.RestartPolicyAlways,
+			Containers: []corev1.Container{{Name: "main", Image: image, Env: env}}},
+	}
+}
+
+func (n *node) pod(t *testing.T, name string) *corev1.Pod {
+	t.Helper()
+	o, ok := n.store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+	if !ok {
+		t.Fatalf("pod %s is gone", name)
+	}
+	return o.(*corev1.Pod)
+}
+
+// waitFor polls until cond holds; tests wait for convergence, not durations.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (n *node) waitPhase(t *testing.T, name string, phase corev1.PodPhase) *corev1.Pod {
+	t.Helper()
+	var p *corev1.Pod
+	waitFor(t, "pod "+name+" "+string(phase), func() bool {
+		p = n.pod(t, name)
+		return p.Status.Phase == phase
+	})
+	return p
+}
+
+// call sends GET path to the pod server with the X-Kube32-Pod header value
+// target ("" for none).
+func (n *node) call(t *testing.T, target, path string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, n.podURL+path, nil)
+	if target != "" {
+		req.Header.Set(HeaderPod, target)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestRunRegistersTheNode(t *testing.T) {
+	n := startNode(t, imageTree(nil))
+	var node *corev1.Node
+	waitFor(t, "the Node object", func() bool {
+		o, ok := n.store.Get(store.Key{Kind: "Node", Name: nodeName})
+		if ok {
+			node = o.(*corev1.Node)
+		}
+		return ok
+	})
+	// "every node ... runs a pod HTTP server on port 7000 and reports that
+	// port in status.daemonEndpoints.kubeletEndpoint.Port on its Node object"
+	if got := node.Status.DaemonEndpoints.KubeletEndpoint.Port; int(got) != n.podPort {
+		t.Errorf("kubeletEndpoint port %d, want the pod port %d", got, n.podPort)
+	}
+	ip := ""
+	for _, a := range node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			ip = a.Address
+		}
+	}
+	if ip != "127.0.0.1" {
+		t.Errorf("InternalIP %q, want 127.0.0.1", ip)
+	}
+	ready := false
+	for _, c := range node.Status.Conditions {
+		ready = ready || c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
+	}
+	if !ready {
+		t.Errorf("conditions %+v, want Ready True", node.Status.Conditions)
+	}
+	if _, ok := node.Labels[LabelControlPlane]; !ok || node.Labels[LabelHostname] != nodeName {
+		t.Errorf("labels %v, want the control-plane role and the hostname", node.Labels)
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	// "Every pod also receives KUBERNETES_SERVICE_HOST and
+	// KUBERNETES_SERVICE_PORT for the API server"; a variable the container
+	// sets itself wins.
+	k := New(Config{NodeName: nodeName, APIHost: "10.0.0.1", APIPort: 6443})
+	get := func(env []pod.EnvVar, name string) []string {
+		var vals []string
+		for _, e := range env {
+			if e.Name == name {
+				vals = append(vals, e.Value)
+			}
+		}
+		return vals
+	}
+	plain := testPod("a", "wasm://embedded/a", corev1.EnvVar{Name: "GREETING", Value: "hi"})
+	env := k.environment(plain, plain.Spec.Containers[0])
+	if env[0] != (pod.EnvVar{Name: "GREETING", Value: "hi"}) {
+		t.Errorf("env %v: the container's own variables come first", env)
+	}
+	for name, want := range map[string]string{"GREETING": "hi", "KUBERNETES_SERVICE_HOST": "10.0.0.1", "KUBERNETES_SERVICE_PORT": "6443"} {
+		if got := get(env, name); len(got) != 1 || got[0] != want {
+			t.Errorf("%s = %v, want [%s]", name, got, want)
+		}
+	}
+	// With enableServiceLinks false the API server variables still come.
+	plain.Spec.EnableServiceLinks = new(bool)
+	if got := get(k.environment(plain, plain.Spec.Containers[0]), "KUBERNETES_SERVICE_HOST"); len(got) != 1 {
+		t.Errorf("enableServiceLinks: false: KUBERNETES_SERVICE_HOST = %v, want it set", got)
+	}
+	own := testPod("b", "wasm://embedded/b", corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: "9999"})
+	env = k.environment(own, own.Spec.Containers[0])
+	if got := get(env, "KUBERNETES_SERVICE_PORT"); len(got) != 1 || got[0] != "9999" {
+		t.Errorf("KUBERNETES_SERVICE_PORT = %v, want only the container's [9999]", got)
+	}
+	if got := get(env, "KUBERNETES_SERVICE_HOST"); len(got) != 1 || got[0] != "10.0.0.1" {
+		t.Errorf("KUBERNETES_SERVICE_HOST = %v, want [10.0.0.1]", got)
+	}
+}
+
+func TestPodServerRejectsBadTargets(t *testing.T) {
+	n := startNode(t, imageTree(nil))
+	for _, tt := range []struct {
+		target string
+		want   int
+	}{
+		{"", http.StatusBadRequest},
+		{"echo", http.StatusBadRequest},
+		{"default/", http.StatusBadRequest},
+		{"/echo", http.StatusBadRequest},
+		{"default/echo", http.StatusNotFound},
+		{"kube-system/echo", http.StatusNotFound},
+	} {
+		if status, body := n.call(t, tt.target, "/"); status != tt.want {
+			t.Errorf("X-Kube32-Pod %q: %d %q, want %d", tt.target, status, body, tt.want)
+		}
+	}
+}
+
+func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
+	wasm := cPod(t, "envpod", 65536)
+	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))
+	n.store.Apply(testPod("a", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "a"}))
+	n.store.Apply(testPod("b", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "b"},
+		corev1.EnvVar{Name: "KUBERNETES_SERVICE_HOST", Value: "api.example"}))
+	other := testPod("elsewhere", "wasm://embedded/envpod")
+	other.Spec.NodeName = "node-2"
+	n.store.Apply(other)
+	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+
+	for _, name := range []string{"a", "b"} {
+		p := n.waitPhase(t, name, corev1.PodRunning)
+		if c := condition(p, corev1.PodReady); c == nil || c.Status != corev1.ConditionTrue {
+			t.Errorf("pod %s: Ready %+v, want True", name, c)
+		}
+		if p.Status.PodIP != "127.0.0.1" {
+			t.Errorf("pod %s: podIP %q, want the node IP", name, p.Status.PodIP)
+		}
+	}
+	if p := n.pod(t, "elsewhere"); p.Status.Phase != "" {
+		t.Errorf("a pod bound to another node got status %+v", p.Status)
+	}
+
+	status, body := n.call(t, "default/a", "/hello")
+	if status != http.StatusOK {
+		t.Fatalf("default/a: %d %q", status, body)
+	}
+	for _, want := range []string{"WHO=a\n", "KUBERNETES_SERVICE_HOST=" + apiHost + "\n", "KUBERNETES_SERVICE_PORT=" + strconv.Itoa(apiPort) + "\n", "path=/hello\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("default/a answered %q, lacking %q", body, want)
+		}
+	}
+	status, body = n.call(t, "default/b", "/")
+	if status != http.StatusOK || !strings.Contains(body, "WHO=b\n") || !strings.Contains(body, "KUBERNETES_SERVICE_HOST=api.example\n") {
+		t.Errorf("default/b: %d %q, want WHO=b and its own KUBERNETES_SERVICE_HOST", status, body)
+	}
+	if status, body := n.call(t, "default/elsewhere", "/"); status != http.StatusNotFound {
+		t.Errorf("a pod of another node: %d %q, want 404", status, body)
+	}
+
+	// A changed spec runs in a new runtime; the old one, stopping, must not
+	// overwrite the new one's status.
+	n.store.Apply(testPod("a", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "a2"}))
+	waitFor(t, "the changed pod to answer", func() bool {
+		_, body := n.call(t, "default/a", "/")
+		return strings.Contains(body, "WHO=a2\n")
+	})
+	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+	p := n.pod(t, "a")
+	if c := condition(p, corev1.PodReady); p.Status.Phase != corev1.PodRunning || c == nil || c.Status != corev1.ConditionTrue {
+		t.Errorf("after the spec change: phase %q Ready %+v, want Running and Ready", p.Status.Phase, c)
+	}
+
+	// A deleted pod stops answering.
+	n.store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "b"})
+	waitFor(t, "the deleted pod to be gone", func() bool {
+		status, _ := n.call(t, "default/b", "/")
+		return status == http.StatusNotFound
+	})
+}
+
+func TestImagePullFailureIsFinal(t *testing.T) {
+	n := startNode(t, imageTree(nil))
+	n.store.Apply(testPod("ghost", "wasm://embedded/ghost"))
+	p := n.waitPhase(t, "ghost", corev1.PodFailed)
+	if p.Status.Reason != "ErrImagePull" || !strings.Contains(p.Status.Message, "not found") {
+		t.Errorf("reason %q message %q, want ErrImagePull saying the module was not found", p.Status.Reason, p.Status.Message)
+	}
+	// The pod has failed for good: /readyz must not wait for it.
+	waitFor(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
+	if _, ok := n.kubelet.Handler("default", "ghost"); ok {
+		t.Error("a pod that never started has a handler")
+	}
+	if status, body := n.call(t, "default/ghost", "/"); status != http.StatusNotFound {
+		t.Errorf("pod server for the failed pod: %d %q, want 404", status, body)
+	}
+}
+
+func TestModuleOverItsMemoryLimitFailsThePod(t *testing.T) {
+	big := cPod(t, "bigmem", 131072)
+	n := startNode(t, imageTree(map[string][]byte{"bigmem": big}))
+	p := testPod("big", "wasm://embedded/bigmem")
+	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}
+	n.store.Apply(p)
+	p = n.waitPhase(t, "big", corev1.PodFailed)
+	if p.Status.Reason != pod.ReasonMemoryLimitExceeded {
+		t.Errorf("reason %q, want MemoryLimitExceeded", p.Status.Reason)
+	}
+	cs := p.Status.ContainerStatuses
+	if len(cs) != 1 || cs[0].State.Terminated == nil || cs[0].State.Terminated.Reason != pod.ReasonMemoryLimitExceeded {
+		t.Fatalf("containerStatuses %+v, want terminated with MemoryLimitExceeded", cs)
+	}
+	for _, want := range []string{"128Ki", "64Ki", "resources.limits.memory"} {
+		if !strings.Contains(p.Status.Message, want) || !strings.Contains(cs[0].State.Terminated.Message, want) {
+			t.Errorf("messages %q / %q lack %q", p.Status.Message, cs[0].State.Terminated.Message, want)
+		}
+	}
+	waitFor(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
+}
