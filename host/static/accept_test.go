@@ -1,0 +1,27 @@
+package static
+
+import "testing"
+
+func TestAcceptsGzip(t *testing.T) {
+	// "When a file has a .gz variant and the client sends Accept-Encoding: gzip"
+	for accept, want := range map[string]bool{
+		"gzip":                    true,
+		"GZIP":                    true,
+		"deflate, gzip;q=0.5, br": true,
+		"gzip; q=0.001":           true,
+		"*":                       true,
+		"x-gzip":                  true,
+		"":                        false,
+		"identity":                false,
+		"br, deflate":             false,
+		"gzip;q=0":                false,
+		"gzip; q=0.0":             false,
+		"gzip;q=0, *":             false, // an explicit refusal beats the wildcard
+		"*;q=0":                   false,
+		"*;q=0, gzip":             true,
+	} {
+		if got := AcceptsGzip(accept); got != want {
+			t.Errorf("AcceptsGzip(%q) = %v, want %v", accept, got, want)
+		}
+	}
+}
