@@ -143,7 +143,11 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 		if err := checkImagesDir(opts.Images); err != nil {
 			return source{}, err
 		}
-		src := source{what: "images from " + opts.Images, images: os.DirFS(opts.Images)}
+		images, err := confined(opts.Images)
+		if err != nil {
+			return source{}, err
+		}
+		src := source{what: "images from " + opts.Images, images: images}
 		if opts.Dir != "" && isProject {
 			p, err := project.Load(dir)
 			if err != nil {
@@ -167,7 +171,11 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 		if err != nil {
 			return source{}, err
 		}
-		return source{what: "app " + p.Name + " from " + p.Dir, images: os.DirFS(result.BuildDir), objects: objs}, nil
+		images, err := confined(result.BuildDir)
+		if err != nil {
+			return source{}, err
+		}
+		return source{what: "app " + p.Name + " from " + p.Dir, images: images, objects: objs}, nil
 	case opts.Dir != "":
 		return source{}, fmt.Errorf("%s has no %s: not a kube32 project (create one with `kube32 new`)", dir, project.FileName)
 	default:
@@ -178,6 +186,16 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 		return source{what: "the built-in demo (no kube32.yaml here)", images: demo.Images(), objects: objs,
 			tryURLs: []string{"/", "/echo/hello -d 'hi'"}}, nil
 	}
+}
+
+// confined opens an image tree so that nothing served from it, not even
+// through a symlink, can reach outside it.
+func confined(dir string) (fs.FS, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return root.FS(), nil
 }
 
 func checkImagesDir(dir string) error {

@@ -199,3 +199,28 @@ func TestServeRefusesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// "No request can read outside the bundle": a symlink in the image tree
+// that points outside it is not followed.
+func TestServeDoesNotFollowSymlinksOutOfTheImages(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
+		t.Fatalf("new: %s", out)
+	}
+	if code, out := run(t, "build", "site"); code != 0 {
+		t.Fatalf("build: %s", out)
+	}
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("top secret"), 0o644)
+	if err := os.Symlink(secret, "site/build/firmware/images/web/site/secret.txt"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := serve(t, cli.ServeOptions{Images: "site/build", Files: []string{"site/app.yaml"}})
+	status, _, body := get(t, c.IngressURL()+"/secret.txt")
+	if status == 200 || strings.Contains(body, "top secret") {
+		t.Fatalf("GET /secret.txt through a symlink = %d %q", status, body)
+	}
+	if status, _, _ := get(t, c.IngressURL()+"/style.css"); status != 200 {
+		t.Fatalf("GET /style.css = %d", status)
+	}
+}
