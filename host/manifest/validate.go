@@ -22,7 +22,7 @@ func validate(obj runtime.Object) field.ErrorList {
 	case *corev1.Service:
 		return validateService(o)
 	case *networkingv1.Ingress:
-		return validateName(o.Name)
+		return validateIngress(o)
 	default:
 		return nil
 	}
