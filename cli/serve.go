@@ -17,6 +17,7 @@ import (
 	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/kubeconfig"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/templates/demo"
@@ -33,6 +34,11 @@ type ServeOptions struct {
 	APIPort        int
 	HandlerTimeout time.Duration
 	CacheDir       string // wazero's compilation cache; "" = the user cache dir
+	Token          string // bearer token the API server requires; "" = none
+	// Kubeconfig is the kubeconfig file that gets the kube32 context; ""
+	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
+	// or ~/.kube/config).
+	Kubeconfig string
 
 	// Serving, when set, is called once the cluster is ready (tests use it);
 	// serve then runs until ctx ends.
@@ -41,6 +47,7 @@ type ServeOptions struct {
 
 func newServeCommand(io IOStreams) *cobra.Command {
 	opts := ServeOptions{IO: io}
+	var kubeconfigFlag string
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
 		Short: "Run the app locally on the full kube32 runtime",
@@ -56,13 +63,16 @@ With neither, it serves a built-in demo.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
+			opts.Kubeconfig = kubeconfig.Path(kubeconfigFlag)
 			return RunServe(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.IntVar(&opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
 	f.IntVar(&opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
-	f.IntVar(&opts.APIPort, "api-port", 6443, "port of the API server (GET /readyz)")
+	f.IntVar(&opts.APIPort, "api-port", 6443, "port of the Kubernetes API server (kubectl --context kube32)")
+	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
+	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
@@ -89,7 +99,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
-		Cache: cache, HandlerTimeout: opts.HandlerTimeout,
+		Cache: cache, HandlerTimeout: opts.HandlerTimeout, Token: opts.Token,
 		PodLog: logs.print,
 		Logf:   func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
@@ -100,6 +110,12 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
 	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  pods     %s\n", c.IngressURL(), c.APIURL(), c.PodURL())
+	if opts.Kubeconfig != "" {
+		if err := kubeconfig.Write(opts.Kubeconfig, kubeconfig.Entry{Server: c.APIURL(), Token: opts.Token}); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.IO.Out, "  kubectl  kubectl --context %s get pods  (context %q in %s)\n", kubeconfig.Name, kubeconfig.Name, opts.Kubeconfig)
+	}
 	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	err = c.WaitReady(readyCtx)
 	cancel()

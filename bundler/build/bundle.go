@@ -29,7 +29,7 @@ func buildBundle(p *project.Project, t *task) (*stamp, error) {
 	if err := copyTree(tmp, t.src, p.BuildDir()); err != nil {
 		return nil, err
 	}
-	st, err := precompress.Dir(tmp, precompress.Options{GzipOnly: t.gzipOnly})
+	st, err := precompress.Dir(tmp, precompress.Options{GzipOnly: t.gzipOnly, Brotli: t.brotli})
 	if err != nil {
 		return nil, err
 	}

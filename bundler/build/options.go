@@ -33,6 +33,7 @@ type Item struct {
 	MemoryLimit   int64 // pods: the smallest resources.limits.memory of the Pods running it; 0 = none
 
 	Bundle string            // the bundle directory under build/, "" when none
+	Brotli bool              // StaticBundles: the bundle opts in to .br variants
 	Stats  precompress.Stats // the bundle's sizes
 
 	UpToDate bool // nothing of this item was rebuilt
@@ -45,13 +46,21 @@ type Result struct {
 	Removed  []string // stale outputs removed, relative to build/
 }
 
-// Total sums the items.
+// Total sums the items. Its Brotli says whether any bundle opts in to .br,
+// and its Stats.BrotliBytes is what a client accepting br and gzip downloads
+// from all bundles (gzip bytes where a bundle has no .br).
 func (r *Result) Total() Item {
 	t := Item{Name: "total", UpToDate: true}
 	for _, it := range r.Items {
 		t.ModuleBytes += it.ModuleBytes
 		t.InitialMemory += it.InitialMemory
-		t.Stats = t.Stats.Add(it.Stats)
+		st := it.Stats
+		if !it.Brotli {
+			// Stamps written before .br variants existed lack BrotliBytes.
+			st.BrotliBytes = st.GzipBytes
+		}
+		t.Stats = t.Stats.Add(st)
+		t.Brotli = t.Brotli || it.Brotli
 		t.UpToDate = t.UpToDate && it.UpToDate
 	}
 	return t

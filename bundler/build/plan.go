@@ -11,6 +11,7 @@ import (
 	"github.com/kube32/kube32/bundler/compile"
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/bundler/internal/treehash"
+	"github.com/kube32/kube32/bundler/precompress"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/host/manifest"
 )
@@ -32,6 +33,7 @@ type task struct {
 	job   compile.Job
 
 	gzipOnly bool
+	brotli   bool
 	inputs   string // hash of the inputs
 	old      *stamp // the stamp of the last build, nil when none
 	fresh    bool   // the output is up to date
@@ -66,7 +68,8 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 			inputs: hashStrings(fp, fmt.Sprint("limit=", limit), "sdk="+compile.SDKVersion())})
 		if pod.Assets != "" {
 			it.Bundle = images.InRoot(img.Storage, img.BundlePath())
-			t, err := bundleTask(taskAssets, len(items), it.Bundle, p.Path(pod.Assets), false, exclude)
+			// Pod assets get no .br: k32_resp_asset serves .gz only.
+			t, err := bundleTask(taskAssets, len(items), it.Bundle, p.Path(pod.Assets), precompress.Options{}, exclude)
 			if err != nil {
 				return nil, nil, fmt.Errorf("pod %s: assets: %w", pod.Name, err)
 			}
@@ -75,8 +78,9 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 		items = append(items, it)
 	}
 	for _, b := range p.Bundles {
-		it := Item{Kind: KindBundle, Name: b.Name, Bundle: images.InRoot(images.Firmware, images.BundleDir(b.Name))}
-		t, err := bundleTask(taskBundle, len(items), it.Bundle, p.Path(b.Dir), b.GzipOnly, exclude)
+		it := Item{Kind: KindBundle, Name: b.Name, Bundle: images.InRoot(images.Firmware, images.BundleDir(b.Name)), Brotli: b.Brotli}
+		opts := precompress.Options{GzipOnly: b.GzipOnly, Brotli: b.Brotli}
+		t, err := bundleTask(taskBundle, len(items), it.Bundle, p.Path(b.Dir), opts, exclude)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bundle %s: %w", b.Name, err)
 		}
@@ -97,14 +101,20 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 	return tasks, items, nil
 }
 
-func bundleTask(kind, item int, out, src string, gzipOnly bool, exclude []string) (*task, error) {
+func bundleTask(kind, item int, out, src string, opts precompress.Options, exclude []string) (*task, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s gzipOnly=%v\n", bundleVersion, gzipOnly)
+	// brotli is written only when on, so that bundles built before it
+	// existed stay up to date.
+	fmt.Fprintf(h, "%s gzipOnly=%v", bundleVersion, opts.GzipOnly)
+	if opts.Brotli {
+		fmt.Fprint(h, " brotli=true")
+	}
+	fmt.Fprintln(h)
 	if err := treehash.Write(h, src, treehash.Options{Exclude: exclude}); err != nil {
 		return nil, err
 	}
 	return &task{kind: kind, item: item, out: out, src: src,
-		gzipOnly: gzipOnly, inputs: hex.EncodeToString(h.Sum(nil))}, nil
+		gzipOnly: opts.GzipOnly, brotli: opts.Brotli, inputs: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 func hashStrings(parts ...string) string {

@@ -45,15 +45,30 @@ func printTable(w io.Writer, res *Result) {
 		}
 		io.WriteString(tw, "\n")
 	}
-	row("KIND", "NAME", "MODULE", "INIT-MEM", "BUNDLE", "GZIP")
+	// The BROTLI column is there only when a bundle opts in to .br, so
+	// that the table of a project without them stays as it was.
+	t := res.Total()
+	withBrotli := t.Brotli
+	header := []string{"KIND", "NAME", "MODULE", "INIT-MEM", "BUNDLE", "GZIP"}
+	if withBrotli {
+		header = append(header, "BROTLI")
+	}
+	row(header...)
 	for _, it := range res.Items {
 		isPod := it.Kind == KindPod
 		hasBundle := it.Bundle != ""
-		row(it.Kind, it.Name, cell(it.ModuleBytes, isPod), cell(it.InitialMemory, isPod),
-			cell(it.Stats.RawBytes, hasBundle), cell(it.Stats.GzipBytes, hasBundle))
+		cols := []string{it.Kind, it.Name, cell(it.ModuleBytes, isPod), cell(it.InitialMemory, isPod),
+			cell(it.Stats.RawBytes, hasBundle), cell(it.Stats.GzipBytes, hasBundle)}
+		if withBrotli {
+			cols = append(cols, cell(it.Stats.BrotliBytes, hasBundle && it.Brotli))
+		}
+		row(cols...)
 	}
-	t := res.Total()
-	row("total", "", size(t.ModuleBytes, 10), size(t.InitialMemory, 10), size(t.Stats.RawBytes, 10), size(t.Stats.GzipBytes, 10))
+	cols := []string{"total", "", size(t.ModuleBytes, 10), size(t.InitialMemory, 10), size(t.Stats.RawBytes, 10), size(t.Stats.GzipBytes, 10)}
+	if withBrotli {
+		cols = append(cols, size(t.Stats.BrotliBytes, 10))
+	}
+	row(cols...)
 	if flush != nil {
 		flush()
 	}

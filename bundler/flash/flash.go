@@ -98,11 +98,13 @@ func Flash(opts Options) (*Result, error) {
 	}
 
 	res := &Result{}
+	skipped := 0
 	for _, j := range jobs {
-		changes, err := diff(j)
+		changes, n, err := diff(j)
 		if err != nil {
 			return res, err
 		}
+		skipped += n
 		if opts.DryRun {
 			for _, c := range changes {
 				fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
@@ -113,6 +115,9 @@ func Flash(opts Options) (*Result, error) {
 		if err := apply(j, changes, res, out); err != nil {
 			return res, err
 		}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(out, brotliNote, skipped)
 	}
 	verb := "flashed"
 	if opts.DryRun {
@@ -132,9 +137,11 @@ func checkSource(src string) error {
 }
 
 // diff compares the source tree with the target and lists the changes:
-// adds and updates first, then removals.
-func diff(j copyJob) ([]Change, error) {
+// adds and updates first, then removals. It also counts the .br files it
+// leaves out (see boardSkips).
+func diff(j copyJob) ([]Change, int, error) {
 	var changes, removals []Change
+	skipped := 0
 	err := filepath.WalkDir(j.src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -157,6 +164,10 @@ func diff(j copyJob) ([]Change, error) {
 			}
 			return nil
 		}
+		if boardSkips(j.src, rel) {
+			skipped++
+			return nil
+		}
 		op, err := compare(p, target)
 		if err != nil {
 			return err
@@ -165,13 +176,14 @@ func diff(j copyJob) ([]Change, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return append(changes, removals...), nil
+	return append(changes, removals...), skipped, nil
 }
 
 // extras lists the target files of a bundle directory rel that the source
-// lacks (directories that the source lacks are listed whole).
+// lacks or that flashing leaves out (directories that the source lacks are
+// listed whole).
 func extras(src, dst, rel string) ([]Change, error) {
 	ents, err := os.ReadDir(filepath.Join(dst, rel))
 	if os.IsNotExist(err) {
@@ -182,7 +194,8 @@ func extras(src, dst, rel string) ([]Change, error) {
 	}
 	var out []Change
 	for _, e := range ents {
-		if _, err := os.Lstat(filepath.Join(src, rel, e.Name())); os.IsNotExist(err) {
+		_, err := os.Lstat(filepath.Join(src, rel, e.Name()))
+		if os.IsNotExist(err) || (err == nil && boardSkips(src, filepath.Join(rel, e.Name()))) {
 			out = append(out, Change{Op: OpRemove, Path: filepath.Join(dst, rel, e.Name())})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Options says how to precompress a bundle.
@@ -12,26 +13,18 @@ type Options struct {
 	// GzipOnly keeps only the .gz of a file whose gzip is smaller, saving
 	// flash; clients that do not accept gzip then get 406 for it.
 	GzipOnly bool
-}
-
-// Stats sums a precompressed bundle.
-type Stats struct {
-	Files       int   // files of the bundle (not counting generated .gz)
-	Gzipped     int   // files that got a .gz
-	RawBytes    int64 // size of the files as given
-	GzipBytes   int64 // what a client accepting gzip downloads: the .gz where there is one, else the file
-	StoredBytes int64 // what the bundle takes on flash or card after precompression
-}
-
-// Add sums two Stats.
-func (s Stats) Add(o Stats) Stats {
-	return Stats{s.Files + o.Files, s.Gzipped + o.Gzipped, s.RawBytes + o.RawBytes, s.GzipBytes + o.GzipBytes, s.StoredBytes + o.StoredBytes}
+	// Brotli also writes <file>.br where brotli beats both the file and its
+	// .gz. Only `kube32 serve` serves them: boards serve .gz only, and
+	// flashing skips .br files.
+	Brotli bool
 }
 
 // Dir precompresses every file under dir in place: it writes <file>.gz beside
-// each compressible file when the gzip is smaller, and with GzipOnly removes
-// the original. A .gz that is already there (one the author made) is kept as
-// is and counted as that file's gzip.
+// each compressible file when the gzip is smaller, with Brotli <file>.br
+// where that is smaller still, and with GzipOnly removes the original of each
+// file that got a .gz. A .gz or .br that is already there (one the author
+// made) is kept as is and counted as that file's variant; a file with an
+// authored .gz keeps its original.
 func Dir(dir string, opts Options) (Stats, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -54,15 +47,10 @@ func Dir(dir string, opts Options) (Stats, error) {
 	}
 	var st Stats
 	for _, f := range files {
-		var fst Stats
-		switch {
-		case isVariant(f, have):
-			continue // counted with the file it is the gzip of
-		case have[f+".gz"]:
-			fst, err = authored(f)
-		default:
-			fst, err = file(f, opts)
+		if IsVariant(f, func(name string) bool { return have[name] }) {
+			continue // counted with the file it is a variant of
 		}
+		fst, err := file(f, opts, have)
 		if err != nil {
 			return Stats{}, err
 		}
@@ -71,56 +59,85 @@ func Dir(dir string, opts Options) (Stats, error) {
 	return st, nil
 }
 
-// authored counts a file whose author supplied its .gz; both are kept.
-func authored(path string) (Stats, error) {
-	raw, err := os.Stat(path)
-	if err != nil {
-		return Stats{}, err
+// IsVariant reports whether name is the .gz or .br of another file, given
+// what exists. A .br is a variant of a file or of a file stored only as .gz;
+// a .br with neither beside it is a file of its own.
+func IsVariant(name string, exists func(string) bool) bool {
+	switch {
+	case strings.HasSuffix(name, GzipExt):
+		return exists(strings.TrimSuffix(name, GzipExt))
+	case strings.HasSuffix(name, BrotliExt):
+		base := strings.TrimSuffix(name, BrotliExt)
+		return exists(base) || exists(base+GzipExt)
 	}
-	gz, err := os.Stat(path + ".gz")
-	if err != nil {
-		return Stats{}, err
-	}
-	return Stats{Files: 1, Gzipped: 1, RawBytes: raw.Size(), GzipBytes: gz.Size(), StoredBytes: raw.Size() + gz.Size()}, nil
+	return false
 }
 
-// isVariant reports whether f is the .gz of another file of the bundle.
-func isVariant(f string, have map[string]bool) bool {
-	return filepath.Ext(f) == ".gz" && have[f[:len(f)-len(".gz")]]
-}
-
-// file precompresses one file that has no author-supplied .gz.
-func file(path string, opts Options) (Stats, error) {
+// file precompresses one file and counts it with its variants.
+func file(path string, opts Options, have map[string]bool) (Stats, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Stats{}, err
-	}
-	n := int64(len(data))
-	plain := Stats{Files: 1, RawBytes: n, GzipBytes: n, StoredBytes: n}
-	if !Compressible(path) {
-		return plain, nil
-	}
-	gz, err := Gzip(data)
-	if err != nil {
-		return Stats{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(gz) >= len(data) {
-		return plain, nil
 	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return Stats{}, err
 	}
-	if err := os.WriteFile(path+".gz", gz, info.Mode().Perm()); err != nil {
-		return Stats{}, err
+	n := int64(len(data))
+	st := Stats{Files: 1, RawBytes: n, StoredBytes: n}
+	best := n // the smallest form so far, what a gzip client downloads
+
+	gzAuthored := have[path+GzipExt]
+	switch {
+	case gzAuthored:
+		gz, err := os.Stat(path + GzipExt)
+		if err != nil {
+			return Stats{}, err
+		}
+		st.Gzipped, best = 1, gz.Size()
+		st.StoredBytes += gz.Size()
+	case Compressible(path):
+		gz, err := Gzip(data)
+		if err != nil {
+			return Stats{}, fmt.Errorf("%s: gzip: %w", path, err)
+		}
+		if int64(len(gz)) < n {
+			if err := os.WriteFile(path+GzipExt, gz, info.Mode().Perm()); err != nil {
+				return Stats{}, err
+			}
+			st.Gzipped, best = 1, int64(len(gz))
+			st.StoredBytes += best
+		}
 	}
-	g := int64(len(gz))
-	st := Stats{Files: 1, Gzipped: 1, RawBytes: n, GzipBytes: g, StoredBytes: n + g}
-	if opts.GzipOnly {
+	st.GzipBytes, st.BrotliBytes = best, best
+
+	switch {
+	case have[path+BrotliExt]:
+		br, err := os.Stat(path + BrotliExt)
+		if err != nil {
+			return Stats{}, err
+		}
+		st.Brotlied, st.BrotliBytes = 1, br.Size()
+	case opts.Brotli && Compressible(path):
+		br, err := Brotli(data)
+		if err != nil {
+			return Stats{}, fmt.Errorf("%s: brotli: %w", path, err)
+		}
+		// kube32 serve prefers br: a .br no smaller than the .gz would only
+		// make br clients download more.
+		if int64(len(br)) < best {
+			if err := os.WriteFile(path+BrotliExt, br, info.Mode().Perm()); err != nil {
+				return Stats{}, err
+			}
+			st.Brotlied, st.BrotliBytes = 1, int64(len(br))
+		}
+	}
+
+	if opts.GzipOnly && st.Gzipped == 1 && !gzAuthored {
 		if err := os.Remove(path); err != nil {
 			return Stats{}, err
 		}
-		st.StoredBytes = g
+		st.StoredBytes -= n
 	}
 	return st, nil
 }

@@ -5,6 +5,12 @@ import (
 	"strings"
 )
 
+// Variant extensions: the precompressed forms of a file, stored beside it.
+const (
+	GzipExt   = ".gz"
+	BrotliExt = ".br"
+)
+
 // compressed lists extensions of formats that are already compressed, where
 // gzip only costs flash and CPU.
 var compressed = map[string]bool{

@@ -70,6 +70,9 @@ func TestDefaultsAndPaths(t *testing.T) {
 	if !p.Bundles[0].GzipOnly {
 		t.Error("gzipOnly not decoded")
 	}
+	if !p.Bundles[0].Brotli {
+		t.Error("brotli not decoded")
+	}
 	if got := p.ManifestPaths(); len(got) != 1 || got[0] != filepath.Join(p.Dir, "app.yaml") {
 		t.Errorf("ManifestPaths = %v", got)
 	}

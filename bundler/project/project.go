@@ -42,9 +42,13 @@ type Pod struct {
 
 // Bundle is a StaticBundle: a directory served by Ingress resource backends.
 type Bundle struct {
-	Name     string `json:"name"`
-	Dir      string `json:"dir"`
-	GzipOnly bool   `json:"gzipOnly,omitempty"`
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+	// GzipOnly keeps compressible files only as .gz, to save flash.
+	GzipOnly bool `json:"gzipOnly,omitempty"`
+	// Brotli also writes a .br beside each file where brotli is smaller;
+	// `kube32 serve` serves them, boards serve .gz only.
+	Brotli bool `json:"brotli,omitempty"`
 }
 
 // File is the absolute path of the project's kube32.yaml.

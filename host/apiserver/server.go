@@ -1,36 +1,164 @@
-// Package apiserver serves the cluster's HTTP API on the API port. For now it
-// answers the health endpoints; the Kubernetes REST API grows here.
+// Package apiserver serves the cluster's Kubernetes API on the API port:
+// health and version, discovery, a minimal OpenAPI v3 document, and REST
+// over the object store (get, list, watch, create, update, patch, delete,
+// status subresources, server-side Tables, pod logs), with Endpoints and
+// EndpointSlices computed on read. Real kubectl and client-go drive it.
 package apiserver
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
 )
+
+// Logs gives the log lines of the pods running on the control plane.
+type Logs interface {
+	// FollowLogs returns the pod's kept lines and a channel of the lines
+	// that follow until stop is called; ok is false when the pod does not
+	// run here.
+	FollowLogs(namespace, name string) (lines []pod.Line, next <-chan pod.Line, stop func(), ok bool)
+}
 
 // Config wires the API server to the cluster.
 type Config struct {
 	// Ready reports whether the manifests are applied and every pod has
 	// started or failed for good.
 	Ready func() bool
+	// Store is the cluster's object store; nil serves only health and
+	// version.
+	Store *store.Store
+	// Logs serves pods/log; nil answers 404 for every pod.
+	Logs Logs
+	// Token, when set, is the bearer token every request but the health
+	// checks must carry.
+	Token string
 }
 
+// Server is the API server; it is an http.Handler.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+}
+
+var _ http.Handler = (*Server)(nil)
+
 // New returns the API server's handler.
-func New(cfg Config) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if !cfg.Ready() {
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if cfg.Ready != nil && !cfg.Ready() {
 			http.Error(w, "pods are still starting", http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("ok"))
 	})
-	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
-	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	s.mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{
 			"major": "1", "minor": "32", "gitVersion": "v1.32.0-kube32", "platform": "kube32/wasm32",
+			"goVersion": "go1.26", "compiler": "gc", "gitCommit": "", "gitTreeState": "clean", "buildDate": "",
 		})
 	})
-	return mux
+	if cfg.Store != nil {
+		s.mux.HandleFunc("GET /api", s.serveAPIVersions)
+		s.mux.HandleFunc("GET /apis", s.serveAPIGroupList)
+		s.mux.HandleFunc("GET /openapi/v3", s.serveOpenAPIRoot)
+		s.mux.HandleFunc("GET /openapi/v3/", s.serveOpenAPIGroupVersion)
+		s.mux.HandleFunc("/api/", s.serveREST)
+		s.mux.HandleFunc("/apis/", s.serveREST)
+	}
+	return s
+}
+
+// ServeHTTP checks the bearer token, then serves the request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/readyz", "/livez", "/healthz", "/version":
+	default:
+		if s.cfg.Token != "" && !s.authorized(r) {
+			writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
+}
+
+// request is a parsed REST path.
+type request struct {
+	gv          schema.GroupVersion
+	res         *resource
+	namespace   string
+	name        string
+	subresource string
+}
+
+// serveREST routes /api/v1/... and /apis/<group>/<version>/...
+func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	var gv schema.GroupVersion
+	switch {
+	case parts[0] == "api" && len(parts) >= 2:
+		gv, parts = schema.GroupVersion{Version: parts[1]}, parts[2:]
+	case parts[0] == "apis" && len(parts) == 2:
+		if r.Method != http.MethodGet {
+			writeStatus(w, notFoundPath(r))
+			return
+		}
+		s.serveAPIGroup(w, r, parts[1])
+		return
+	case parts[0] == "apis" && len(parts) >= 3:
+		gv, parts = schema.GroupVersion{Group: parts[1], Version: parts[2]}, parts[3:]
+	default:
+		writeStatus(w, notFoundPath(r))
+		return
+	}
+	if len(parts) == 0 {
+		if r.Method != http.MethodGet {
+			writeStatus(w, notFoundPath(r))
+			return
+		}
+		s.serveResourceList(w, r, gv)
+		return
+	}
+	req := request{gv: gv}
+	if parts[0] == "namespaces" && len(parts) >= 3 {
+		if res := lookup(gv, parts[2]); res != nil && res.Namespaced {
+			req.namespace, parts = parts[1], parts[2:]
+		}
+	}
+	req.res = lookup(gv, parts[0])
+	if req.res == nil || len(parts) > 3 {
+		writeStatus(w, notFoundPath(r))
+		return
+	}
+	if len(parts) >= 2 {
+		req.name = parts[1]
+	}
+	if len(parts) == 3 {
+		req.subresource = parts[2]
+		ok := (parts[2] == "status" && req.res.Status) || (parts[2] == "log" && req.res.Kind == "Pod")
+		if !ok {
+			writeStatus(w, notFoundPath(r))
+			return
+		}
+	}
+	if req.res.Namespaced && req.name != "" && req.namespace == "" {
+		writeStatus(w, notFoundPath(r))
+		return
+	}
+	s.serveResource(w, r, req)
 }

@@ -38,6 +38,9 @@ type Options struct {
 	APIPort        int
 	Cache          wazero.CompilationCache
 	HandlerTimeout time.Duration
+	// Token, when set, is the bearer token the API server requires (the
+	// spec's cluster token).
+	Token string
 	// PodLog receives every pod log line; Logf the cluster's own lines.
 	PodLog func(namespace, name string, line pod.Line)
 	Logf   func(format string, args ...any)
@@ -84,7 +87,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog,
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf})
-	api := apiserver.New(apiserver.Config{Ready: c.Ready})
+	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: c.Kubelet, Token: opts.Token})
 
 	c.serve(listeners["api"], api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
@@ -96,7 +99,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	waitForNode(c.Store, ControlPlaneName)
 	c.Store.Apply(defaultNamespace())
 	for _, o := range opts.Objects {
-		c.Store.Apply(o.Obj)
+		obj := o.Obj.DeepCopyObject()
+		apiserver.SetDefaults(obj) // as if applied through the API
+		c.Store.Apply(obj)
 	}
 	c.applied = true
 	return c, nil

@@ -12,7 +12,9 @@ import (
 )
 
 // bundleBackend serves a StaticBundle from the firmware's images/web/<name>/
-// (the spec's "StaticBundle resource backends").
+// (the spec's "StaticBundle resource backends"). The controller runs only
+// under `kube32 serve`, so bundles also answer with their .br variants
+// (written when a bundle sets brotli: true); boards serve .gz only.
 type bundleBackend struct {
 	files fs.FS
 	// strip is the matched Prefix removed before the file lookup; "" for
@@ -29,7 +31,34 @@ func newBundleBackend(imagesRoot fs.FS, name, strip string) (*bundleBackend, err
 	if err != nil {
 		return nil, err
 	}
-	return &bundleBackend{files: sub, strip: strip}, nil
+	return &bundleBackend{files: noLinks{sub}, strip: strip}, nil
+}
+
+// noLinks is a bundle's files with symbolic links refused. os.Root keeps
+// every request inside the image tree, but a link in a bundle could still
+// reach another bundle, a module or a secret beside them, and no request
+// may read outside the bundle. `kube32 build` writes plain files, so a link
+// is never part of a bundle; it reads as a missing file.
+type noLinks struct{ fs.FS }
+
+func (n noLinks) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if name != "." {
+		p := ""
+		for _, part := range strings.Split(name, "/") {
+			p = path.Join(p, part)
+			info, err := fs.Lstat(n.FS, p)
+			if err != nil {
+				return nil, err
+			}
+			if info.Mode()&fs.ModeSymlink != 0 {
+				return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+			}
+		}
+	}
+	return n.FS.Open(name)
 }
 
 func (b *bundleBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -43,8 +72,10 @@ func (b *bundleBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if name == "" || (!b.exists(name) && path.Ext(name) == "") {
-		// Single-page apps: "/" and extension-less paths fall back to index.html.
+	if name == "" || (path.Ext(name) == "" && !b.exists(name)) {
+		// Single-page apps: "/" and extension-less paths fall back to
+		// index.html. The extension is looked at first: a file lookup costs
+		// a walk of the image tree, and a path with one needs none here.
 		if b.exists("index.html") {
 			name = "index.html"
 		}
@@ -71,9 +102,14 @@ func (b *bundleBackend) exists(name string) bool {
 		return false
 	}
 	// A directory is not a file: an extension-less path naming one falls
-	// back to index.html like any other.
+	// back to index.html like any other. Nor is a .br alone: it is only
+	// ever a variant of a file stored plain or as .gz.
 	return static.IsFile(b.files, name) || static.IsFile(b.files, name+".gz")
 }
+
+// serveOptions are those of StaticBundles under `kube32 serve`: .br variants
+// go to clients that accept br.
+var serveOptions = static.Options{Brotli: true}
 
 // serveFile sends name with the spec's Cache-Control: no-cache for
 // /index.html, public, max-age=3600 for everything else.
@@ -83,7 +119,7 @@ func serveFile(w http.ResponseWriter, r *http.Request, files fs.FS, name string)
 	} else {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 	}
-	if err := static.Serve(w, r, files, name, http.StatusOK); errors.Is(err, fs.ErrNotExist) {
+	if err := serveOptions.Serve(w, r, files, name, http.StatusOK); errors.Is(err, fs.ErrNotExist) {
 		w.Header().Del("Cache-Control")
 		http.NotFound(w, r)
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/andybalholm/brotli"
 )
 
 // siteDir is the StaticBundle "site" of the test firmware image.
@@ -88,6 +90,58 @@ func TestStaticBundleServesGzipVariant(t *testing.T) {
 		if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "" || got.body != file(t, "app.js") {
 			t.Errorf("Accept-Encoding %q: %d Content-Encoding %q body %q, want the plain app.js", accept, got.status, got.header.Get("Content-Encoding"), got.body)
 		}
+	}
+}
+
+func TestStaticBundleServesBrotliVariantUnderServe(t *testing.T) {
+	// Issue 3, item 7: "`kube32 serve` serves `.br` to clients that accept
+	// br" — an extra variant beside the spec's .gz, preferred over gzip when
+	// the client accepts both; boards serve .gz only.
+	e := bundleEnv(t)
+	for _, c := range []struct{ path, accept, encoding, variant string }{
+		{"/lib.js", "br", "br", "lib.js.br"},
+		{"/lib.js", "gzip, deflate, br", "br", "lib.js.br"},
+		{"/lib.js", "gzip;q=0.5, br;q=0.5", "br", "lib.js.br"},
+		{"/sub/app/lib.js", "br", "br", "lib.js.br"}, // after prefix stripping
+		{"/lib.js", "gzip, br;q=0.2", "gzip", "lib.js.gz"},
+		{"/lib.js", "gzip, br;q=0", "gzip", "lib.js.gz"},
+		{"/lib.js", "identity", "", "lib.js"},
+		{"/packed.txt", "br", "br", "packed.txt.br"}, // stored as .gz: its .br is a variant of it
+		{"/packed.txt", "gzip", "gzip", "packed.txt.gz"},
+		{"/app.js", "br, gzip", "gzip", "app.js.gz"}, // no .br: gzip as before
+	} {
+		got := e.get(t, "", c.path, "Accept-Encoding: "+c.accept)
+		if got.status != http.StatusOK || got.header.Get("Content-Encoding") != c.encoding || got.body != file(t, c.variant) {
+			t.Errorf("GET %s, Accept-Encoding %q: %d Content-Encoding %q, want 200 %q with %s", c.path, c.accept, got.status, got.header.Get("Content-Encoding"), c.encoding, c.variant)
+			continue
+		}
+		if ct := mediaType(got.header.Get("Content-Type")); ct != "text/javascript" && ct != "text/plain" {
+			t.Errorf("GET %s (%s): Content-Type %q, want the type of the file, not of its variant", c.path, c.accept, ct)
+		}
+		if got.header.Get("Vary") != "Accept-Encoding" || got.header.Get("Cache-Control") != "public, max-age=3600" {
+			t.Errorf("GET %s (%s): Vary %q Cache-Control %q", c.path, c.accept, got.header.Get("Vary"), got.header.Get("Cache-Control"))
+		}
+	}
+	if plain := unbrotli(e.get(t, "", "/lib.js", "Accept-Encoding: br").body); plain != file(t, "lib.js") {
+		t.Errorf("the br body decodes to %q, want lib.js", plain)
+	}
+	head := e.do(t, http.MethodHead, "", "/lib.js", "Accept-Encoding: br")
+	if head.status != http.StatusOK || head.body != "" || head.header.Get("Content-Encoding") != "br" ||
+		head.header.Get("Content-Length") != strconv.Itoa(len(file(t, "lib.js.br"))) {
+		t.Errorf("HEAD /lib.js (br): %d %v, want 200, br, the .br's length, no body", head.status, head.header)
+	}
+	// A file stored only as .gz still answers 406 to a client that accepts
+	// neither gzip nor br.
+	if got := e.get(t, "", "/packed.txt", "Accept-Encoding: identity"); got.status != http.StatusNotAcceptable {
+		t.Errorf("GET /packed.txt without gzip or br: %d, want 406", got.status)
+	}
+	// A .br alone is not a file: /lone.txt is a 404, /lone (no extension)
+	// falls back to index.html.
+	if got := e.get(t, "", "/lone.txt", "Accept-Encoding: br"); got.status != http.StatusNotFound {
+		t.Errorf("GET /lone.txt (br): %d %q, want 404: a .br is only ever an extra variant", got.status, got.body)
+	}
+	if got := e.get(t, "", "/lone", "Accept-Encoding: br"); got.status != http.StatusOK || got.body != file(t, "index.html") {
+		t.Errorf("GET /lone (br): %d %q, want the index.html fallback", got.status, got.body)
 	}
 }
 
@@ -237,6 +291,14 @@ func TestStaticBundleCannotBeEscaped(t *testing.T) {
 func mediaType(contentType string) string {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return mt
+}
+
+func unbrotli(s string) string {
+	b, err := io.ReadAll(brotli.NewReader(strings.NewReader(s)))
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 func gunzip(s string) []byte {

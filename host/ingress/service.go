@@ -7,9 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
+	svcs "github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -60,8 +59,8 @@ func resolveServiceBackend(s *store.Store, namespace string, ref *networkingv1.I
 	if err != nil {
 		return b, err
 	}
-	for _, p := range SelectPods(s, svc) {
-		if target, ok := ResolveTargetPort(port, p); ok {
+	for _, p := range svcs.SelectPods(s, svc) {
+		if target, ok := svcs.ResolveTargetPort(port, p); ok {
 			b.endpoints = append(b.endpoints, endpoint{namespace: p.Namespace, name: p.Name, nodeName: p.Spec.NodeName, targetPort: target})
 		}
 	}
@@ -81,40 +80,8 @@ func servicePort(svc *corev1.Service, ref networkingv1.ServiceBackendPort) (core
 	return corev1.ServicePort{}, fmt.Errorf("service %s/%s has no port %d", svc.Namespace, svc.Name, ref.Number)
 }
 
-// SelectPods returns the Running, non-terminating pods of the Service's
-// namespace whose labels match its selector (the spec's "Services and
-// Endpoints").
-func SelectPods(s *store.Store, svc *corev1.Service) []*corev1.Pod {
-	if len(svc.Spec.Selector) == 0 {
-		return nil
-	}
-	selector := labels.SelectorFromSet(svc.Spec.Selector)
-	var pods []*corev1.Pod
-	for _, o := range s.List("Pod", svc.Namespace) {
-		p := o.(*corev1.Pod)
-		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && selector.Matches(labels.Set(p.Labels)) {
-			pods = append(pods, p)
-		}
-	}
-	return pods
-}
-
-// ResolveTargetPort maps a Service port to a pod's port: targetPort as a
-// number, as the name of a containerPort, or by default the port itself.
+// ResolveTargetPort is host/service.ResolveTargetPort; it stays only for this
+// package's tests, which test it here.
 func ResolveTargetPort(port corev1.ServicePort, p *corev1.Pod) (int32, bool) {
-	switch {
-	case port.TargetPort.Type == intstr.String && port.TargetPort.StrVal != "":
-		for _, c := range p.Spec.Containers {
-			for _, cp := range c.Ports {
-				if cp.Name == port.TargetPort.StrVal {
-					return cp.ContainerPort, true
-				}
-			}
-		}
-		return 0, false
-	case port.TargetPort.IntVal != 0:
-		return port.TargetPort.IntVal, true
-	default:
-		return port.Port, true
-	}
+	return svcs.ResolveTargetPort(port, p)
 }

@@ -6,6 +6,7 @@ package kubelet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -45,6 +46,11 @@ type Kubelet struct {
 
 	mu   sync.Mutex
 	pods map[store.Key]*running
+	// terminating are the deleted pods being stopped before the kubelet
+	// removes them from the store.
+	terminating map[store.Key]bool
+
+	logs logFollowers
 }
 
 // running is one started pod and the spec generation it runs.
@@ -68,7 +74,7 @@ func (r *running) status() pod.Status {
 
 // New returns a kubelet for cfg; Run starts it.
 func New(cfg Config) *Kubelet {
-	return &Kubelet{cfg: cfg, pods: map[store.Key]*running{}}
+	return &Kubelet{cfg: cfg, pods: map[store.Key]*running{}, terminating: map[store.Key]bool{}}
 }
 
 // Run registers the node and keeps the node's pods in sync with the store
@@ -95,17 +101,33 @@ func (k *Kubelet) Run(ctx context.Context) {
 }
 
 // sync starts the pods bound to this node that are not running, restarts
-// those whose spec changed and stops those that are gone.
+// those whose spec changed, stops those that are gone and finishes the
+// deletion of terminating ones once they stopped.
 func (k *Kubelet) sync(ctx context.Context) {
 	want := map[store.Key]*corev1.Pod{}
+	var deleted []*corev1.Pod
 	for _, o := range k.cfg.Store.List("Pod", "") {
 		p := o.(*corev1.Pod)
-		if p.Spec.NodeName == k.cfg.NodeName && p.DeletionTimestamp == nil {
+		switch {
+		case p.Spec.NodeName != k.cfg.NodeName:
+		case p.DeletionTimestamp == nil:
 			want[store.KeyOf(p)] = p
+		default:
+			deleted = append(deleted, p)
 		}
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	for _, p := range deleted {
+		key := store.KeyOf(p)
+		if k.terminating[key] {
+			continue
+		}
+		k.terminating[key] = true
+		r := k.pods[key]
+		delete(k.pods, key)
+		go k.finishDeletion(key, p.UID, r)
+	}
 	for key, r := range k.pods {
 		p, ok := want[key]
 		if !ok || string(p.UID) != r.uid || p.Generation != r.generation {
@@ -119,6 +141,26 @@ func (k *Kubelet) sync(ctx context.Context) {
 		}
 	}
 }
+
+// finishDeletion stops a terminating pod's runtime, if it has one, then
+// removes the Pod from the store: the end of "terminating → gone".
+func (k *Kubelet) finishDeletion(key store.Key, uid types.UID, r *running) {
+	if r != nil {
+		r.pod.Stop()
+	}
+	_, _ = k.cfg.Store.DeleteIf(key, func(o runtime.Object) error {
+		if p := o.(*corev1.Pod); p.UID != uid || p.DeletionTimestamp == nil {
+			return errReplaced
+		}
+		return nil
+	})
+	k.mu.Lock()
+	delete(k.terminating, key)
+	k.mu.Unlock()
+}
+
+// errReplaced: the Pod in the store is no longer the one being deleted.
+var errReplaced = errors.New("pod replaced meanwhile")
 
 // start launches p's module in the background; its status flows to the store.
 func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {

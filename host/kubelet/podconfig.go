@@ -7,6 +7,8 @@ import (
 
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/store"
 )
 
 // podConfig turns a Pod's first container into a host/pod configuration: its
@@ -22,8 +24,12 @@ func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 		HandlerTimeout: k.cfg.HandlerTimeout,
 		Cache:          k.cfg.Cache,
 	}
-	if k.cfg.Log != nil {
-		cfg.Log = func(line pod.Line) { k.cfg.Log(p.Namespace, p.Name, line) }
+	key := store.KeyOf(p)
+	cfg.Log = func(line pod.Line) {
+		if k.cfg.Log != nil {
+			k.cfg.Log(p.Namespace, p.Name, line)
+		}
+		k.logs.publish(key, line)
 	}
 	if limit, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 		cfg.MemoryLimit = limit.Value()
@@ -42,22 +48,35 @@ func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 }
 
 // environment is the container's own env followed by what the kubelet
-// injects; a name the container sets itself wins.
+// injects: KUBERNETES_SERVICE_HOST/_PORT always, then the variables of the
+// namespace's Services (host/service.EnvVars), read as two lists, Services
+// and Endpoints. The first of a repeated name wins, so a name the container
+// sets itself wins over an injected one, and the API server's variables
+// over those of a Service named "kubernetes".
 func (k *Kubelet) environment(p *corev1.Pod, c corev1.Container) []pod.EnvVar {
 	var env []pod.EnvVar
-	own := map[string]bool{}
-	for _, e := range c.Env {
-		env = append(env, pod.EnvVar{Name: e.Name, Value: e.Value})
-		own[e.Name] = true
-	}
-	injected := []pod.EnvVar{
-		{Name: "KUBERNETES_SERVICE_HOST", Value: k.cfg.APIHost},
-		{Name: "KUBERNETES_SERVICE_PORT", Value: strconv.Itoa(k.cfg.APIPort)},
-	}
-	for _, e := range injected {
-		if !own[e.Name] {
-			env = append(env, e)
+	seen := map[string]bool{}
+	add := func(name, value string) {
+		if !seen[name] {
+			seen[name] = true
+			env = append(env, pod.EnvVar{Name: name, Value: value})
 		}
+	}
+	for _, e := range c.Env {
+		add(e.Name, e.Value)
+	}
+	add("KUBERNETES_SERVICE_HOST", k.cfg.APIHost)
+	add("KUBERNETES_SERVICE_PORT", strconv.Itoa(k.cfg.APIPort))
+	if k.cfg.Store == nil || !service.LinksEnabled(p) {
+		return env
+	}
+	var services []*corev1.Service
+	for _, o := range k.cfg.Store.List("Service", p.Namespace) {
+		services = append(services, o.(*corev1.Service))
+	}
+	endpoints := service.NamespaceEndpoints(k.cfg.Store, p.Namespace)
+	for _, e := range service.EnvVars(p, services, endpoints, k.cfg.NodeIP) {
+		add(e.Name, e.Value)
 	}
 	return env
 }

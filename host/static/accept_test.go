@@ -25,3 +25,22 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+func TestAcceptsBrotli(t *testing.T) {
+	for accept, want := range map[string]bool{
+		"br":                true,
+		"gzip, deflate, br": true,
+		"Br;q=0.1":          true,
+		"*":                 true,
+		"gzip":              false,
+		"":                  false,
+		"br;q=0":            false,
+		"br;q=0, *":         false,
+		"*;q=0, br":         true,
+		"brotli":            false, // not the registered name
+	} {
+		if got := AcceptsBrotli(accept); got != want {
+			t.Errorf("AcceptsBrotli(%q) = %v, want %v", accept, got, want)
+		}
+	}
+}

@@ -2,7 +2,9 @@
 // StaticBundle backends and k32_resp_asset do: the .gz variant with
 // Content-Encoding: gzip when the client accepts gzip, 406 when a file is
 // stored only as .gz and the client does not, Content-Type by extension,
-// HEAD without a body, and the file streamed from storage.
+// HEAD without a body, and the file streamed from storage. With
+// Options.Brotli (StaticBundles under `kube32 serve`) it also sends the .br
+// variant to clients that accept br.
 package static
 
 import (
@@ -12,36 +14,74 @@ import (
 	"strconv"
 )
 
+// Options says which encodings Serve may answer with besides gzip.
+type Options struct {
+	// Brotli sends <file>.br with Content-Encoding: br to clients whose
+	// Accept-Encoding accepts br, in preference to gzip unless the client
+	// gives gzip a higher q. A .br is only ever an extra variant: it is
+	// served for a file that exists plain or as .gz, never on its own.
+	// Boards serve .gz only, and so does k32_resp_asset.
+	Brotli bool
+}
+
+// Serve sends the bundle file name from files with status, as boards do
+// (gzip only); see Options.Serve.
+func Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name string, status int) error {
+	return Options{}.Serve(w, r, files, name, status)
+}
+
 // Serve sends the bundle file name from files with status. Headers already
 // set on w (queued by a pod, or Cache-Control from the ingress) go along.
 // When neither name nor name.gz is a file it writes nothing and returns
 // fs.ErrNotExist, so the caller can answer otherwise.
-func Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name string, status int) error {
-	plain, hasPlain := openRegular(files, name)
-	gz, hasGz := openRegular(files, name+".gz")
-	defer closeIf(plain)
-	defer closeIf(gz)
-
+func (o Options) Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name string, status int) error {
+	accept := r.Header.Values("Accept-Encoding")
+	gzipQ := acceptQ(accept, "gzip")
+	brQ := 0.0
+	if o.Brotli {
+		brQ = acceptQ(accept, "br")
+	}
+	// Variants are tried in the client's order of preference; on a tie br
+	// wins, being the smaller.
+	var order [2]variant
+	switch {
+	case brQ > 0 && brQ >= gzipQ:
+		order = [2]variant{brotliVariant, gzipVariant}
+	default:
+		order = [2]variant{gzipVariant, brotliVariant}
+	}
 	h := w.Header()
 	var f fs.File
-	switch {
-	case hasGz && AcceptsGzip(r.Header.Values("Accept-Encoding")...):
-		f = gz
-		h.Set("Content-Encoding", "gzip")
-	case hasPlain:
-		f = plain
-	case hasGz:
-		h.Set("Vary", "Accept-Encoding")
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-		h.Del("Content-Length")
-		w.WriteHeader(http.StatusNotAcceptable)
-		if r.Method != http.MethodHead {
-			io.WriteString(w, "406 Not Acceptable: "+name+" is stored only gzip-compressed and the request does not accept gzip\n")
+	for _, v := range order {
+		q := gzipQ
+		if v == brotliVariant {
+			q = brQ
 		}
-		return nil
-	default:
-		return fs.ErrNotExist
+		if q <= 0 {
+			continue
+		}
+		if v == brotliVariant && !IsFile(files, name) && !IsFile(files, name+".gz") {
+			continue // a .br alone is not a file of the bundle
+		}
+		if vf, ok := openRegular(files, name+v.ext()); ok {
+			f = vf
+			h.Set("Content-Encoding", v.coding())
+			break
+		}
 	}
+	if f == nil {
+		plain, ok := openRegular(files, name)
+		switch {
+		case ok:
+			f = plain
+		case IsFile(files, name+".gz"):
+			notAcceptable(w, r, name)
+			return nil
+		default:
+			return fs.ErrNotExist
+		}
+	}
+	defer f.Close()
 	// The same path can answer compressed or not, so caches must key on Accept-Encoding.
 	h.Set("Vary", "Accept-Encoding")
 	if h.Get("Content-Type") == "" {
@@ -54,8 +94,33 @@ func Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name string, sta
 	if r.Method == http.MethodHead {
 		return nil
 	}
+	return send(w, f)
+}
+
+// send streams f to w. An *os.File has a WriteTo that io.Copy would prefer,
+// and it cannot see the connection behind an http.ResponseWriter, so it
+// copies through a buffer; handing the file to the writer's ReadFrom instead
+// lets net/http pass it to the TCP connection, which uses sendfile.
+func send(w io.Writer, f fs.File) error {
+	if rf, ok := w.(io.ReaderFrom); ok {
+		_, err := rf.ReadFrom(f)
+		return err
+	}
 	_, err := io.Copy(w, f)
 	return err
+}
+
+// notAcceptable answers 406 for a file stored only as .gz.
+func notAcceptable(w http.ResponseWriter, r *http.Request, name string) {
+	h := w.Header()
+	h.Set("Vary", "Accept-Encoding")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Del("Content-Length")
+	h.Del("Content-Encoding")
+	w.WriteHeader(http.StatusNotAcceptable)
+	if r.Method != http.MethodHead {
+		io.WriteString(w, "406 Not Acceptable: "+name+" is stored only gzip-compressed and the request does not accept gzip\n")
+	}
 }
 
 // IsFile reports whether name is a regular file of files.
@@ -76,10 +141,4 @@ func openRegular(files fs.FS, name string) (fs.File, bool) {
 		return nil, false
 	}
 	return f, true
-}
-
-func closeIf(f fs.File) {
-	if f != nil {
-		f.Close()
-	}
 }

@@ -16,7 +16,13 @@ func pod(name string) *corev1.Pod {
 func TestApplyKeepsIdentityAndBumpsVersions(t *testing.T) {
 	s := New()
 	first := s.Apply(pod("a")).(*corev1.Pod)
-	second := s.Apply(pod("a")).(*corev1.Pod)
+	same := s.Apply(pod("a")).(*corev1.Pod)
+	if same.ResourceVersion != first.ResourceVersion || same.Generation != 1 {
+		t.Fatalf("a no-op apply wrote: rv %s -> %s, generation %d", first.ResourceVersion, same.ResourceVersion, same.Generation)
+	}
+	changed := pod("a")
+	changed.Spec.NodeName = "n"
+	second := s.Apply(changed).(*corev1.Pod)
 	if first.UID == "" || first.UID != second.UID {
 		t.Fatalf("uid changed: %q -> %q", first.UID, second.UID)
 	}

@@ -1,0 +1,141 @@
+// Command static measures requests per second for one precompressed file
+// (a ~50 KiB .js with its .gz) served by `kube32 serve`'s Ingress
+// StaticBundle backend and by nginx with gzip_static on, loaded in one run by
+// the same Go HTTP client (Accept-Encoding: gzip, keep-alive, c concurrent
+// clients, d each), and prints both rates and their ratio. Everything runs
+// on 127.0.0.1.
+//
+//	go run ./bench/static [-d 5s] [-c 8] [-nginx /usr/sbin/nginx] [-cpuprofile FILE]
+//
+// kube32 serve runs in this process on a project made with
+// `kube32 new --template static-site` plus the file, so serve builds (and
+// precompresses) it as `kube32 build` does; nginx runs as a child process
+// (one process: daemon off, master_process off) with its root at the
+// bundle that build wrote, so both send the same .gz bytes.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/host/cluster"
+)
+
+// bundleName is the app's name, and so its StaticBundle's.
+const bundleName = "bench"
+
+// fileName is the measured file, at the bundle's root.
+const fileName = "app.js"
+
+func main() {
+	duration := flag.Duration("d", 5*time.Second, "how long to load each server")
+	concurrency := flag.Int("c", 8, "concurrent clients")
+	nginxPath := flag.String("nginx", "/usr/sbin/nginx", "the nginx binary")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the kube32 run to this file")
+	flag.Parse()
+	profilePath = *cpuProfile
+	if err := run(*duration, *concurrency, *nginxPath); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/static:", err)
+		os.Exit(1)
+	}
+}
+
+func run(duration time.Duration, concurrency int, nginxPath string) error {
+	if _, err := os.Stat(nginxPath); err != nil {
+		return fmt.Errorf("nginx: %w (install Debian's nginx or give -nginx)", err)
+	}
+	tmp, err := os.MkdirTemp("", "kube32-bench-static")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	proj := filepath.Join(tmp, bundleName)
+	if err := cli.RunNew(cli.NewOptions{IO: quiet(), Name: bundleName, Template: "static-site", Dir: proj}); err != nil {
+		return fmt.Errorf("kube32 new: %w", err)
+	}
+	js, err := script(50 << 10)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(proj, "site", fileName), js, 0o644); err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan *cluster.Cluster, 1)
+	errs := make(chan error, 1)
+	go func() {
+		errs <- cli.RunServe(ctx, cli.ServeOptions{
+			IO: quiet(), Dir: proj, CacheDir: filepath.Join(tmp, "cache"),
+			Serving: func(c *cluster.Cluster) { ready <- c },
+		})
+	}()
+	var c *cluster.Cluster
+	select {
+	case c = <-ready:
+	case err := <-errs:
+		return fmt.Errorf("kube32 serve: %v", err)
+	}
+
+	// serve built the project: nginx serves the very files it serves.
+	root := filepath.Join(proj, "build", "firmware", "images", "web", bundleName)
+	gz, err := os.ReadFile(filepath.Join(root, fileName+".gz"))
+	if err != nil {
+		return fmt.Errorf("the build wrote no .gz for %s: %w", fileName, err)
+	}
+	ng, err := startNginx(nginxPath, filepath.Join(tmp, "nginx"), root)
+	if err != nil {
+		return err
+	}
+	defer ng.stop()
+
+	targets := []struct{ name, url string }{
+		{"kube32 serve (Ingress -> StaticBundle)", c.IngressURL() + "/" + fileName},
+		{"nginx (gzip_static on)", ng.url + "/" + fileName},
+	}
+	for _, t := range targets {
+		if err := check(t.url, gz); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	rates := make([]result, len(targets))
+	for i, t := range targets {
+		load(t.url, time.Second, concurrency) // warm up: connections, caches
+		stop := startProfile(i == 0)
+		rates[i] = load(t.url, duration, concurrency)
+		stop()
+	}
+	fmt.Printf("GET /%s (%d bytes, %d gzip), Accept-Encoding: gzip, %d clients, %s each, %d CPUs\n",
+		fileName, len(js), len(gz), concurrency, duration, runtime.NumCPU())
+	for i, t := range targets {
+		fmt.Printf("  %-40s %8.0f req/s  %6.1f MiB/s  (%d errors)\n", t.name+":", rates[i].rate, rates[i].rate*float64(len(gz))/(1<<20), rates[i].errors)
+	}
+	fmt.Printf("  %-40s %8.2f\n", "ratio kube32/nginx:", rates[0].rate/rates[1].rate)
+	return nil
+}
+
+// check makes sure url answers the .gz bytes with Content-Encoding: gzip.
+func check(url string, gz []byte) error {
+	got, enc, err := fetch(url)
+	if err != nil {
+		return err
+	}
+	if enc != "gzip" || !bytes.Equal(got, gz) {
+		return fmt.Errorf("GET %s: Content-Encoding %q, %d bytes; want the %d bytes of the .gz", url, enc, len(got), len(gz))
+	}
+	return nil
+}
+
+func quiet() cli.IOStreams {
+	return cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard}
+}

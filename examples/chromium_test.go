@@ -1,0 +1,54 @@
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kube32/kube32/internal/testenv"
+)
+
+// dumpDOM loads url in headless Chromium (Debian's chromium), lets its
+// scripts run, and returns the DOM as they left it. It retries until ready
+// holds, up to a few loads, since a browser run can end before a slow fetch
+// lands; the test waits for the page, never for a duration.
+func dumpDOM(t *testing.T, url string, ready func(dom string) bool) string {
+	t.Helper()
+	chromium := testenv.Tool(t, "chromium")
+	var dom string
+	for attempt := 1; attempt <= 3; attempt++ {
+		dom = runChromium(t, chromium, url)
+		if ready(dom) {
+			return dom
+		}
+		t.Logf("load %d of %s: the page is not rendered yet", attempt, url)
+	}
+	return dom
+}
+
+func runChromium(t *testing.T, chromium, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// Everything that could reach beyond loopback is off: no proxy, no
+	// QUIC, no background, update or sync traffic. The profile is fresh.
+	cmd := exec.CommandContext(ctx, chromium,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--disable-quic", "--no-proxy-server", "--no-first-run", "--no-default-browser-check",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-extensions", "--user-data-dir="+t.TempDir(),
+		"--virtual-time-budget=10000", "--dump-dom", url)
+	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium --dump-dom %s: %v\n%s", url, err, stderr.String())
+	}
+	if strings.TrimSpace(stdout.String()) == "" {
+		t.Fatalf("chromium --dump-dom %s printed no DOM\n%s", url, stderr.String())
+	}
+	return stdout.String()
+}

@@ -1,0 +1,29 @@
+package examples_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/kube32/kube32/internal/testenv"
+)
+
+// examples/echo: the spec's echo pod answers POST /echo/hello through the
+// Ingress with its greeting and the request it received.
+func TestEcho(t *testing.T) {
+	testenv.Tool(t, "clang")
+	dir := copyExamples(t, "echo")
+	build(t, dir)
+	c := serve(t, dir)
+	status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/echo/hello", "ping")
+	var got map[string]string
+	if status != http.StatusOK || json.Unmarshal([]byte(body), &got) != nil {
+		t.Fatalf("POST /echo/hello: %d %q", status, body)
+	}
+	want := map[string]string{"greeting": "hello from echo", "method": "POST", "path": "/echo/hello", "body": "ping"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("echo reply %s = %q, want %q", k, got[k], v)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module api
+
+go 1.24

@@ -1,0 +1,88 @@
+package apiserver
+
+import (
+	"net"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Discovery is served in its legacy (unaggregated) form: kubectl and
+// client-go ask for the aggregated form first and fall back to it when the
+// answer's Content-Type says plain JSON.
+
+func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host = r.Host
+	}
+	_ = host
+	writeJSON(w, http.StatusOK, &metav1.APIVersions{
+		TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
+		Versions: []string{"v1"},
+		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{
+			{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host},
+		},
+	})
+}
+
+func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
+	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
+	for _, gv := range groupVersions() {
+		if gv.Group == "" {
+			continue
+		}
+		list.Groups = append(list.Groups, apiGroup(gv))
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func apiGroup(gv schema.GroupVersion) metav1.APIGroup {
+	v := metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: gv.Version}
+	return metav1.APIGroup{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
+		Name:     gv.Group, Versions: []metav1.GroupVersionForDiscovery{v}, PreferredVersion: v,
+	}
+}
+
+func (s *Server) serveAPIGroup(w http.ResponseWriter, r *http.Request, group string) {
+	for _, gv := range groupVersions() {
+		if gv.Group == group && group != "" {
+			g := apiGroup(gv)
+			writeJSON(w, http.StatusOK, &g)
+			return
+		}
+	}
+	writeStatus(w, notFoundPath(r))
+}
+
+func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, gv schema.GroupVersion) {
+	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv.String()}
+	found := false
+	for _, res := range resources {
+		if res.gv() != gv {
+			continue
+		}
+		found = true
+		list.APIResources = append(list.APIResources, metav1.APIResource{
+			Name: res.Name, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
+			Verbs: res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
+		})
+		if res.Status {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.Name + "/status", Namespaced: res.Namespaced, Kind: res.Kind, Verbs: []string{"get", "patch", "update"},
+			})
+		}
+		if res.Kind == "Pod" {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: "pods/log", Namespaced: true, Kind: "Pod", Verbs: []string{"get"},
+			})
+		}
+	}
+	if !found {
+		writeStatus(w, notFoundPath(r))
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}

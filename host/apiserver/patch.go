@@ -1,0 +1,65 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+)
+
+// servePatch applies a JSON, merge or strategic-merge patch to the current
+// object, atomically, then writes it as an update does.
+func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, req request) error {
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	patchType := types.PatchType(mediaType)
+	switch patchType {
+	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType:
+	case types.ApplyYAMLPatchType, types.ApplyCBORPatchType:
+		return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", req.res.groupResource(), req.name,
+			"server-side apply is not supported by kube32; use client-side kubectl apply", 0, false)
+	default:
+		return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", req.res.groupResource(), req.name,
+			fmt.Sprintf("the media type %q is not a supported patch type", mediaType), 0, false)
+	}
+	patch, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return s.replace(w, r, req, func(cur runtime.Object) (runtime.Object, error) {
+		original, err := json.Marshal(cur)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		patched, err := applyPatch(patchType, original, patch, cur)
+		if err != nil {
+			return nil, err
+		}
+		return decodeFor(w, r, req, patched)
+	})
+}
+
+func applyPatch(patchType types.PatchType, original, patch []byte, schema runtime.Object) ([]byte, error) {
+	var out []byte
+	var err error
+	switch patchType {
+	case types.JSONPatchType:
+		var p jsonpatch.Patch
+		if p, err = jsonpatch.DecodePatch(patch); err == nil {
+			out, err = p.Apply(original)
+		}
+	case types.MergePatchType:
+		out, err = jsonpatch.MergePatch(original, patch)
+	default:
+		out, err = strategicpatch.StrategicMergePatch(original, patch, schema)
+	}
+	if err != nil {
+		return nil, badRequest("applying the %s: %v", patchType, err)
+	}
+	return out, nil
+}

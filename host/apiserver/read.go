@@ -1,0 +1,172 @@
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/store"
+)
+
+// serveResource dispatches one request on a resource by method.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, req request) {
+	var err error
+	switch {
+	case r.Method == http.MethodGet && req.subresource == "log":
+		err = s.serveLogs(w, r, req)
+	case r.Method == http.MethodGet && req.name == "" && isWatch(r):
+		err = s.serveWatch(w, r, req)
+	case r.Method == http.MethodGet && req.name == "":
+		err = s.serveList(w, r, req)
+	case r.Method == http.MethodGet:
+		err = s.serveGet(w, r, req)
+	case req.res.Computed:
+		err = methodNotAllowed(req.res, verbOf(r.Method, req.name))
+	case r.Method == http.MethodPost && req.name == "" && req.subresource == "":
+		err = s.serveCreate(w, r, req)
+	case r.Method == http.MethodPut && req.name != "":
+		err = s.serveUpdate(w, r, req)
+	case r.Method == http.MethodPatch && req.name != "":
+		err = s.servePatch(w, r, req)
+	case r.Method == http.MethodDelete && req.name != "" && req.subresource == "":
+		err = s.serveDelete(w, r, req)
+	default:
+		err = methodNotAllowed(req.res, verbOf(r.Method, req.name))
+	}
+	if err != nil {
+		writeStatus(w, err)
+	}
+}
+
+func verbOf(method, name string) string {
+	switch method {
+	case http.MethodPost:
+		return "create"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		if name == "" {
+			return "deletecollection"
+		}
+		return "delete"
+	}
+	return method
+}
+
+func isWatch(r *http.Request) bool {
+	v := r.URL.Query().Get("watch")
+	return v == "true" || v == "1"
+}
+
+// key is the store key of a named request.
+func (req request) key() store.Key {
+	return store.Key{Kind: req.res.Kind, Namespace: req.namespace, Name: req.name}
+}
+
+// objects lists a resource's objects in namespace ("" for all) and the
+// resourceVersion they are at; computed resources are computed now.
+func (s *Server) objects(res *resource, namespace string) ([]runtime.Object, int64) {
+	switch res.Kind {
+	case "Endpoints":
+		version := s.cfg.Store.Version()
+		var out []runtime.Object
+		for _, ep := range service.NamespaceEndpoints(s.cfg.Store, namespace) {
+			ep.ResourceVersion = strconv.FormatInt(version, 10)
+			out = append(out, ep)
+		}
+		return out, version
+	case "EndpointSlice":
+		version := s.cfg.Store.Version()
+		var out []runtime.Object
+		for _, sl := range service.NamespaceEndpointSlices(s.cfg.Store, namespace) {
+			sl.ResourceVersion = strconv.FormatInt(version, 10)
+			out = append(out, sl)
+		}
+		return out, version
+	}
+	return s.cfg.Store.ListAt(res.Kind, namespace)
+}
+
+// get returns one object of a request, or NotFound.
+func (s *Server) get(req request) (runtime.Object, error) {
+	if req.res.Computed {
+		objs, _ := s.objects(req.res, req.namespace)
+		for _, o := range objs {
+			if o.(metav1.Object).GetName() == req.name {
+				return o, nil
+			}
+		}
+		return nil, apierrors.NewNotFound(req.res.groupResource(), req.name)
+	}
+	obj, ok := s.cfg.Store.Get(req.key())
+	if !ok {
+		return nil, apierrors.NewNotFound(req.res.groupResource(), req.name)
+	}
+	return obj, nil
+}
+
+func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, req request) error {
+	obj, err := s.get(req)
+	if err != nil {
+		return err
+	}
+	if wantsTable(r) {
+		writeJSON(w, http.StatusOK, toTable(req.res, []runtime.Object{obj}, 0, includeObject(r), true))
+		return nil
+	}
+	writeJSON(w, http.StatusOK, obj)
+	return nil
+}
+
+// list is a resource's list object, e.g. a PodList.
+type list struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata"`
+	Items           []runtime.Object `json:"items"`
+}
+
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req request) error {
+	match, err := selectorsOf(r, req.res)
+	if err != nil {
+		return err
+	}
+	objs, version := s.objects(req.res, req.namespace)
+	items := make([]runtime.Object, 0, len(objs))
+	for _, o := range objs {
+		if match(o) {
+			items = append(items, o)
+		}
+	}
+	if wantsTable(r) {
+		writeJSON(w, http.StatusOK, toTable(req.res, items, version, includeObject(r), false))
+		return nil
+	}
+	writeJSON(w, http.StatusOK, &list{
+		TypeMeta: metav1.TypeMeta{Kind: req.res.Kind + "List", APIVersion: req.res.apiVersion()},
+		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(version, 10)},
+		Items:    items,
+	})
+	return nil
+}
+
+// readBody reads a request body of at most 3 MiB, kube-apiserver's limit.
+func readBody(r *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 3<<20))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+	}
+	if err != nil {
+		return nil, badRequest("reading the body: %v", err)
+	}
+	return data, nil
+}

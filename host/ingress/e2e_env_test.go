@@ -1,0 +1,408 @@
+package ingress_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testpods"
+)
+
+// The end-to-end environment: the real cluster (store, scheduler, kubelet
+// running wasm pods, Ingress controller) on loopback ports, serving an image
+// tree laid out as `kube32 build` writes it, with the whoami test pod as the
+// only module and two bundles:
+//
+//	firmware/images/wasm/whoami.wasm
+//	firmware/images/web/whoami/…  the pod image's bundle (k32_resp_asset)
+//	firmware/images/web/site/…    a StaticBundle
+//
+// The bundle files come from testdata/e2e/web/; the .gz variants are made
+// here, as the bundler makes them.
+
+// gzipBoth are the bundle files stored plain and as .gz; gzipOnly those
+// stored only as .gz.
+var (
+	gzipBoth = map[string]bool{"app.js": true}
+	gzipOnly = map[string]bool{"only.txt": true}
+)
+
+// secret is the content of the files outside the bundles that no request
+// may read.
+const secret = "SECRET outside the bundle\n"
+
+// e2e is the running cluster the cases share.
+type e2e struct {
+	c      *cluster.Cluster
+	addr   string // host:port of the ingress
+	source string // testdata/e2e/web, to compare served files with
+
+	logMu sync.Mutex
+	logs  []string
+}
+
+// startE2E builds whoami.c, lays out the image tree and starts one cluster
+// with the pods and Services of testdata/e2e/pods.yaml.
+func startE2E(t *testing.T) *e2e {
+	t.Helper()
+	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := testpods.C(t, filepath.Join("testdata", "e2e", "whoami.c"), 65536, "-I", sdk)
+
+	tmp := t.TempDir()
+	root := filepath.Join(tmp, "images")
+	web := filepath.Join(root, "firmware", "images", "web")
+	writeFile(t, filepath.Join(root, "firmware", "images", "wasm", "whoami.wasm"), module)
+	source := filepath.Join("testdata", "e2e", "web")
+	for _, bundle := range []string{"site", "whoami"} {
+		layBundle(t, filepath.Join(source, bundle), filepath.Join(web, bundle))
+	}
+	// Files a request must never reach: beside the bundle, at the firmware
+	// root, and outside the image tree, with symlinks in the bundle to two
+	// of them.
+	writeFile(t, filepath.Join(web, "secret.txt"), []byte(secret))
+	writeFile(t, filepath.Join(root, "firmware", "secret.txt"), []byte(secret))
+	writeFile(t, filepath.Join(tmp, "outside", "secret.txt"), []byte(secret))
+	for link, target := range map[string]string{
+		"inside-link.txt":  filepath.Join("..", "secret.txt"),
+		"outside-link.txt": filepath.Join(tmp, "outside", "secret.txt"),
+		"outside-dir":      filepath.Join(tmp, "outside"),
+	} {
+		if err := os.Symlink(target, filepath.Join(web, "site", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// kube32 serve confines the image tree with os.Root; so does the test.
+	images, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { images.Close() })
+
+	objs, err := manifest.DecodeFile(filepath.Join("testdata", "e2e", "pods.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := wazero.NewCompilationCache()
+	t.Cleanup(func() { cache.Close(context.Background()) })
+	e := &e2e{source: source}
+	c, err := cluster.Start(context.Background(), cluster.Options{
+		Images: images.FS(), Objects: objs, Cache: cache,
+		PodLog: func(ns, name string, l pod.Line) { e.log("pod %s/%s: %s", ns, name, l.Text) },
+		Logf:   func(format string, args ...any) { e.log("cluster: "+format, args...) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.c = c
+	e.addr = strings.TrimPrefix(c.IngressURL(), "http://")
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("closing the cluster: %v", err)
+		}
+		if t.Failed() {
+			e.logMu.Lock()
+			defer e.logMu.Unlock()
+			t.Log("cluster and pod log:\n" + strings.Join(e.logs, "\n"))
+		}
+	})
+	e.waitReady(t)
+	return e
+}
+
+// layBundle copies a bundle from testdata, storing the gzipBoth files plain
+// and as .gz, and the gzipOnly files only as .gz.
+func layBundle(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if gzipBoth[name] || gzipOnly[name] {
+			writeFile(t, filepath.Join(to, rel+".gz"), gzipBytes(t, b))
+		}
+		if !gzipOnly[name] {
+			writeFile(t, filepath.Join(to, rel), b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, name string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gzipBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func gunzip(s string) (string, bool) {
+	zr, err := gzip.NewReader(strings.NewReader(s))
+	if err != nil {
+		return "", false
+	}
+	b, err := io.ReadAll(zr)
+	return string(b), err == nil
+}
+
+func (e *e2e) log(format string, args ...any) {
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	e.logs = append(e.logs, fmt.Sprintf(format, args...))
+}
+
+// file is a bundle file as testdata holds it: "site/app.js".
+func (e *e2e) file(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.source, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// waitReady waits until every pod has started or failed for good and the
+// controller's table is built from the store as it is now.
+func (e *e2e) waitReady(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := e.c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// decode reads manifest YAML through the same decoder (and validation) as
+// `kube32 serve`.
+func decode(t *testing.T, yaml string) []manifest.Object {
+	t.Helper()
+	objs, err := manifest.Decode(t.Name()+".yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// apply stores the objects of yaml for the rest of the (sub)test, deleting
+// them when it ends, and waits until the cluster has caught up with them.
+func (e *e2e) apply(t *testing.T, yaml string) {
+	t.Helper()
+	e.applyNoWait(t, yaml)
+	e.waitReady(t)
+}
+
+// applyNoWait stores the objects of yaml, deleted when the test ends, and
+// returns at once.
+func (e *e2e) applyNoWait(t *testing.T, yaml string) {
+	t.Helper()
+	for _, o := range decode(t, yaml) {
+		e.c.Store.Apply(o.Obj)
+		key := store.KeyOf(o.Obj)
+		t.Cleanup(func() { e.c.Store.Delete(key) })
+	}
+}
+
+// reply is a response with its body read.
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// whoami is what testdata/e2e/whoami.c answers outside /assets/.
+type whoami struct {
+	Pod, Method, Path string
+}
+
+// pod is the pod that answered, "" when the reply is not whoami's.
+func (r reply) pod() string {
+	var w whoami
+	if r.status != http.StatusOK || json.Unmarshal([]byte(r.body), &w) != nil {
+		return ""
+	}
+	return w.Pod
+}
+
+func (r reply) String() string { return fmt.Sprintf("%d %q", r.status, r.body) }
+
+// do sends method path with Host host ("" for the ingress address) and the
+// header lines ("Name: value"). The client asks for exactly what the case
+// says: no transparent gzip.
+func (e *e2e) do(t *testing.T, method, host, path string, headers ...string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://"+e.addr+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ":")
+		req.Header.Set(name, strings.TrimSpace(value))
+	}
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s%s: %v", method, host, path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{resp.StatusCode, resp.Header, string(body)}
+}
+
+func (e *e2e) get(t *testing.T, host, path string, headers ...string) reply {
+	t.Helper()
+	return e.do(t, http.MethodGet, host, path, headers...)
+}
+
+// raw sends a GET whose request target is exactly target (no client-side
+// cleaning or escaping).
+func (e *e2e) raw(t *testing.T, target string) reply {
+	t.Helper()
+	conn, err := net.Dial("tcp", e.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: e2e.test\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n", target)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("GET %s: %v", target, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return reply{resp.StatusCode, resp.Header, string(body)}
+}
+
+// wantPod checks that GET host path is answered by pod.
+func (e *e2e) wantPod(t *testing.T, host, path, pod string) {
+	t.Helper()
+	if got := e.get(t, host, path); got.pod() != pod {
+		t.Errorf("GET %s%s: %s, want an answer from pod %s", host, path, got, pod)
+	}
+}
+
+// want404 checks that GET host path matches no rule: the controller's 404
+// JSON.
+func (e *e2e) want404(t *testing.T, host, path string) {
+	t.Helper()
+	got := e.get(t, host, path)
+	var body map[string]any
+	if got.status != http.StatusNotFound || got.header.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(got.body), &body) != nil {
+		t.Errorf("GET %s%s: %s (Content-Type %q), want the 404 JSON of an unmatched request", host, path, got, got.header.Get("Content-Type"))
+	}
+}
+
+// poll sends GET host path until done accepts the reply; cases wait for
+// convergence, never for a duration.
+func (e *e2e) poll(t *testing.T, host, path string, what string, done func(reply) bool) reply {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := e.get(t, host, path)
+		if done(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s%s: gave up waiting for %s; last answer %s", host, path, what, r)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// pollPods sends GET path until every pod of want has answered, failing at
+// once when any other answer comes.
+func (e *e2e) pollPods(t *testing.T, path string, want ...string) {
+	t.Helper()
+	allowed := map[string]bool{}
+	for _, p := range want {
+		allowed[p] = true
+	}
+	seen := map[string]bool{}
+	e.poll(t, "", path, fmt.Sprintf("answers from each of %v", want), func(r reply) bool {
+		p := r.pod()
+		if !allowed[p] {
+			t.Fatalf("GET %s: %s, want an answer from one of %v", path, r, want)
+		}
+		seen[p] = true
+		return len(seen) == len(allowed)
+	})
+}
+
+// pollStore waits until cond holds.
+func pollStore(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lbStatus is the status.loadBalancer.ingress of the Ingress of key.
+func lbStatus(t *testing.T, e *e2e, key store.Key) []networkingv1.IngressLoadBalancerIngress {
+	t.Helper()
+	o, ok := e.c.Store.Get(key)
+	if !ok {
+		t.Fatalf("%s is not in the store", key)
+	}
+	return o.(*networkingv1.Ingress).Status.LoadBalancer.Ingress
+}
+
+func jsonInto(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -1,0 +1,94 @@
+package kubelet
+
+import (
+	"sync"
+
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+)
+
+// logFollowers fans each pod's new log lines out to `kubectl logs -f`.
+type logFollowers struct {
+	mu        sync.Mutex
+	followers map[store.Key]map[int]chan pod.Line
+	next      int
+}
+
+// publish hands line to every follower of key; a follower that does not
+// keep up loses lines rather than slowing the pod down.
+func (f *logFollowers) publish(key store.Key, line pod.Line) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ch := range f.followers[key] {
+		select {
+		case ch <- line:
+		default:
+		}
+	}
+}
+
+func (f *logFollowers) add(key store.Key) (int, chan pod.Line) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.followers == nil {
+		f.followers = map[store.Key]map[int]chan pod.Line{}
+	}
+	if f.followers[key] == nil {
+		f.followers[key] = map[int]chan pod.Line{}
+	}
+	f.next++
+	ch := make(chan pod.Line, 1024)
+	f.followers[key][f.next] = ch
+	return f.next, ch
+}
+
+func (f *logFollowers) remove(key store.Key, id int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.followers[key], id)
+	if len(f.followers[key]) == 0 {
+		delete(f.followers, key)
+	}
+}
+
+// FollowLogs returns the pod's kept log lines and a channel of the lines
+// that follow, until stop is called. ok is false when the pod does not run
+// on this node.
+func (k *Kubelet) FollowLogs(namespace, name string) (lines []pod.Line, next <-chan pod.Line, stop func(), ok bool) {
+	key := store.Key{Kind: "Pod", Namespace: namespace, Name: name}
+	id, ch := k.logs.add(key)
+	p, ok := k.Pod(namespace, name)
+	if !ok {
+		k.logs.remove(key, id)
+		return nil, nil, nil, false
+	}
+	// A line logged between add and Logs is both kept and sent: drop the
+	// sent copy of what the snapshot already holds.
+	lines = p.Logs()
+	out := make(chan pod.Line, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(out)
+		var last pod.Line
+		if len(lines) > 0 {
+			last = lines[len(lines)-1]
+		}
+		for {
+			select {
+			case l := <-ch:
+				if l == last {
+					continue
+				}
+				select {
+				case out <- l:
+				case <-done:
+					return
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return lines, out, func() { once.Do(func() { close(done); k.logs.remove(key, id) }) }, true
+}
