@@ -2,10 +2,10 @@
 // (a ~50 KiB .js with its .gz) served by `kube32 serve`'s Ingress
 // StaticBundle backend and by nginx with gzip_static on, loaded in one run by
 // the same Go HTTP client (Accept-Encoding: gzip, keep-alive, c concurrent
-// clients, d each), and prints both rates and their ratio. Everything runs
+// clients), and prints both rates and their ratio. Everything runs
 // on 127.0.0.1.
 //
-//	go run ./bench/static [-d 5s] [-c 8] [-nginx /usr/sbin/nginx] [-cpuprofile FILE]
+//	go run ./bench/static [-d 3s] [-c 8] [-rounds 3] [-nginx /usr/sbin/nginx] [-cpuprofile FILE]
 //
 // kube32 serve runs in this process on a project made with
 // `kube32 new --template static-site` plus the file, so serve builds (and
@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"time"
 
 	"github.com/kube32/kube32/cli"
@@ -36,19 +37,23 @@ const bundleName = "bench"
 const fileName = "app.js"
 
 func main() {
-	duration := flag.Duration("d", 5*time.Second, "how long to load each server")
+	duration := flag.Duration("d", 3*time.Second, "how long to load each server in each round")
+	rounds := flag.Int("rounds", 3, "rounds, each loading both servers in turn; the median ratio is reported")
 	concurrency := flag.Int("c", 8, "concurrent clients")
 	nginxPath := flag.String("nginx", "/usr/sbin/nginx", "the nginx binary")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the kube32 run to this file")
 	flag.Parse()
 	profilePath = *cpuProfile
-	if err := run(*duration, *concurrency, *nginxPath); err != nil {
+	if *rounds < 1 {
+		*rounds = 1
+	}
+	if err := run(*duration, *concurrency, *rounds, *nginxPath); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/static:", err)
 		os.Exit(1)
 	}
 }
 
-func run(duration time.Duration, concurrency int, nginxPath string) error {
+func run(duration time.Duration, concurrency, rounds int, nginxPath string) error {
 	if _, err := os.Stat(nginxPath); err != nil {
 		return fmt.Errorf("nginx: %w (install Debian's nginx or give -nginx)", err)
 	}
@@ -108,19 +113,31 @@ func run(duration time.Duration, concurrency int, nginxPath string) error {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
-	rates := make([]result, len(targets))
-	for i, t := range targets {
+	for _, t := range targets {
 		load(t.url, time.Second, concurrency) // warm up: connections, caches
-		stop := startProfile(i == 0)
-		rates[i] = load(t.url, duration, concurrency)
-		stop()
 	}
-	fmt.Printf("GET /%s (%d bytes, %d gzip), Accept-Encoding: gzip, %d clients, %s each, %d CPUs\n",
+	fmt.Printf("GET /%s (%d bytes, %d gzip), Accept-Encoding: gzip, %d clients, %s per server and round, %d CPUs\n",
 		fileName, len(js), len(gz), concurrency, duration, runtime.NumCPU())
-	for i, t := range targets {
-		fmt.Printf("  %-40s %8.0f req/s  %6.1f MiB/s  (%d errors)\n", t.name+":", rates[i].rate, rates[i].rate*float64(len(gz))/(1<<20), rates[i].errors)
+	// Rounds alternate the servers, so that a change in the machine's other
+	// load hits both; the median ratio of the rounds is the figure.
+	totals := make([]result, len(targets))
+	var ratios []float64
+	for round := 1; round <= rounds; round++ {
+		rates := make([]result, len(targets))
+		for i, t := range targets {
+			stop := startProfile(i == 0 && round == 1)
+			rates[i] = load(t.url, duration, concurrency)
+			stop()
+			totals[i].rate += rates[i].rate / float64(rounds)
+			totals[i].errors += rates[i].errors
+		}
+		ratios = append(ratios, rates[0].rate/rates[1].rate)
+		fmt.Printf("  round %d: kube32 %8.0f req/s, nginx %8.0f req/s, ratio %.2f\n", round, rates[0].rate, rates[1].rate, ratios[len(ratios)-1])
 	}
-	fmt.Printf("  %-40s %8.2f\n", "ratio kube32/nginx:", rates[0].rate/rates[1].rate)
+	for i, t := range targets {
+		fmt.Printf("  %-40s %8.0f req/s  %6.1f MiB/s  (mean; %d errors)\n", t.name+":", totals[i].rate, totals[i].rate*float64(len(gz))/(1<<20), totals[i].errors)
+	}
+	fmt.Printf("  %-40s %8.2f (median of %d rounds)\n", "ratio kube32/nginx:", median(ratios), rounds)
 	return nil
 }
 
@@ -134,6 +151,15 @@ func check(url string, gz []byte) error {
 		return fmt.Errorf("GET %s: Content-Encoding %q, %d bytes; want the %d bytes of the .gz", url, enc, len(got), len(gz))
 	}
 	return nil
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func quiet() cli.IOStreams {

@@ -22,7 +22,10 @@ type bundleBackend struct {
 	strip string
 }
 
-func newBundleBackend(imagesRoot fs.FS, name, strip string) (*bundleBackend, error) {
+// loadBundle reads StaticBundle name from the firmware's images/web/<name>/
+// into memory, symbolic links left out: no request can read outside the
+// bundle, and the firmware does not change while it is served.
+func loadBundle(imagesRoot fs.FS, name string) (fs.FS, error) {
 	dir := path.Join("firmware", images.BundleDir(name))
 	if _, err := fs.Stat(imagesRoot, dir); err != nil {
 		return nil, err
@@ -31,34 +34,7 @@ func newBundleBackend(imagesRoot fs.FS, name, strip string) (*bundleBackend, err
 	if err != nil {
 		return nil, err
 	}
-	return &bundleBackend{files: noLinks{sub}, strip: strip}, nil
-}
-
-// noLinks is a bundle's files with symbolic links refused. os.Root keeps
-// every request inside the image tree, but a link in a bundle could still
-// reach another bundle, a module or a secret beside them, and no request
-// may read outside the bundle. `kube32 build` writes plain files, so a link
-// is never part of a bundle; it reads as a missing file.
-type noLinks struct{ fs.FS }
-
-func (n noLinks) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	if name != "." {
-		p := ""
-		for _, part := range strings.Split(name, "/") {
-			p = path.Join(p, part)
-			info, err := fs.Lstat(n.FS, p)
-			if err != nil {
-				return nil, err
-			}
-			if info.Mode()&fs.ModeSymlink != 0 {
-				return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-			}
-		}
-	}
-	return n.FS.Open(name)
+	return static.Snapshot(sub)
 }
 
 func (b *bundleBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -74,8 +50,7 @@ func (b *bundleBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if name == "" || (path.Ext(name) == "" && !b.exists(name)) {
 		// Single-page apps: "/" and extension-less paths fall back to
-		// index.html. The extension is looked at first: a file lookup costs
-		// a walk of the image tree, and a path with one needs none here.
+		// index.html.
 		if b.exists("index.html") {
 			name = "index.html"
 		}

@@ -43,6 +43,9 @@ type Config struct {
 type Controller struct {
 	cfg Config
 
+	bundleMu sync.Mutex
+	bundles  map[string]fs.FS // StaticBundles loaded so far, by name
+
 	mu          sync.Mutex
 	table       *table
 	builtFrom   int64 // the store version the table was built from
@@ -166,15 +169,33 @@ func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBa
 		}
 		return sb
 	case b.Resource != nil && b.Resource.Kind == "StaticBundle" && b.Resource.APIGroup != nil && *b.Resource.APIGroup == kube32v1.GroupName:
-		bb, err := newBundleBackend(c.cfg.Images, b.Resource.Name, strip)
+		files, err := c.bundle(b.Resource.Name)
 		if err != nil {
 			c.logf("[INGRESS] %s/%s %s: StaticBundle %s: %v", ing.Namespace, ing.Name, path, b.Resource.Name, err)
 			return unavailable("StaticBundle " + b.Resource.Name + " is not in the firmware image")
 		}
-		return bb
+		return &bundleBackend{files: files, strip: strip}
 	default:
 		return unavailable("unsupported ingress backend")
 	}
+}
+
+// bundle returns StaticBundle name, loading it on first use.
+func (c *Controller) bundle(name string) (fs.FS, error) {
+	c.bundleMu.Lock()
+	defer c.bundleMu.Unlock()
+	if files, ok := c.bundles[name]; ok {
+		return files, nil
+	}
+	files, err := loadBundle(c.cfg.Images, name)
+	if err != nil {
+		return nil, err
+	}
+	if c.bundles == nil {
+		c.bundles = map[string]fs.FS{}
+	}
+	c.bundles[name] = files
+	return files, nil
 }
 
 func unavailable(why string) http.Handler {
