@@ -2,11 +2,13 @@ package apiserver
 
 import (
 	"fmt"
+	"mime"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kube32/kube32/host/manifest"
 )
@@ -17,7 +19,7 @@ import (
 // fieldValidation is Strict, add a Warning header when it is Warn (the
 // default) and pass when it is Ignore.
 func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte) (runtime.Object, error) {
-	obj, strictErr, err := manifest.DecodeObject(data)
+	obj, strictErr, err := decodeBody(r, data)
 	if err != nil {
 		return nil, badRequest("the body of the request could not be decoded as %s: %v", req.res.Kind, err)
 	}
@@ -49,4 +51,17 @@ func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte)
 		meta.SetNamespace("")
 	}
 	return obj, nil
+}
+
+// protobufSerializer decodes the protobuf bodies client-go's typed clients
+// send by default; protobuf has no unknown fields to be strict about.
+var protobufSerializer = protobuf.NewSerializer(manifest.Scheme, manifest.Scheme)
+
+func decodeBody(r *http.Request, data []byte) (obj runtime.Object, strictErr, err error) {
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mediaType == runtime.ContentTypeProtobuf && r.Method != http.MethodPatch {
+		obj, _, err = protobufSerializer.Decode(data, nil, nil)
+		return obj, nil, err
+	}
+	return manifest.DecodeObject(data)
 }

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"net"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,11 +12,6 @@ import (
 // answer's Content-Type says plain JSON.
 
 func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
-	host, _, err := net.SplitHostPort(r.Host)
-	if err != nil {
-		host = r.Host
-	}
-	_ = host
 	writeJSON(w, http.StatusOK, &metav1.APIVersions{
 		TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
 		Versions: []string{"v1"},

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -86,4 +88,24 @@ func openAPIDoc(gv schema.GroupVersion) map[string]any {
 		"info":    map[string]string{"title": "Kubernetes", "version": "v1.32.0-kube32"},
 		"paths":   paths,
 	}
+}
+
+// serveOpenAPIV2 answers an empty OpenAPI v2 document in the protobuf form
+// client-go asks for. kubectl falls back to v2 for kinds the v3 documents
+// do not have; finding no schema there, it skips client-side validation
+// and reports an unknown kind as kubectl against kube-apiserver does ("no
+// matches for kind").
+func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
+	doc := &openapiv2.Document{
+		Swagger: "2.0",
+		Info:    &openapiv2.Info{Title: "Kubernetes", Version: "v1.32.0-kube32"},
+		Paths:   &openapiv2.Paths{},
+	}
+	data, err := proto.Marshal(doc)
+	if err != nil {
+		writeStatus(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
+	w.Write(data)
 }

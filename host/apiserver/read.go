@@ -93,7 +93,8 @@ func (s *Server) objects(res *resource, namespace string) ([]runtime.Object, int
 		}
 		return out, version
 	}
-	return s.cfg.Store.ListAt(res.Kind, namespace)
+	// Read-only use (filtering, encoding): the store's own objects will do.
+	return s.cfg.Store.ListShared(res.Kind, namespace)
 }
 
 // get returns one object of a request, or NotFound.

@@ -20,7 +20,9 @@ type resource struct {
 	Categories []string
 }
 
-func (r *resource) gv() schema.GroupVersion { return schema.GroupVersion{Group: r.Group, Version: r.Version} }
+func (r *resource) gv() schema.GroupVersion {
+	return schema.GroupVersion{Group: r.Group, Version: r.Version}
+}
 
 func (r *resource) groupResource() schema.GroupResource {
 	return schema.GroupResource{Group: r.Group, Resource: r.Name}

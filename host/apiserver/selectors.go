@@ -28,9 +28,12 @@ func selectorsOf(r *http.Request, res *resource) (func(runtime.Object) bool, err
 			return nil, badRequest("field label not supported: %s", req.Field)
 		}
 	}
+	if ls.Empty() && fs.Empty() {
+		return func(runtime.Object) bool { return true }, nil
+	}
 	return func(o runtime.Object) bool {
 		m := o.(metav1.Object)
-		return ls.Matches(labels.Set(m.GetLabels())) && fs.Matches(fieldSet(o))
+		return ls.Matches(labels.Set(m.GetLabels())) && (fs.Empty() || fs.Matches(fieldSet(o)))
 	}, nil
 }
 

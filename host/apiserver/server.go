@@ -71,6 +71,7 @@ func New(cfg Config) *Server {
 	if cfg.Store != nil {
 		s.mux.HandleFunc("GET /api", s.serveAPIVersions)
 		s.mux.HandleFunc("GET /apis", s.serveAPIGroupList)
+		s.mux.HandleFunc("GET /openapi/v2", s.serveOpenAPIV2)
 		s.mux.HandleFunc("GET /openapi/v3", s.serveOpenAPIRoot)
 		s.mux.HandleFunc("GET /openapi/v3/", s.serveOpenAPIGroupVersion)
 		s.mux.HandleFunc("/api/", s.serveREST)

@@ -1,5 +1,7 @@
 package apiserver
 
+//lint:file-ignore SA1019 the spec serves core/v1 Endpoints, deprecated upstream since v1.33
+
 import (
 	"encoding/json"
 	"fmt"
@@ -114,7 +116,9 @@ func printerFor(kind string) printer {
 	case "Endpoints":
 		return printer{
 			columns: []metav1.TableColumnDefinition{nameCol, col("Endpoints", "string", "Endpoints of the service", 0), ageCol},
-			cells:   func(o runtime.Object) []any { return []any{o.(*corev1.Endpoints).Name, formatEndpoints(o.(*corev1.Endpoints)), age(o)} },
+			cells: func(o runtime.Object) []any {
+				return []any{o.(*corev1.Endpoints).Name, formatEndpoints(o.(*corev1.Endpoints)), age(o)}
+			},
 		}
 	case "EndpointSlice":
 		return printer{

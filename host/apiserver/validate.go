@@ -26,7 +26,7 @@ func validateObject(res *resource, obj runtime.Object) error {
 	case *corev1.Pod:
 		errs = append(errs, metav1validation.ValidateLabels(o.Spec.NodeSelector, field.NewPath("spec", "nodeSelector"))...)
 	case *networkingv1.NetworkPolicy:
-		errs = append(errs, metav1validation.ValidateLabelSelector(&o.Spec.PodSelector, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("spec", "podSelector"))...)
+		errs = append(errs, validateNetworkPolicy(o)...)
 	}
 	for _, e := range manifest.Validate(obj) {
 		if e.Field != "metadata.name" { // checked above, by the kind's own rule

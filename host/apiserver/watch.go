@@ -34,7 +34,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req request)
 	var initial []runtime.Object
 	var events <-chan store.Event
 	var cancel func()
-	objs, version := s.cfg.Store.ListAt(req.res.Kind, req.namespace)
+	objs, version := s.cfg.Store.ListShared(req.res.Kind, req.namespace) // only encoded
 	for _, o := range objs {
 		if match(o) {
 			known[store.KeyOf(o)] = true

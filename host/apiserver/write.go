@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -101,7 +102,7 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 		}
 		if uid := meta.GetUID(); uid != "" && uid != curMeta.GetUID() {
 			return nil, apierrors.NewConflict(req.res.groupResource(), req.name,
-				fmt.Errorf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, curMeta.GetUID()))
+				preconditionFailed("UID in precondition: %s, UID in object meta: %s", uid, curMeta.GetUID()))
 		}
 		if req.subresource == "status" {
 			out := cur.DeepCopyObject()
@@ -137,6 +138,11 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 	return nil
 }
 
+// preconditionFailed is kube-apiserver's message for a failed precondition.
+func preconditionFailed(format string, args ...any) error {
+	return errors.New("Precondition failed: " + fmt.Sprintf(format, args...))
+}
+
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req request) error {
 	opts, err := deleteOptions(r)
 	if err != nil {
@@ -147,21 +153,29 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req request
 		if p := opts.Preconditions; p != nil {
 			if p.UID != nil && *p.UID != meta.GetUID() {
 				return apierrors.NewConflict(req.res.groupResource(), req.name,
-					fmt.Errorf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, meta.GetUID()))
+					preconditionFailed("UID in precondition: %s, UID in object meta: %s", *p.UID, meta.GetUID()))
 			}
 			if p.ResourceVersion != nil && *p.ResourceVersion != meta.GetResourceVersion() {
 				return apierrors.NewConflict(req.res.groupResource(), req.name,
-					fmt.Errorf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, meta.GetResourceVersion()))
+					preconditionFailed("ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, meta.GetResourceVersion()))
 			}
 		}
 		return nil
 	}
-	switch req.res.Kind {
-	case "Namespace":
-		if req.name == metav1.NamespaceDefault || req.name == metav1.NamespaceSystem {
-			return apierrors.NewForbidden(req.res.groupResource(), req.name, fmt.Errorf("this namespace may not be deleted"))
+	if req.res.Kind == "Namespace" && (req.name == metav1.NamespaceDefault || req.name == metav1.NamespaceSystem) {
+		return apierrors.NewForbidden(req.res.groupResource(), req.name, fmt.Errorf("this namespace may not be deleted"))
+	}
+	if dryRun(r) || len(opts.DryRun) > 0 {
+		obj, err := s.get(req)
+		if err == nil {
+			err = check(obj)
 		}
-	case "Pod":
+		if err == nil {
+			writeJSON(w, http.StatusOK, obj)
+		}
+		return err
+	}
+	if req.res.Kind == "Pod" {
 		if obj, ok, err := s.terminatePod(req, opts, check); ok || err != nil {
 			if err != nil {
 				return err
@@ -169,13 +183,6 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req request
 			writeJSON(w, http.StatusOK, obj)
 			return nil
 		}
-	}
-	if dryRun(r) {
-		obj, err := s.get(req)
-		if err == nil {
-			writeJSON(w, http.StatusOK, obj)
-		}
-		return err
 	}
 	obj, err := s.cfg.Store.DeleteIf(req.key(), check)
 	if err != nil {
@@ -249,7 +256,14 @@ func deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(strings.TrimSpace(string(data))) > 0 {
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case len(data) == 0:
+	case mediaType == runtime.ContentTypeProtobuf:
+		if _, _, err := protobufSerializer.Decode(data, nil, opts); err != nil {
+			return nil, badRequest("decoding DeleteOptions: %v", err)
+		}
+	case len(strings.TrimSpace(string(data))) > 0:
 		if err := json.Unmarshal(data, opts); err != nil {
 			return nil, badRequest("decoding DeleteOptions: %v", err)
 		}

@@ -58,7 +58,11 @@ type Cluster struct {
 
 	cancel  context.CancelFunc
 	servers []*http.Server
-	wg      sync.WaitGroup
+	// closing ends the requests in flight when Close begins: watches and
+	// followed logs would otherwise hold the shutdown up.
+	closing     context.Context
+	stopServing context.CancelFunc
+	wg          sync.WaitGroup
 }
 
 // Start listens on the three ports, applies the objects and starts the pods.
@@ -75,6 +79,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	c := &Cluster{Store: store.New(), cancel: cancel}
+	c.closing, c.stopServing = context.WithCancel(context.Background())
 	c.ingressAddr, c.podAddr, c.apiAddr = listeners["ingress"].Addr().String(), listeners["pod"].Addr().String(), listeners["api"].Addr().String()
 	_, apiPort, _ := net.SplitHostPort(c.apiAddr)
 	apiPortNumber, _ := strconv.Atoi(apiPort)
@@ -100,6 +105,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.Store.Apply(defaultNamespace())
 	for _, o := range opts.Objects {
 		obj := o.Obj.DeepCopyObject()
+		markApplied(obj)
 		apiserver.SetDefaults(obj) // as if applied through the API
 		c.Store.Apply(obj)
 	}
@@ -139,6 +145,7 @@ func (c *Cluster) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var errs []error
+	c.stopServing()
 	for _, s := range c.servers {
 		if err := s.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
@@ -150,7 +157,8 @@ func (c *Cluster) Close() error {
 }
 
 func (c *Cluster) serve(l net.Listener, h http.Handler) {
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return c.closing }}
 	c.servers = append(c.servers, s)
 	c.run(func() { _ = s.Serve(l) })
 }

@@ -11,21 +11,50 @@ import (
 	"github.com/kube32/kube32/host/store"
 )
 
-// runScheduler schedules pods whenever a Pod or Node changes.
+// runScheduler schedules pods whenever a Pod or Node changes, and records
+// a FailedScheduling Event for each pod that fits no node.
 func runScheduler(ctx context.Context, s *store.Store) {
 	events, cancel := s.Subscribe()
 	defer cancel()
-	scheduler.Schedule(s) // what was applied before the subscription
+	schedule(s) // what was applied before the subscription
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case e := <-events:
 			if e.Key.Kind == "Pod" || e.Key.Kind == "Node" {
-				scheduler.Schedule(s)
+				schedule(s)
 			}
 		}
 	}
+}
+
+func schedule(s *store.Store) {
+	scheduler.Schedule(s)
+	for _, o := range s.List("Pod", "") {
+		p := o.(*corev1.Pod)
+		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Reason == scheduler.ReasonUnschedulable {
+				// Recording the same message again only counts it: the
+				// store stays quiet once every pod has its event.
+				recordOnce(s, p, c.Message)
+			}
+		}
+	}
+}
+
+// recordOnce records a FailedScheduling event unless the pod has it.
+func recordOnce(s *store.Store, p *corev1.Pod, message string) {
+	for _, o := range s.List("Event", p.Namespace) {
+		e := o.(*corev1.Event)
+		if e.InvolvedObject.UID == p.UID && e.Reason == "FailedScheduling" && e.Message == message {
+			return
+		}
+	}
+	s.Record(p, store.EventSource{Component: "default-scheduler"}, corev1.EventTypeWarning, "FailedScheduling", message)
 }
 
 // waitForNode waits (briefly) until the kubelet has registered its Node, so

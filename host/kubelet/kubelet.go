@@ -50,7 +50,8 @@ type Kubelet struct {
 	// removes them from the store.
 	terminating map[store.Key]bool
 
-	logs logFollowers
+	logs   logFollowers
+	events recorder
 }
 
 // running is one started pod and the spec generation it runs.
@@ -126,12 +127,13 @@ func (k *Kubelet) sync(ctx context.Context) {
 		k.terminating[key] = true
 		r := k.pods[key]
 		delete(k.pods, key)
-		go k.finishDeletion(key, p.UID, r)
+		go k.finishDeletion(p, r)
 	}
 	for key, r := range k.pods {
 		p, ok := want[key]
 		if !ok || string(p.UID) != r.uid || p.Generation != r.generation {
 			go r.pod.Stop()
+			k.forget(r.uid, r.generation)
 			delete(k.pods, key)
 		}
 	}
@@ -144,9 +146,12 @@ func (k *Kubelet) sync(ctx context.Context) {
 
 // finishDeletion stops a terminating pod's runtime, if it has one, then
 // removes the Pod from the store: the end of "terminating → gone".
-func (k *Kubelet) finishDeletion(key store.Key, uid types.UID, r *running) {
+func (k *Kubelet) finishDeletion(p *corev1.Pod, r *running) {
+	key, uid := store.KeyOf(p), p.UID
 	if r != nil {
+		k.event(p, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Stopping container %s", p.Spec.Containers[0].Name))
 		r.pod.Stop()
+		k.forget(r.uid, r.generation)
 	}
 	_, _ = k.cfg.Store.DeleteIf(key, func(o runtime.Object) error {
 		if p := o.(*corev1.Pod); p.UID != uid || p.DeletionTimestamp == nil {
@@ -168,12 +173,17 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
 	r := &running{generation: p.Generation, uid: string(p.UID)}
 	cfg, problem := k.podConfig(p)
 	// Status callbacks may race each other; always write the latest status.
-	cfg.OnStatus = func(pod.Status) { k.writeStatus(key, p.UID, p.Generation, r.pod.Status()) }
+	cfg.OnStatus = func(pod.Status) {
+		st := r.pod.Status()
+		k.writeStatus(key, p.UID, p.Generation, st)
+		k.observe(p, st)
+	}
 	r.pod = pod.New(cfg)
 	if problem != nil {
 		// The pod has failed for good: Settled must count it as settled.
 		r.failed = &pod.Status{Phase: pod.PhaseFailed, Reason: problem.reason, Message: problem.message, Started: true}
 		k.writeStatus(key, p.UID, p.Generation, *r.failed)
+		k.observe(p, *r.failed)
 		return r
 	}
 	go func() {

@@ -1,5 +1,7 @@
 package service
 
+//lint:file-ignore SA1019 the spec serves core/v1 Endpoints, deprecated upstream since v1.33
+
 import (
 	"fmt"
 	"strings"
@@ -88,14 +90,22 @@ func TestEndpoints(t *testing.T) {
 				withPhase(runningPod("pending", "web", "10.0.0.2", false), corev1.PodPending),
 				withPhase(runningPod("done", "web", "10.0.0.3", false), corev1.PodSucceeded),
 				runningPod("other", "api", "10.0.0.4", true),
-				func() *corev1.Pod { p := runningPod("elsewhere", "web", "10.0.0.5", true); p.Namespace = "other"; return p }(),
+				func() *corev1.Pod {
+					p := runningPod("elsewhere", "web", "10.0.0.5", true)
+					p.Namespace = "other"
+					return p
+				}(),
 				runningPod("a", "web", "10.0.0.6", true),
 			},
 			want: "http=7000: 10.0.0.6/a@n1 | ",
 		},
 		{
 			rule: "headless Services (clusterIP: None) have Endpoints too",
-			svc:  func() *corev1.Service { s := svc("web", "web", port("http", 80, intstr.FromInt32(7000))); s.Spec.ClusterIP = "None"; return s }(),
+			svc: func() *corev1.Service {
+				s := svc("web", "web", port("http", 80, intstr.FromInt32(7000)))
+				s.Spec.ClusterIP = "None"
+				return s
+			}(),
 			pods: []*corev1.Pod{runningPod("a", "web", "10.0.0.1", true)},
 			want: "http=7000: 10.0.0.1/a@n1 | ",
 		},

@@ -1,5 +1,7 @@
 package service
 
+//lint:file-ignore SA1019 the spec serves core/v1 Endpoints, deprecated upstream since v1.33
+
 import (
 	"strconv"
 	"strings"

@@ -117,6 +117,17 @@ func (s *Store) List(kind, namespace string) []runtime.Object {
 // ListAt is List together with the store's resourceVersion at the moment of
 // the listing, which a watch resumes from.
 func (s *Store) ListAt(kind, namespace string) ([]runtime.Object, int64) {
+	objs, version := s.ListShared(kind, namespace)
+	for i, o := range objs {
+		objs[i] = o.DeepCopyObject()
+	}
+	return objs, version
+}
+
+// ListShared is ListAt without the copies: the objects are the store's own,
+// which it never changes once stored (every write stores a new object), so
+// they are safe to read, e.g. to encode a list, but must not be modified.
+func (s *Store) ListShared(kind, namespace string) ([]runtime.Object, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	keys := make([]Key, 0)
@@ -133,7 +144,7 @@ func (s *Store) ListAt(kind, namespace string) ([]runtime.Object, int64) {
 	})
 	objs := make([]runtime.Object, len(keys))
 	for i, k := range keys {
-		objs[i] = s.objects[k].DeepCopyObject()
+		objs[i] = s.objects[k]
 	}
 	return objs, s.version
 }

@@ -56,6 +56,7 @@ func (s *Store) Modify(key Key, change func(cur runtime.Object) (runtime.Object,
 	if err != nil {
 		return nil, err
 	}
+	obj = obj.DeepCopyObject() // change's result may still be referenced by its caller
 	if KeyOf(obj) != key {
 		return nil, fmt.Errorf("%s: the object's kind, namespace or name cannot change", key)
 	}
@@ -108,6 +109,7 @@ func (s *Store) DeleteIf(key Key, check func(cur runtime.Object) error) (runtime
 	}
 	delete(s.objects, key)
 	s.version++
+	obj = obj.DeepCopyObject() // the stored object is never changed: ListShared readers may hold it
 	obj.(metav1.Object).SetResourceVersion(strconv.FormatInt(s.version, 10))
 	s.notify(Event{Type: Deleted, Key: key, Object: obj, Version: s.version})
 	return obj.DeepCopyObject(), nil

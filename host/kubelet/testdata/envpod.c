@@ -33,6 +33,9 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
     env_line("WHO");
     env_line("KUBERNETES_SERVICE_HOST");
     env_line("KUBERNETES_SERVICE_PORT");
+    env_line("WEB_SERVICE_HOST");
+    env_line("WEB_SERVICE_PORT");
+    env_line("WEB_PORT");
     put_str("path=");
     int32_t n = k32_req_path(value, sizeof value);
     if (n > 0) {

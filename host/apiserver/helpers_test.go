@@ -1,0 +1,136 @@
+package apiserver_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/kubeconfig"
+	"github.com/kube32/kube32/internal/testenv"
+)
+
+var echoBuild struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// echoImages builds a temporary copy of examples/echo once per test run, as
+// `kube32 build` does, and returns its build directory.
+func echoImages(t *testing.T) string {
+	t.Helper()
+	testenv.Tool(t, "clang")
+	echoBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "kube32-apiserver-test-")
+		if err != nil {
+			echoBuild.err = err
+			return
+		}
+		src := filepath.Join("..", "..", "examples", "echo")
+		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+			echoBuild.err = err
+			return
+		}
+		res, err := build.Build(context.Background(), dir, build.Options{Out: io.Discard})
+		if err != nil {
+			echoBuild.err = err
+			return
+		}
+		echoBuild.dir = res.BuildDir
+	})
+	if echoBuild.err != nil {
+		t.Fatalf("building examples/echo: %v", echoBuild.err)
+	}
+	return echoBuild.dir
+}
+
+// env is a running cluster with nothing applied, and a kubectl with a fresh
+// kubeconfig and discovery cache pointing at it.
+type env struct {
+	c          *cluster.Cluster
+	kubectl    string
+	kubeconfig string
+	cacheDir   string
+}
+
+func startCluster(t *testing.T, token string) *env {
+	t.Helper()
+	images := echoImages(t)
+	c, err := cluster.Start(context.Background(), cluster.Options{Images: os.DirFS(images), Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	dir := t.TempDir()
+	e := &env{c: c, kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache")}
+	if err := kubeconfig.Write(e.kubeconfig, kubeconfig.Entry{Server: c.APIURL(), Token: token}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// run runs kubectl with the env's kubeconfig and returns its combined
+// output; it fails the test when kubectl fails unless wantErr.
+func (e *env) run(t *testing.T, wantErr bool, args ...string) string {
+	t.Helper()
+	out, err := e.cmd(t, nil, args...).CombinedOutput()
+	if (err != nil) != wantErr {
+		t.Fatalf("kubectl %s: err %v (want error: %v)\n%s", strings.Join(args, " "), err, wantErr, out)
+	}
+	return string(out)
+}
+
+func (e *env) cmd(t *testing.T, extraEnv []string, args ...string) *exec.Cmd {
+	t.Helper()
+	if e.kubectl == "" {
+		e.kubectl = testenv.Tool(t, "kubectl")
+	}
+	cmd := exec.Command(e.kubectl, append([]string{"--context", "kube32", "--cache-dir", e.cacheDir, "--request-timeout", "20s"}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.kubeconfig)
+	cmd.Env = append(cmd.Env, extraEnv...)
+	return cmd
+}
+
+// poll retries until cond holds; tests wait for convergence, not durations.
+func poll(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// table splits kubectl's table output into the header's columns and rows
+// of fields (columns separated by two or more spaces).
+func table(out string) (header []string, rows [][]string) {
+	for i, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		fields := splitColumns(line)
+		if i == 0 {
+			header = fields
+		} else if len(fields) > 0 {
+			rows = append(rows, fields)
+		}
+	}
+	return header, rows
+}
+
+func splitColumns(line string) []string {
+	var out []string
+	for _, f := range strings.Split(line, "  ") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
