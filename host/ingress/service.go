@@ -79,9 +79,3 @@ func servicePort(svc *corev1.Service, ref networkingv1.ServiceBackendPort) (core
 	}
 	return corev1.ServicePort{}, fmt.Errorf("service %s/%s has no port %d", svc.Namespace, svc.Name, ref.Number)
 }
-
-// ResolveTargetPort is host/service.ResolveTargetPort; it stays only for this
-// package's tests, which test it here.
-func ResolveTargetPort(port corev1.ServicePort, p *corev1.Pod) (int32, bool) {
-	return svcs.ResolveTargetPort(port, p)
-}

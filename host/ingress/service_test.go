@@ -116,32 +116,6 @@ func TestServiceBackendByPortNumberOrName(t *testing.T) {
 	}
 }
 
-func TestResolveTargetPort(t *testing.T) {
-	// "Each entry in spec.ports maps port to targetPort, which is either a
-	// port number or a containerPort name from the pod spec. Omitting
-	// targetPort defaults it to port."
-	p := pod("default", "web", nil, corev1.PodRunning,
-		corev1.ContainerPort{Name: "http", ContainerPort: 7000},
-		corev1.ContainerPort{Name: "admin", ContainerPort: 7001})
-	for _, tt := range []struct {
-		name   string
-		port   corev1.ServicePort
-		want   int32
-		wantOK bool
-	}{
-		{"a port number", corev1.ServicePort{Port: 80, TargetPort: intstr.FromInt32(8080)}, 8080, true},
-		{"a containerPort name", corev1.ServicePort{Port: 80, TargetPort: intstr.FromString("http")}, 7000, true},
-		{"a containerPort name", corev1.ServicePort{Port: 80, TargetPort: intstr.FromString("admin")}, 7001, true},
-		{"a containerPort name the pod lacks", corev1.ServicePort{Port: 80, TargetPort: intstr.FromString("grpc")}, 0, false},
-		{"Omitting targetPort defaults it to port", corev1.ServicePort{Port: 80}, 80, true},
-	} {
-		got, ok := ResolveTargetPort(tt.port, p)
-		if got != tt.want || ok != tt.wantOK {
-			t.Errorf("%s: ResolveTargetPort(%+v) = %d, %v; want %d, %v", tt.name, tt.port.TargetPort, got, ok, tt.want, tt.wantOK)
-		}
-	}
-}
-
 func TestNamedTargetPortSelectsOnlyPodsThatHaveIt(t *testing.T) {
 	// A targetPort naming a containerPort: a pod without that name is no
 	// endpoint of the Service.

@@ -20,12 +20,14 @@ func TestServiceVariablesAtPodStart(t *testing.T) {
 	web := testPod("web-1", "wasm://embedded/envpod")
 	web.Labels = map[string]string{"app": "web"}
 	web.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 7000}}
-	n.store.Apply(web)
+	// The Service first: a pod's variables are those of the Services that
+	// exist when it starts, and web-1 must see the one that selects it.
 	n.store.Apply(&corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
 			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP}}},
 	})
+	n.store.Apply(web)
 	n.waitPhase(t, "web-1", corev1.PodRunning)
 
 	client := testPod("client", "wasm://embedded/envpod")

@@ -8,6 +8,7 @@ import (
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/static"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -42,6 +43,13 @@ func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 	module, assets, err := images.ResolveModule(k.cfg.Images, c.Image)
 	if err != nil {
 		return cfg, &problem{reason: "ErrImagePull", message: err.Error()}
+	}
+	if assets != nil {
+		// Like a StaticBundle, the image bundle is read once, symlinks left
+		// out, so that k32_resp_asset cannot read outside it.
+		if assets, err = static.Snapshot(assets); err != nil {
+			return cfg, &problem{reason: "ErrImagePull", message: "reading the image bundle: " + err.Error()}
+		}
 	}
 	cfg.Module, cfg.Assets = module, assets
 	return cfg, nil
