@@ -13,5 +13,5 @@ import "embed"
 //go:embed buf.go call.go channel.go clock.go doc.go env.go errors.go
 //go:embed exports_other.go exports_wasm.go handler.go header.go imports_other.go imports_wasm.go
 //go:embed init.go log.go protect.go serve.go source.go
-//go:embed k32http/doc.go k32http/handle.go
+//go:embed k32http/callargs.go k32http/callerror.go k32http/doc.go k32http/handle.go k32http/response.go k32http/transport.go
 var Source embed.FS

@@ -1,5 +1,6 @@
-// Package k32http serves a net/http Handler in a kube32 pod, so code and
-// routers written for net/http (http.ServeMux, …) run unchanged:
+// Package k32http brings net/http to kube32 pods. Handle serves a net/http
+// Handler in a pod, so code and routers written for net/http
+// (http.ServeMux, …) run unchanged:
 //
 //	package main
 //
@@ -18,6 +19,12 @@
 //	}
 //
 //	func main() {}
+//
+// Its Transport goes the other way: an http.RoundTripper over
+// k32_http_call, so the pod's http.Client calls Services and outside hosts:
+//
+//	client := &http.Client{Transport: k32http.Transport{}}
+//	resp, err := client.Get("http://echo/ping")
 //
 // net/http makes a module several megabytes larger than one using package k32
 // alone, and TinyGo supports it only in part; that is why it lives apart.

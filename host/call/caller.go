@@ -1,0 +1,84 @@
+package call
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// Services carries calls to Services in the cluster. The control plane
+// implements it over the object store, workers over the API server (with
+// the spec's 3 s cache); both call a backing pod on the same node
+// in-process and one on another node over the keep-alive pool with
+// X-Kube32-Pod and X-Kube32-Call-Chain.
+type Services interface {
+	// CallService makes call to the Service t.Namespace/t.Service on
+	// t.Port (0: its first port). The caller headers a target pod may see
+	// are ServiceHeader(call.Header). It returns ErrNoService (possibly
+	// wrapped) when no such Service exists, so the "<service>.<namespace>"
+	// form can fall back to a host outside; pod.Errno(K32_ERR_NOENT) when
+	// the port is unknown or no ready pod is selected; LOOP, NOMEM, IO,
+	// TIMEOUT, … as pod.Errno; and a result with Truncated set when the
+	// body exceeded call.RespCap.
+	CallService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error)
+}
+
+// ErrNoService is what Services.CallService returns when the Service does
+// not exist. The pod gets K32_ERR_NOENT, unless the URL's host may name a
+// host outside instead.
+var ErrNoService = errors.New("no such Service")
+
+// Caller carries out k32_http_call for the pods of a node: it implements
+// pod.Caller. The zero Caller calls hosts outside the cluster over http://
+// with the control plane's head limit and knows no Service.
+type Caller struct {
+	// Outside calls hosts outside the cluster; nil means a zero Outside.
+	Outside *Outside
+	// Services calls Services in the cluster; nil means none exists (every
+	// Service target is K32_ERR_NOENT, "<service>.<namespace>" names fall
+	// back to a host outside).
+	Services Services
+}
+
+var _ pod.Caller = (*Caller)(nil)
+
+// HTTPCall implements pod.Caller: it parses call.URL for the calling pod's
+// namespace and sends the call to its Service or host. https:// returns
+// K32_ERR_NOTSUP: this node makes no TLS connections yet.
+func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, error) {
+	namespace, _, _ := strings.Cut(call.From, "/")
+	t, err := ParseTarget(call.URL, namespace)
+	if err != nil {
+		return pod.CallResult{}, err
+	}
+	if t.Kind == ServiceTarget {
+		res, err := c.callService(ctx, t, call)
+		if !errors.Is(err, ErrNoService) {
+			return res, err
+		}
+		if !t.FallbackOutside {
+			return pod.CallResult{}, pod.Errno(abi.ErrNoEnt)
+		}
+		t = t.Outside()
+	}
+	if t.Scheme == "https" {
+		return pod.CallResult{}, pod.Errno(abi.ErrNotSup)
+	}
+	o := c.Outside
+	if o == nil {
+		o = &Outside{}
+	}
+	return o.Do(ctx, t, call)
+}
+
+// callService hands a Service target to Services, or reports that no
+// Service exists when there is none.
+func (c *Caller) callService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error) {
+	if c.Services == nil {
+		return pod.CallResult{}, ErrNoService
+	}
+	return c.Services.CallService(ctx, t, call)
+}

@@ -1,0 +1,10 @@
+// Package call carries out k32_http_call for a node: it parses the call's
+// URL into a Target the way the spec's host resolution table says, calls
+// hosts outside the cluster over plain http:// itself (Outside), and hands
+// calls to Services in the cluster to a Services implementation, which the
+// node provides (from the object store on the control plane, from the API
+// server on workers).
+//
+// Caller ties the three together and implements pod.Caller, so a node
+// passes it as pod.Config.Caller.
+package call

@@ -1,0 +1,45 @@
+package call
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// dialErrno maps a failed connect to the code the pod gets.
+func dialErrno(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return pod.Errno(abi.ErrConnRefused)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return pod.Errno(abi.ErrHostUnreach)
+	}
+	return ioErrno(ctx, err)
+}
+
+// ioErrno maps a failure once connected (or a connect failure of no special
+// kind): TIMEOUT when ctx's deadline passed, ctx's error when it was
+// cancelled (the pod is stopping), an Errno passed on as it is, IO
+// otherwise.
+func ioErrno(ctx context.Context, err error) error {
+	var code pod.Errno
+	switch {
+	case errors.As(err, &code):
+		return code
+	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return ctx.Err() // cancelled: the pod is stopping
+	case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		// The connection's deadline is ctx's and may fire a hair before it.
+		return pod.Errno(abi.ErrTimeout)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return pod.Errno(abi.ErrTimeout)
+	}
+	return pod.Errno(abi.ErrIO)
+}

@@ -1,0 +1,167 @@
+package call
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// Limits of a response head (status line and header fields), from the spec.
+const (
+	ControlPlaneHeadLimit = 8 << 10 // the control plane, which makes every https:// connection
+	WorkerHeadLimit       = 1 << 10 // worker nodes
+)
+
+// Outside calls hosts outside the cluster over plain HTTP/1.1, as the spec's
+// "Hosts outside the cluster" says: the node's own resolver, one connection
+// per call with Connection: close (no pool), the response read as it
+// arrives and the connection closed as soon as the body exceeds the
+// caller's buffer. It is written over net.Conn rather than net/http's
+// Transport, which pools connections and hides how large a head is.
+//
+// The zero Outside is ready to use with the control plane's head limit.
+type Outside struct {
+	// HeadLimit bounds the bytes of each response head, status line and
+	// header fields with their line ends and the blank line; a larger head
+	// fails the call with K32_ERR_IO. 0 means ControlPlaneHeadLimit.
+	HeadLimit int
+
+	// Resolver looks host names up; nil means net.DefaultResolver (the
+	// operating system's resolver, as on the simulator).
+	Resolver *net.Resolver
+
+	// Dial opens the connection; nil means a net.Dialer. Tests and a
+	// worker routing through the control plane replace it.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	// Allow, when set, checks each connection against the calling pod's
+	// NetworkPolicies before it is opened; its error (pod.Errno(K32_ERR_PERM)
+	// when refused) fails the call. Name lookups are not subject to it.
+	Allow func(ctx context.Context, from string, addr netip.AddrPort) error
+}
+
+// Do makes call to the OutsideTarget t over http:// and reads the answer.
+// Failures are pod.Errno codes: NOENT (name does not resolve), TIMEOUT
+// (ctx's deadline passed), CONNREFUSED, HOSTUNREACH, IO (any other
+// connection failure, a malformed answer or a head over HeadLimit), INVAL
+// (a method or header that cannot be sent). When ctx is cancelled without
+// reaching its deadline (the pod is stopping) Do returns ctx's error, which
+// the pod turns into K32_ERR_INTR. A body larger than call.RespCap is no
+// error: the result holds the first RespCap bytes with Truncated set.
+func (o *Outside) Do(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error) {
+	if t.Kind != OutsideTarget || t.Scheme != "http" {
+		return pod.CallResult{}, fmt.Errorf("call %s: not a plain http:// host outside the cluster", t.Addr())
+	}
+	req, err := buildRequest(t, call)
+	if err != nil {
+		return pod.CallResult{}, err
+	}
+	addrs, err := o.lookup(ctx, t.Host)
+	if err != nil {
+		return pod.CallResult{}, err
+	}
+	conn, err := o.connect(ctx, call.From, addrs, t.Port)
+	if err != nil {
+		return pod.CallResult{}, err
+	}
+	defer conn.Close()
+	// Every read and write below ends at ctx's deadline, and at once when
+	// ctx is cancelled: a past deadline wakes blocked I/O.
+	if d, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(d)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	// Write and read at once: a host may answer (413, 401, …) before it
+	// takes the whole body, or never take it; its answer counts, and
+	// closing the connection then ends the write.
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		bufs := net.Buffers{req, call.Body}
+		bufs.WriteTo(conn) // a failed write shows as a failed read below
+	}()
+	res, err := readResponse(bufio.NewReaderSize(conn, 4096), o.headLimit(), call.Method, call.RespCap)
+	conn.Close()
+	<-written
+	if err != nil {
+		return pod.CallResult{}, ioErrno(ctx, err)
+	}
+	return res, nil
+}
+
+// headLimit returns HeadLimit or its default.
+func (o *Outside) headLimit() int {
+	if o.HeadLimit > 0 {
+		return o.HeadLimit
+	}
+	return ControlPlaneHeadLimit
+}
+
+// lookup resolves host to IPv4 addresses (nodes are IPv4 only); an address
+// needs no lookup.
+func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		if !a.Is4() {
+			return nil, pod.Errno(abi.ErrInval)
+		}
+		return []netip.Addr{a}, nil
+	}
+	r := o.Resolver
+	if r == nil {
+		r = net.DefaultResolver
+	}
+	addrs, err := r.LookupNetIP(ctx, "ip4", host)
+	switch {
+	case err == nil && len(addrs) > 0:
+		for i, a := range addrs {
+			addrs[i] = a.Unmap()
+		}
+		return addrs, nil
+	case ctx.Err() == context.DeadlineExceeded:
+		return nil, pod.Errno(abi.ErrTimeout)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	// Not found, no answer from the name server, no server at all: to the
+	// pod, the name does not resolve.
+	return nil, pod.Errno(abi.ErrNoEnt)
+}
+
+// connect opens one connection to the first of addrs that accepts it.
+func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, port int) (net.Conn, error) {
+	dial := o.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	var first error
+	for _, a := range addrs {
+		ap := netip.AddrPortFrom(a, uint16(port))
+		if o.Allow != nil {
+			if err := o.Allow(ctx, from, ap); err != nil {
+				if first == nil {
+					first = err
+				}
+				continue
+			}
+		}
+		conn, err := dial(ctx, "tcp4", ap.String())
+		if err == nil {
+			return conn, nil
+		}
+		if first == nil {
+			first = dialErrno(ctx, err)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
+}

@@ -1,0 +1,108 @@
+package call
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// connectionOwned are the caller headers a host outside the cluster never
+// receives from the caller: the connection sets them itself.
+var connectionOwned = map[string]bool{
+	"Host": true, "Content-Length": true, "Connection": true, "Transfer-Encoding": true,
+	"Keep-Alive": true, "Upgrade": true, "Te": true, "Trailer": true, "Expect": true,
+}
+
+// OutsideHeader returns the caller headers a host outside the cluster
+// receives: all but X-Kube32-* and the connection-owned ones (Host,
+// Content-Length, Connection, Transfer-Encoding, Keep-Alive, Upgrade, TE,
+// Trailer, Expect).
+func OutsideHeader(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		ck := http.CanonicalHeaderKey(k)
+		if connectionOwned[ck] || strings.HasPrefix(ck, "X-Kube32-") {
+			continue
+		}
+		out[ck] = append(out[ck], v...)
+	}
+	return out
+}
+
+// serviceHeaders are the only caller headers that reach a pod behind a
+// Service.
+var serviceHeaders = []string{"Content-Type", "Cookie", "X-Request-Id", "Accept-Encoding"}
+
+// ServiceHeader returns the caller headers a target pod behind a Service
+// receives: only Content-Type, Cookie, X-Request-Id and Accept-Encoding.
+func ServiceHeader(h http.Header) http.Header {
+	out := make(http.Header, len(serviceHeaders))
+	for _, k := range serviceHeaders {
+		if v := h.Values(k); len(v) > 0 {
+			out[k] = append([]string(nil), v...)
+		}
+	}
+	return out
+}
+
+// buildRequest writes the request line and head of call to t: the Host
+// header from the URL, the caller's headers as OutsideHeader filters them
+// (sorted, so a request is the same bytes every time), Content-Length for a
+// body (and for an empty one where a body is expected), Connection: close.
+// A method or header that cannot travel fails with K32_ERR_INVAL.
+func buildRequest(t Target, call pod.Call) ([]byte, error) {
+	inval := pod.Errno(abi.ErrInval)
+	if !validToken(call.Method) {
+		return nil, inval
+	}
+	var b strings.Builder
+	b.WriteString(call.Method + " " + t.RequestURI + " HTTP/1.1\r\nHost: " + t.HostHeader + "\r\n")
+	h := OutsideHeader(call.Header)
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !validToken(k) {
+			return nil, inval
+		}
+		for _, v := range h[k] {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return nil, inval
+			}
+			b.WriteString(k + ": " + v + "\r\n")
+		}
+	}
+	if len(call.Body) > 0 || bodyExpected(call.Method) {
+		b.WriteString("Content-Length: " + strconv.Itoa(len(call.Body)) + "\r\n")
+	}
+	b.WriteString("Connection: close\r\n\r\n")
+	return []byte(b.String()), nil
+}
+
+// bodyExpected reports whether a request with method carries a body even
+// when it is empty, so servers want its Content-Length: 0.
+func bodyExpected(method string) bool {
+	return method == "POST" || method == "PUT" || method == "PATCH"
+}
+
+// validToken reports whether s is an RFC 9110 token (a method or a header
+// name).
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}

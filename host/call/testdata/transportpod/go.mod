@@ -1,0 +1,3 @@
+module transportpod
+
+go 1.24
