@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,14 +8,13 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testserve"
 	"github.com/kube32/kube32/templates"
 )
 
 func run(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	out := &syncBuffer{}
-	code := cli.Run(context.Background(), args, cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out})
-	return code, out.String()
+	return testserve.Run(t, args...)
 }
 
 func TestTemplatesListsEveryTemplate(t *testing.T) {

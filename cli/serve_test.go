@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,65 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testserve"
 )
 
-// syncBuffer is a bytes.Buffer that serve's goroutines may share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// cacheDir is wazero's compilation cache, shared by the tests of this package.
-var cacheDir = filepath.Join(os.TempDir(), "kube32-cli-test-cache")
-
-// serve runs `kube32 serve` in-process on free ports until the test ends and
-// returns the cluster once it is ready.
-func serve(t *testing.T, opts cli.ServeOptions) (*cluster.Cluster, *syncBuffer) {
+// serve runs `kube32 serve` in-process on free ports until the test ends.
+func serve(t *testing.T, opts cli.ServeOptions) (*cluster.Cluster, *testserve.Output) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
-	opts.CacheDir = cacheDir
-	ready := make(chan *cluster.Cluster, 1)
-	opts.Serving = func(c *cluster.Cluster) { ready <- c }
-	done := make(chan error, 1)
-	go func() { done <- cli.RunServe(ctx, opts) }()
-	select {
-	case c := <-ready:
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("serve ended with %v", err)
-			}
-		})
-		return c, out
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve failed: %v\noutput:\n%s", err, out)
-	case <-time.After(3 * time.Minute):
-		cancel()
-		t.Fatalf("serve not ready after 3 minutes; output:\n%s", out)
-	}
-	return nil, nil
+	return testserve.Serve(t, opts)
 }
 
 func get(t *testing.T, url string) (int, http.Header, string) {
@@ -186,7 +138,7 @@ func TestServeRefusesBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			c.opts.IO = cli.IOStreams{Out: io.Discard, ErrOut: io.Discard}
-			c.opts.CacheDir = cacheDir
+			c.opts.CacheDir = testserve.CacheDir
 			err := cli.RunServe(context.Background(), c.opts)
 			if err == nil {
 				t.Fatal("serve accepted bad input")

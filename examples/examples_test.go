@@ -4,43 +4,18 @@
 package examples_test
 
 import (
-	"bytes"
-	"context"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/testserve"
 )
-
-// cacheDir is wazero's compilation cache, shared by the tests of this package
-// and across runs.
-var cacheDir = filepath.Join(os.TempDir(), "kube32-examples-test-cache")
-
-// syncBuffer is a bytes.Buffer that serve's goroutines may share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // copyExamples copies the examples (all of them: demo uses echo's pod) to a
 // temporary directory without build outputs or tests, so that building
@@ -75,49 +50,19 @@ func copyExamples(t *testing.T, name string) string {
 // build runs `kube32 build dir` and fails the test unless it succeeds.
 func build(t *testing.T, dir string) string {
 	t.Helper()
-	var out syncBuffer
-	code := cli.Run(context.Background(), []string{"build", dir}, cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+	code, out := testserve.Run(t, "build", dir)
 	if code != 0 {
-		t.Fatalf("kube32 build %s: exit %d\n%s", dir, code, out.String())
+		t.Fatalf("kube32 build %s: exit %d\n%s", dir, code, out)
 	}
-	return out.String()
+	return out
 }
 
 // serve runs `kube32 serve dir` in-process on free ports until the test ends
 // and returns the cluster once it is ready.
 func serve(t *testing.T, dir string) *cluster.Cluster {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	ready := make(chan *cluster.Cluster, 1)
-	opts := cli.ServeOptions{
-		IO:       cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out},
-		Dir:      dir,
-		CacheDir: cacheDir,
-		Serving:  func(c *cluster.Cluster) { ready <- c },
-	}
-	done := make(chan error, 1)
-	go func() { done <- cli.RunServe(ctx, opts) }()
-	select {
-	case c := <-ready:
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("serve ended with %v", err)
-			}
-			if t.Failed() {
-				t.Logf("serve output:\n%s", out)
-			}
-		})
-		return c
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve failed: %v\noutput:\n%s", err, out)
-	case <-time.After(3 * time.Minute):
-		cancel()
-		t.Fatalf("serve not ready after 3 minutes; output:\n%s", out)
-	}
-	return nil
+	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	return c
 }
 
 // fetch sends a request and returns the status, headers and body.

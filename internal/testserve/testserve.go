@@ -1,0 +1,83 @@
+// Package testserve runs `kube32` commands in-process for tests: serve on
+// free loopback ports until the test ends, and one-shot commands with their
+// output captured.
+package testserve
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/host/cluster"
+)
+
+// Output is a bytes.Buffer that serve's goroutines may share.
+type Output struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+// CacheDir is the wazero compilation cache the tests share, across runs too.
+var CacheDir = filepath.Join(os.TempDir(), "kube32-test-cache")
+
+// Serve runs `kube32 serve` with opts (ports 0 pick free ones) until the test
+// ends and returns the cluster once it is ready, with serve's output.
+func Serve(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &Output{}
+	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
+	if opts.CacheDir == "" {
+		opts.CacheDir = CacheDir
+	}
+	ready := make(chan *cluster.Cluster, 1)
+	opts.Serving = func(c *cluster.Cluster) { ready <- c }
+	done := make(chan error, 1)
+	go func() { done <- cli.RunServe(ctx, opts) }()
+	select {
+	case c := <-ready:
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve ended with %v", err)
+			}
+			if t.Failed() {
+				t.Logf("serve output:\n%s", out)
+			}
+		})
+		return c, out
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve failed: %v\noutput:\n%s", err, out)
+	case <-time.After(3 * time.Minute):
+		cancel()
+		t.Fatalf("serve not ready after 3 minutes; output:\n%s", out)
+	}
+	return nil, nil
+}
+
+// Run runs a kube32 command to its end and returns its exit code and output.
+func Run(t testing.TB, args ...string) (int, string) {
+	t.Helper()
+	out := &Output{}
+	code := cli.Run(context.Background(), args, cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out})
+	return code, out.String()
+}
