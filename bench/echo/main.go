@@ -16,10 +16,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
 )
@@ -66,12 +65,12 @@ func run(duration time.Duration, concurrency int) error {
 	defer plain.Close()
 
 	body := []byte("hello, kube32")
-	kube32 := load(c.IngressURL()+"/echo/hello", body, duration, concurrency)
-	baseline := load("http://"+plain.Addr().String()+"/echo/hello", body, duration, concurrency)
+	kube32 := postLoad(c.IngressURL()+"/echo/hello", body, duration, concurrency)
+	baseline := postLoad("http://"+plain.Addr().String()+"/echo/hello", body, duration, concurrency)
 	fmt.Printf("echo POST /echo/hello, %d clients, %s each\n", concurrency, duration)
-	fmt.Printf("  kube32 serve (ingress -> echo pod): %8.0f req/s  (%d errors)\n", kube32.rate, kube32.errors)
-	fmt.Printf("  plain net/http handler:             %8.0f req/s  (%d errors)\n", baseline.rate, baseline.errors)
-	fmt.Printf("  ratio kube32/plain:                 %8.2f\n", kube32.rate/baseline.rate)
+	fmt.Printf("  kube32 serve (ingress -> echo pod): %8.0f req/s  (%d errors)\n", kube32.Rate, kube32.Errors)
+	fmt.Printf("  plain net/http handler:             %8.0f req/s  (%d errors)\n", baseline.Rate, baseline.Errors)
+	fmt.Printf("  ratio kube32/plain:                 %8.2f\n", kube32.Rate/baseline.Rate)
 	return nil
 }
 
@@ -91,37 +90,15 @@ func startPlainEcho() (net.Listener, error) {
 	return l, nil
 }
 
-type result struct {
-	rate   float64
-	errors int64
-}
-
-// load sends POST requests from concurrency clients for d.
-func load(url string, body []byte, d time.Duration, concurrency int) result {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}}
-	var done, failed atomic.Int64
-	deadline := time.Now().Add(d)
-	var wg sync.WaitGroup
-	for i := 0; i < concurrency; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				resp, err := client.Post(url, "text/plain", bytes.NewReader(body))
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					failed.Add(1)
-					continue
-				}
-				done.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	return result{rate: float64(done.Load()) / d.Seconds(), errors: failed.Load()}
+// postLoad sends POST requests with body from concurrency clients for d.
+func postLoad(url string, body []byte, d time.Duration, concurrency int) load.Result {
+	client := load.Client(concurrency)
+	defer client.CloseIdleConnections()
+	return load.Run(client, func() (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "text/plain")
+		}
+		return req, err
+	}, d, concurrency)
 }

@@ -4,40 +4,30 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/kube32/kube32/bench/internal/load"
 )
 
-type result struct {
-	rate   float64
-	errors int64
-}
-
-// newClient is the one client both servers are loaded with: keep-alive,
-// one idle connection per concurrent client, and no transparent gzip
-// decoding, so that the bytes on the wire are what is measured.
-func newClient(concurrency int) *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		MaxIdleConnsPerHost: concurrency,
-		DisableCompression:  true,
-	}}
-}
-
-func get(client *http.Client, url string) (*http.Response, error) {
+// gzipGet is a GET that accepts gzip, as browsers send it.
+func gzipGet(url string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept-Encoding", "gzip")
-	return client.Do(req)
+	return req, nil
 }
 
 // fetch returns the body and Content-Encoding of one GET.
 func fetch(url string) ([]byte, string, error) {
-	client := newClient(1)
+	client := load.Client(1)
 	defer client.CloseIdleConnections()
-	resp, err := get(client, url)
+	req, err := gzipGet(url)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -49,33 +39,9 @@ func fetch(url string) ([]byte, string, error) {
 	return body, resp.Header.Get("Content-Encoding"), err
 }
 
-// load sends GET requests from concurrency clients for d.
-func load(url string, d time.Duration, concurrency int) result {
-	client := newClient(concurrency)
+// loadGet sends gzip GETs of url from concurrency clients for d.
+func loadGet(url string, d time.Duration, concurrency int) load.Result {
+	client := load.Client(concurrency)
 	defer client.CloseIdleConnections()
-	var done, failed atomic.Int64
-	deadline := time.Now().Add(d)
-	var wg sync.WaitGroup
-	for i := 0; i < concurrency; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				resp, err := get(client, url)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					failed.Add(1)
-					continue
-				}
-				done.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	return result{rate: float64(done.Load()) / d.Seconds(), errors: failed.Load()}
+	return load.Run(client, func() (*http.Request, error) { return gzipGet(url) }, d, concurrency)
 }

@@ -26,6 +26,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
 )
@@ -114,28 +115,28 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath string) erro
 		}
 	}
 	for _, t := range targets {
-		load(t.url, time.Second, concurrency) // warm up: connections, caches
+		loadGet(t.url, time.Second, concurrency) // warm up: connections, caches
 	}
 	fmt.Printf("GET /%s (%d bytes, %d gzip), Accept-Encoding: gzip, %d clients, %s per server and round, %d CPUs\n",
 		fileName, len(js), len(gz), concurrency, duration, runtime.NumCPU())
 	// Rounds alternate the servers, so that a change in the machine's other
 	// load hits both; the median ratio of the rounds is the figure.
-	totals := make([]result, len(targets))
+	totals := make([]load.Result, len(targets))
 	var ratios []float64
 	for round := 1; round <= rounds; round++ {
-		rates := make([]result, len(targets))
+		rates := make([]load.Result, len(targets))
 		for i, t := range targets {
 			stop := startProfile(i == 0 && round == 1)
-			rates[i] = load(t.url, duration, concurrency)
+			rates[i] = loadGet(t.url, duration, concurrency)
 			stop()
-			totals[i].rate += rates[i].rate / float64(rounds)
-			totals[i].errors += rates[i].errors
+			totals[i].Rate += rates[i].Rate / float64(rounds)
+			totals[i].Errors += rates[i].Errors
 		}
-		ratios = append(ratios, rates[0].rate/rates[1].rate)
-		fmt.Printf("  round %d: kube32 %8.0f req/s, nginx %8.0f req/s, ratio %.2f\n", round, rates[0].rate, rates[1].rate, ratios[len(ratios)-1])
+		ratios = append(ratios, rates[0].Rate/rates[1].Rate)
+		fmt.Printf("  round %d: kube32 %8.0f req/s, nginx %8.0f req/s, ratio %.2f\n", round, rates[0].Rate, rates[1].Rate, ratios[len(ratios)-1])
 	}
 	for i, t := range targets {
-		fmt.Printf("  %-40s %8.0f req/s  %6.1f MiB/s  (mean; %d errors)\n", t.name+":", totals[i].rate, totals[i].rate*float64(len(gz))/(1<<20), totals[i].errors)
+		fmt.Printf("  %-40s %8.0f req/s  %6.1f MiB/s  (mean; %d errors)\n", t.name+":", totals[i].Rate, totals[i].Rate*float64(len(gz))/(1<<20), totals[i].Errors)
 	}
 	fmt.Printf("  %-40s %8.2f (median of %d rounds)\n", "ratio kube32/nginx:", median(ratios), rounds)
 	return nil
