@@ -76,6 +76,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newBuildCommand(io),
 		newServeCommand(io),
 		newFlashCommand(io),
+		newNodeCommand(io),
 	)
 	return root
 }

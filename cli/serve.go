@@ -35,6 +35,7 @@ type ServeOptions struct {
 	HandlerTimeout time.Duration
 	CacheDir       string // wazero's compilation cache; "" = the user cache dir
 	Token          string // bearer token the API server requires; "" = none
+	Nodes          int    // cluster size: the control plane plus Nodes-1 workers in this process
 	// Kubeconfig is the kubeconfig file that gets the kube32 context; ""
 	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
 	// or ~/.kube/config).
@@ -71,6 +72,7 @@ With neither, it serves a built-in demo.`,
 	f.IntVar(&opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
 	f.IntVar(&opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
 	f.IntVar(&opts.APIPort, "api-port", 6443, "port of the Kubernetes API server (kubectl --context kube32)")
+	f.IntVar(&opts.Nodes, "nodes", 1, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
@@ -99,7 +101,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
-		Cache: cache, HandlerTimeout: opts.HandlerTimeout, Token: opts.Token,
+		Cache: cache, HandlerTimeout: opts.HandlerTimeout, Token: opts.Token, Nodes: opts.Nodes,
 		PodLog: logs.print,
 		Logf:   func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
@@ -110,6 +112,9 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
 	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  pods     %s\n", c.IngressURL(), c.APIURL(), c.PodURL())
+	for i, w := range c.Workers {
+		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", cluster.WorkerName(i+1), w.PodURL())
+	}
 	if opts.Kubeconfig != "" {
 		if err := kubeconfig.Write(opts.Kubeconfig, kubeconfig.Entry{Server: c.APIURL(), Token: opts.Token}); err != nil {
 			return err

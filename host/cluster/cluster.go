@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/ingress"
@@ -41,6 +42,11 @@ type Options struct {
 	// Token, when set, is the bearer token the API server requires (the
 	// spec's cluster token).
 	Token string
+	// Nodes is the cluster's size: the control plane plus Nodes-1 workers
+	// in this process (0 and 1: the control plane alone). Worker i has
+	// InternalIP 127.0.0.(i+1) and its pod HTTP server on PodPort there,
+	// and reaches the control plane only through the API server.
+	Nodes int
 	// PodLog receives every pod log line; Logf the cluster's own lines.
 	PodLog func(namespace, name string, line pod.Line)
 	Logf   func(format string, args ...any)
@@ -50,6 +56,12 @@ type Options struct {
 type Cluster struct {
 	Store   *store.Store
 	Kubelet *kubelet.Kubelet
+	// Workers are the worker nodes started with Options.Nodes; set before
+	// Start returns.
+	Workers []*Worker
+	// workersMu guards Workers while Start fills it in, for the API server
+	// (logs, /readyz) already serving.
+	workersMu sync.Mutex
 
 	controller *ingress.Controller
 
@@ -73,10 +85,21 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	listeners, err := listenAll(opts.NodeIP, map[string]int{"ingress": opts.IngressPort, "pod": opts.PodPort, "api": opts.APIPort})
+	if opts.Nodes > 254 {
+		return nil, fmt.Errorf("--nodes %d: at most 254 (node i is 127.0.0.(i+1))", opts.Nodes)
+	}
+	listeners, err := listenAll(opts.NodeIP, map[string]int{"ingress": opts.IngressPort, "api": opts.APIPort})
 	if err != nil {
 		return nil, err
 	}
+	podListeners, err := listenSamePort(append([]string{opts.NodeIP}, workerIPs(opts.Nodes)...), opts.PodPort)
+	if err != nil {
+		for _, l := range listeners {
+			l.Close()
+		}
+		return nil, err
+	}
+	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
 	c := &Cluster{Store: store.New(), cancel: cancel}
 	c.closing, c.stopServing = context.WithCancel(context.Background())
@@ -92,7 +115,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog,
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf})
-	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: c.Kubelet, Token: opts.Token})
+	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token})
 
 	c.serve(listeners["api"], api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
@@ -101,7 +124,28 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.run(func() { c.controller.Run(ctx) })
 	c.run(func() { runScheduler(ctx, c.Store) })
 
+	for i, ip := range workerIPs(opts.Nodes) {
+		w, err := StartWorker(ctx, WorkerOptions{
+			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
+			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog,
+		})
+		if err != nil {
+			for _, l := range podListeners[i+1:] {
+				l.Close()
+			}
+			c.Close()
+			return nil, err
+		}
+		c.workersMu.Lock()
+		c.Workers = append(c.Workers, w)
+		c.workersMu.Unlock()
+	}
+	// Every node registers before the first pods are scheduled, so that
+	// they spread over all of them.
 	waitForNode(c.Store, ControlPlaneName)
+	for i := range c.Workers {
+		waitForNode(c.Store, WorkerName(i+1))
+	}
 	c.Store.Apply(defaultNamespace())
 	for _, o := range opts.Objects {
 		obj := o.Obj.DeepCopyObject()
@@ -111,6 +155,47 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	c.applied = true
 	return c, nil
+}
+
+// workerPodsReported reports whether every pod bound to a worker of this
+// process has had its status written back: a worker learns of its pods
+// through a watch, so its kubelet alone may not know of the newest yet.
+func (c *Cluster) workerPodsReported() bool {
+	started := c.workers()
+	if len(started) == 0 {
+		return true
+	}
+	workers := map[string]bool{}
+	for i := range started {
+		workers[WorkerName(i+1)] = true
+	}
+	for _, o := range c.Store.List("Pod", "") {
+		p := o.(*corev1.Pod)
+		if workers[p.Spec.NodeName] && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending {
+			return false
+		}
+	}
+	return true
+}
+
+// workers returns the workers started so far.
+func (c *Cluster) workers() []*Worker {
+	c.workersMu.Lock()
+	defer c.workersMu.Unlock()
+	return c.Workers
+}
+
+// WorkerName is the Node name of worker i (1, 2, …).
+func WorkerName(i int) string { return "kube32-worker-" + strconv.Itoa(i) }
+
+// workerIPs are the InternalIPs of the workers of a cluster of n nodes:
+// 127.0.0.2 and on.
+func workerIPs(n int) []string {
+	var ips []string
+	for i := 1; i < n; i++ {
+		ips = append(ips, "127.0.0."+strconv.Itoa(i+1))
+	}
+	return ips
 }
 
 // IngressURL, PodURL and APIURL are the base URLs the cluster serves.
@@ -125,7 +210,15 @@ func (c *Cluster) APIURL() string { return "http://" + c.apiAddr }
 // Ready reports whether the manifests are applied and every pod has started
 // or failed for good (what GET /readyz answers).
 func (c *Cluster) Ready() bool {
-	return c.applied && scheduler.AllPlaced(c.Store) && c.Kubelet.Settled() && c.controller.UpToDate()
+	if !c.applied || !scheduler.AllPlaced(c.Store) || !c.Kubelet.Settled() || !c.controller.UpToDate() {
+		return false
+	}
+	for _, w := range c.workers() {
+		if !w.Kubelet.Settled() {
+			return false
+		}
+	}
+	return c.workerPodsReported()
 }
 
 // WaitReady waits until Ready or ctx ends.
@@ -145,6 +238,11 @@ func (c *Cluster) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var errs []error
+	for _, w := range c.workers() {
+		if err := w.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	c.stopServing()
 	for _, s := range c.servers {
 		if err := s.Shutdown(ctx); err != nil {
@@ -166,6 +264,38 @@ func (c *Cluster) serve(l net.Listener, h http.Handler) {
 func (c *Cluster) run(f func()) {
 	c.wg.Add(1)
 	go func() { defer c.wg.Done(); f() }()
+}
+
+// listenSamePort listens on port on every IP; with port 0 it picks one
+// that is free on all of them, since every node serves pods on the same
+// port, as the boards do.
+func listenSamePort(ips []string, port int) ([]net.Listener, error) {
+	for attempt := 0; ; attempt++ {
+		var ls []net.Listener
+		var err error
+		p := port
+		for _, ip := range ips {
+			var l net.Listener
+			l, err = net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(p)))
+			if err != nil {
+				break
+			}
+			ls = append(ls, l)
+			if p == 0 {
+				_, s, _ := net.SplitHostPort(l.Addr().String())
+				p, _ = strconv.Atoi(s)
+			}
+		}
+		if err == nil {
+			return ls, nil
+		}
+		for _, l := range ls {
+			l.Close()
+		}
+		if port != 0 || attempt == 20 {
+			return nil, fmt.Errorf("pod port: %w (choose another with --pod-port)", err)
+		}
+	}
 }
 
 // listenAll opens every port or none, so a busy port fails the start cleanly.

@@ -60,7 +60,7 @@ func recordOnce(s *store.Store, p *corev1.Pod, message string) {
 // waitForNode waits (briefly) until the kubelet has registered its Node, so
 // the first pods are scheduled at once.
 func waitForNode(s *store.Store, name string) {
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 2500; i++ {
 		if _, ok := s.Get(store.Key{Kind: "Node", Name: name}); ok {
 			return
 		}

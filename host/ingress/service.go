@@ -3,11 +3,13 @@ package ingress
 import (
 	"fmt"
 	"net/http"
+	"net/http/httputil"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kube32/kube32/host/call"
 	svcs "github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
@@ -22,6 +24,9 @@ type endpoint struct {
 	namespace, name string
 	nodeName        string
 	targetPort      int32
+	// addr is the pod HTTP server of the pod's worker node
+	// ("<InternalIP>:<pod port>"); "" for a pod on the control plane.
+	addr string
 }
 
 // serviceBackend balances requests round-robin over a Service's running
@@ -34,11 +39,19 @@ type serviceBackend struct {
 }
 
 func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Only nodes set the call chain: a client's would make its pod's calls
+	// fail with K32_ERR_LOOP.
+	r.Header.Del(callChainHeader)
 	for range b.endpoints {
 		ep := b.endpoints[int(b.next.Add(1)-1)%len(b.endpoints)]
 		// The pod runs on the control plane: call its k32_handle in-process.
 		if h, ok := b.local.Handler(ep.namespace, ep.name); ok {
 			h.ServeHTTP(w, r)
+			return
+		}
+		// The pod runs on a worker: proxy to its node's pod HTTP server.
+		if ep.addr != "" {
+			proxyToNode(w, r, ep)
 			return
 		}
 	}
@@ -61,10 +74,53 @@ func resolveServiceBackend(s *store.Store, namespace string, ref *networkingv1.I
 	}
 	for _, p := range svcs.SelectPods(s, svc) {
 		if target, ok := svcs.ResolveTargetPort(port, p); ok {
-			b.endpoints = append(b.endpoints, endpoint{namespace: p.Namespace, name: p.Name, nodeName: p.Spec.NodeName, targetPort: target})
+			b.endpoints = append(b.endpoints, endpoint{namespace: p.Namespace, name: p.Name, nodeName: p.Spec.NodeName,
+				targetPort: target, addr: workerAddr(s, p.Spec.NodeName)})
 		}
 	}
 	return b, nil
+}
+
+// workerAddr is the pod HTTP server of a worker node, "" for the control
+// plane (whose pods run in-process) or a node the store does not know.
+func workerAddr(s *store.Store, node string) string {
+	obj, ok := s.Get(store.Key{Kind: "Node", Name: node})
+	if !ok {
+		return ""
+	}
+	n := obj.(*corev1.Node)
+	if _, cp := n.Labels[labelControlPlane]; cp {
+		return ""
+	}
+	return call.NodeAddr(n)
+}
+
+// callChainHeader is pod.HeaderCallChain (the test helpers' name "pod"
+// shadows the package here).
+const callChainHeader = "X-Kube32-Call-Chain"
+
+// labelControlPlane marks the control plane's Node.
+const labelControlPlane = "node-role.kubernetes.io/control-plane"
+
+// nodePool is the keep-alive pool of the proxied requests to worker nodes.
+var nodePool = call.NewPool()
+
+// proxyToNode sends r to pod ep on its worker node over the keep-alive
+// pool, with X-Kube32-Pod naming the pod, and streams the answer back.
+func proxyToNode(w http.ResponseWriter, r *http.Request, ep endpoint) {
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host = "http", ep.addr
+			pr.Out.Host = r.Host
+			pr.Out.Header.Set(call.HeaderPod, ep.namespace+"/"+ep.name)
+			pr.SetXForwarded()
+		},
+		Transport: nodePool,
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, fmt.Sprintf("pod %s/%s on node %s: %v", ep.namespace, ep.name, ep.nodeName, err), http.StatusBadGateway)
+		},
+	}
+	rp.ServeHTTP(w, r)
 }
 
 // servicePort finds the Service port a backend names by number or by name.

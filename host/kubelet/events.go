@@ -56,5 +56,5 @@ func (k *Kubelet) forget(uid string, generation int64) {
 
 // event writes one Event about p, or counts it again.
 func (k *Kubelet) event(p *corev1.Pod, typ, reason, message string) {
-	k.cfg.Store.Record(p, store.EventSource{Component: "kubelet", Host: k.cfg.NodeName}, typ, reason, message)
+	k.cfg.Source.Record(p, store.EventSource{Component: "kubelet", Host: k.cfg.NodeName}, typ, reason, message)
 }

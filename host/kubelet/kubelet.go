@@ -1,7 +1,9 @@
 // Package kubelet runs the pods bound to one node: it starts each Pod's
-// module under host/pod, writes the pod's status back to the store, serves
-// the node's pod HTTP server (X-Kube32-Pod dispatch) and hands in-process
-// handlers to the ingress controller.
+// module under host/pod, writes the pod's status back, serves the node's pod
+// HTTP server (X-Kube32-Pod dispatch), hands in-process handlers to the
+// ingress controller and carries out the pods' k32_http_call (host/call).
+// The control plane's kubelet works on the object store; a worker's reaches
+// the control plane only through the API server (see Source).
 package kubelet
 
 import (
@@ -15,9 +17,9 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -28,9 +30,13 @@ type Config struct {
 	NodeIP       string
 	PodPort      int
 	ControlPlane bool
-	Store        *store.Store
-	Images       fs.FS // holds the firmware/ and sd/ image trees
-	Cache        wazero.CompilationCache
+	// Source is how the kubelet reaches the cluster's objects; nil means
+	// StoreSource(Store).
+	Source Source
+	// Store is the control plane's object store, used when Source is nil.
+	Store  *store.Store
+	Images fs.FS // holds the firmware/ and sd/ image trees
+	Cache  wazero.CompilationCache
 	// HandlerTimeout bounds one k32_handle callback; 0 means host/pod's default.
 	HandlerTimeout time.Duration
 	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
@@ -38,6 +44,12 @@ type Config struct {
 	APIPort int
 	// Log receives each pod log line.
 	Log func(namespace, name string, line pod.Line)
+
+	// Outside calls hosts outside the cluster; nil means a zero call.Outside
+	// (the control plane's head limit).
+	Outside *call.Outside
+	// Remote calls pods on other nodes; nil means call's shared pool.
+	Remote *call.Remote
 }
 
 // Kubelet runs the pods of one node.
@@ -52,6 +64,9 @@ type Kubelet struct {
 
 	logs   logFollowers
 	events recorder
+
+	// caller carries out k32_http_call for every pod of the node.
+	caller *call.Caller
 }
 
 // running is one started pod and the spec generation it runs.
@@ -75,28 +90,33 @@ func (r *running) status() pod.Status {
 
 // New returns a kubelet for cfg; Run starts it.
 func New(cfg Config) *Kubelet {
-	return &Kubelet{cfg: cfg, pods: map[store.Key]*running{}, terminating: map[store.Key]bool{}}
+	k := &Kubelet{cfg: cfg, pods: map[store.Key]*running{}, terminating: map[store.Key]bool{}}
+	if cfg.Source == nil && cfg.Store != nil {
+		k.cfg.Source = StoreSource(cfg.Store)
+	}
+	var resolver call.Resolver
+	if k.cfg.Source != nil {
+		resolver = k.cfg.Source
+	}
+	k.caller = &call.Caller{Outside: cfg.Outside, Services: &call.Cluster{
+		Node: cfg.NodeName, Resolver: resolver, Local: k, Remote: cfg.Remote,
+	}}
+	return k
 }
 
-// Run registers the node and keeps the node's pods in sync with the store
+// Run registers the node and keeps the node's pods in sync with its Source
 // until ctx ends, then stops them all.
 func (k *Kubelet) Run(ctx context.Context) {
-	events, cancel := k.cfg.Store.Subscribe()
-	defer cancel()
-	k.cfg.Store.Apply(k.nodeObject())
+	changes := k.cfg.Source.Changes(ctx, k.cfg.NodeName)
+	k.register(ctx)
 	k.sync(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			k.stopAll()
 			return
-		case e, ok := <-events:
-			if !ok {
-				return
-			}
-			if e.Key.Kind == "Pod" {
-				k.sync(ctx)
-			}
+		case <-changes:
+			k.sync(ctx)
 		}
 	}
 }
@@ -107,10 +127,8 @@ func (k *Kubelet) Run(ctx context.Context) {
 func (k *Kubelet) sync(ctx context.Context) {
 	want := map[store.Key]*corev1.Pod{}
 	var deleted []*corev1.Pod
-	for _, o := range k.cfg.Store.List("Pod", "") {
-		p := o.(*corev1.Pod)
+	for _, p := range k.cfg.Source.Pods(k.cfg.NodeName) {
 		switch {
-		case p.Spec.NodeName != k.cfg.NodeName:
 		case p.DeletionTimestamp == nil:
 			want[store.KeyOf(p)] = p
 		default:
@@ -147,18 +165,13 @@ func (k *Kubelet) sync(ctx context.Context) {
 // finishDeletion stops a terminating pod's runtime, if it has one, then
 // removes the Pod from the store: the end of "terminating → gone".
 func (k *Kubelet) finishDeletion(p *corev1.Pod, r *running) {
-	key, uid := store.KeyOf(p), p.UID
+	key := store.KeyOf(p)
 	if r != nil {
 		k.event(p, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Stopping container %s", p.Spec.Containers[0].Name))
 		r.pod.Stop()
 		k.forget(r.uid, r.generation)
 	}
-	_, _ = k.cfg.Store.DeleteIf(key, func(o runtime.Object) error {
-		if p := o.(*corev1.Pod); p.UID != uid || p.DeletionTimestamp == nil {
-			return errReplaced
-		}
-		return nil
-	})
+	_ = k.cfg.Source.DeletePod(context.Background(), p.Namespace, p.Name, p.UID)
 	k.mu.Lock()
 	delete(k.terminating, key)
 	k.mu.Unlock()
@@ -174,15 +187,14 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
 	cfg, problem := k.podConfig(p)
 	// Status callbacks may race each other; always write the latest status.
 	cfg.OnStatus = func(pod.Status) {
-		st := r.pod.Status()
-		k.writeStatus(key, p.UID, p.Generation, st)
-		k.observe(p, st)
+		k.writeStatus(key, p.UID, p.Generation, r.pod.Status)
+		k.observe(p, r.pod.Status())
 	}
 	r.pod = pod.New(cfg)
 	if problem != nil {
 		// The pod has failed for good: Settled must count it as settled.
 		r.failed = &pod.Status{Phase: pod.PhaseFailed, Reason: problem.reason, Message: problem.message, Started: true}
-		k.writeStatus(key, p.UID, p.Generation, *r.failed)
+		k.writeStatus(key, p.UID, p.Generation, r.status)
 		k.observe(p, *r.failed)
 		return r
 	}
@@ -197,17 +209,18 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
 // Pod was replaced meanwhile: deleted and created again (a new uid) or
 // changed (a new generation, which runs in a new runtime). Without the
 // generation check the old runtime, stopping after a spec change, would
-// overwrite the new runtime's status with its own "not ready".
-func (k *Kubelet) writeStatus(key store.Key, uid types.UID, generation int64, st pod.Status) {
-	k.cfg.Store.Update(key, func(o runtime.Object) bool {
-		p := o.(*corev1.Pod)
-		if p.UID != uid || p.Generation != generation {
-			return false
-		}
-		applyStatus(p, st, k.cfg.NodeIP)
-		return true
+// overwrite the new runtime's status with its own "not ready". The status
+// is read as it is written (status()), so that racing writes all write
+// the latest.
+func (k *Kubelet) writeStatus(key store.Key, uid types.UID, generation int64, status func() pod.Status) {
+	_ = k.cfg.Source.UpdatePodStatus(context.Background(), key.Namespace, key.Name, uid, generation, func(p *corev1.Pod) {
+		applyStatus(p, status(), k.cfg.NodeIP)
 	})
 }
+
+// Caller is what carries out k32_http_call for the pods of this node
+// (benchmarks call it directly).
+func (k *Kubelet) Caller() pod.Caller { return k.caller }
 
 // Handler returns the in-process handler of a pod running on this node.
 func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
@@ -234,11 +247,13 @@ func (k *Kubelet) Pod(namespace, name string) (*pod.Pod, bool) {
 // Settled reports whether every pod bound to this node has started or
 // failed for good, which /readyz waits for.
 func (k *Kubelet) Settled() bool {
+	if s, ok := k.cfg.Source.(interface{ Synced() bool }); ok && !s.Synced() {
+		return false
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for _, o := range k.cfg.Store.List("Pod", "") {
-		p := o.(*corev1.Pod)
-		if p.Spec.NodeName != k.cfg.NodeName || p.DeletionTimestamp != nil {
+	for _, p := range k.cfg.Source.Pods(k.cfg.NodeName) {
+		if p.DeletionTimestamp != nil {
 			continue
 		}
 		r, ok := k.pods[store.KeyOf(p)]

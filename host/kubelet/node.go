@@ -1,6 +1,8 @@
 package kubelet
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,5 +40,31 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 				OperatingSystem: "kube32", Architecture: "wasm32",
 			},
 		},
+	}
+}
+
+// Register writes the node's Node object once. A worker calls it before
+// Run to learn at once that the API server cannot be reached or refuses
+// its token; Run registers again.
+func (k *Kubelet) Register(ctx context.Context) error {
+	if err := k.cfg.Source.RegisterNode(ctx, k.nodeObject()); err != nil {
+		return fmt.Errorf("registering node %s: %w", k.cfg.NodeName, err)
+	}
+	return nil
+}
+
+// register writes the node's Node object, retrying until it lands: a
+// worker may start before the control plane answers.
+func (k *Kubelet) register(ctx context.Context) {
+	for {
+		err := k.cfg.Source.RegisterNode(ctx, k.nodeObject())
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
 }

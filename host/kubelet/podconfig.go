@@ -24,6 +24,7 @@ func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 		RestartPolicy:  string(p.Spec.RestartPolicy),
 		HandlerTimeout: k.cfg.HandlerTimeout,
 		Cache:          k.cfg.Cache,
+		Caller:         k.caller,
 	}
 	key := store.KeyOf(p)
 	cfg.Log = func(line pod.Line) {
@@ -75,14 +76,10 @@ func (k *Kubelet) environment(p *corev1.Pod, c corev1.Container) []pod.EnvVar {
 	}
 	add("KUBERNETES_SERVICE_HOST", k.cfg.APIHost)
 	add("KUBERNETES_SERVICE_PORT", strconv.Itoa(k.cfg.APIPort))
-	if k.cfg.Store == nil || !service.LinksEnabled(p) {
+	if k.cfg.Source == nil || !service.LinksEnabled(p) {
 		return env
 	}
-	var services []*corev1.Service
-	for _, o := range k.cfg.Store.List("Service", p.Namespace) {
-		services = append(services, o.(*corev1.Service))
-	}
-	endpoints := service.NamespaceEndpoints(k.cfg.Store, p.Namespace)
+	services, endpoints := k.cfg.Source.NamespaceServices(p.Namespace)
 	for _, e := range service.EnvVars(p, services, endpoints, k.cfg.NodeIP) {
 		add(e.Name, e.Value)
 	}

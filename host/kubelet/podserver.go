@@ -3,14 +3,18 @@ package kubelet
 import (
 	"net/http"
 	"strings"
+
+	"github.com/kube32/kube32/host/call"
 )
 
 // HeaderPod names the pod a request to a node's pod port is for, as
 // "<namespace>/<name>" (the spec's X-Kube32-Pod).
-const HeaderPod = "X-Kube32-Pod"
+const HeaderPod = call.HeaderPod
 
 // PodServer is the node's pod HTTP server (port 7000 on the boards): it
-// dispatches each request to the pod named by X-Kube32-Pod.
+// dispatches each request to the pod named by X-Kube32-Pod. The request's
+// X-Kube32-Call-Chain, set by the node that sent an in-cluster call, reaches
+// the pod as it is, so the pod's own calls extend the chain.
 func (k *Kubelet) PodServer() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		namespace, name, ok := strings.Cut(r.Header.Get(HeaderPod), "/")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kube32/kube32/abi"
@@ -25,7 +26,40 @@ type Call struct {
 	Body    []byte
 	RespCap int           // bytes of body the guest can take
 	Timeout time.Duration // 5s when the guest passed 0, at most 60s; ctx carries it as a deadline too
+	// Chain is the call chain: the pods the request being handled came
+	// through (its X-Kube32-Call-Chain), oldest first, then the caller
+	// itself. Outside k32_handle (k32_event, k32_main) it is the caller
+	// alone. A Caller refuses a target already in it, or a chain of
+	// MaxCallChain, with K32_ERR_LOOP.
+	Chain []string
 }
+
+// HeaderCallChain carries the call chain from pod to pod: the pods a
+// request came through, as comma-separated "<namespace>/<name>", oldest
+// first. The node sets it on every in-cluster call; a pod reads it from the
+// request it handles so that its own calls extend the chain.
+const HeaderCallChain = "X-Kube32-Call-Chain"
+
+// MaxCallChain is how long a call chain may grow: a call whose chain
+// (caller included) has reached it fails with K32_ERR_LOOP.
+const MaxCallChain = 8
+
+// ParseCallChain reads an X-Kube32-Call-Chain value (or several, as
+// repeated headers), skipping empty entries.
+func ParseCallChain(values ...string) []string {
+	var chain []string
+	for _, v := range values {
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				chain = append(chain, id)
+			}
+		}
+	}
+	return chain
+}
+
+// FormatCallChain writes chain as an X-Kube32-Call-Chain value.
+func FormatCallChain(chain []string) string { return strings.Join(chain, ",") }
 
 // CallResult is the answer to a Call.
 type CallResult struct {

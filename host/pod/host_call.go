@@ -54,7 +54,7 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	p.lastCall = nil
 	res, err := p.cfg.Caller.HTTPCall(callCtx, Call{
 		From: p.id, Method: method, URL: url, Header: header, Body: bytes.Clone(body),
-		RespCap: len(resp), Timeout: timeout,
+		RespCap: len(resp), Timeout: timeout, Chain: p.callChain(ctx),
 	})
 	if err != nil {
 		return int64(callErrno(ctx, callCtx, err))
@@ -68,6 +68,16 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 		return int64(abi.ErrTooBig)
 	}
 	return int64(res.Status)
+}
+
+// callChain is the chain a call of this callback carries: the chain of the
+// request being handled, then this pod.
+func (p *Pod) callChain(ctx context.Context) []string {
+	var chain []string
+	if st := handleState(ctx); st != nil {
+		chain = ParseCallChain(st.req.Header.Values(HeaderCallChain)...)
+	}
+	return append(chain, p.id)
 }
 
 // callErrno maps a Caller or Publisher error to the code the guest gets.

@@ -1,0 +1,214 @@
+// Command calls measures in-cluster k32_http_call latency (p50, p99) on
+// one node and across nodes against a direct Go HTTP client request on
+// loopback, and Ingress throughput to a pod on a worker node against plain
+// net/http, in one run of a 2-node `kube32 serve` cluster.
+//
+// The calls are made through the control plane's pod.Caller, as a pod's
+// k32_http_call is, to relay pods (testdata/relay.c, built with clang).
+//
+//	go run ./bench/calls [-n 2000] [-d 5s] [-c 8]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/bench/internal/load"
+	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/pod"
+)
+
+func main() {
+	n := flag.Int("n", 2000, "calls measured per target")
+	duration := flag.Duration("d", 5*time.Second, "how long to load each Ingress target")
+	concurrency := flag.Int("c", 8, "concurrent Ingress clients")
+	flag.Parse()
+	if err := run(*n, *duration, *concurrency); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, duration time.Duration, concurrency int) error {
+	images, err := buildRelay()
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(images)
+	objs := []manifest.Object{
+		relay("a", cluster.ControlPlaneName), relay("near", cluster.ControlPlaneName), relay("far", cluster.WorkerName(1)),
+		service("near"), service("far"), ingress("far"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := cluster.Start(context.Background(), cluster.Options{Images: os.DirFS(images), Objects: objs, Nodes: 2})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.WaitReady(ctx); err != nil {
+		return err
+	}
+
+	plain, err := startPlain()
+	if err != nil {
+		return err
+	}
+	defer plain.Close()
+	plainURL := "http://" + plain.Addr().String()
+
+	caller := c.Kubelet.Caller()
+	callOnce := func(url string) func() error {
+		return func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			res, err := caller.HTTPCall(ctx, pod.Call{From: "default/a", Chain: []string{"default/a"}, Method: "GET",
+				URL: url, RespCap: 4096, Timeout: 5 * time.Second})
+			if err == nil && res.Status != 200 {
+				err = fmt.Errorf("status %d", res.Status)
+			}
+			return err
+		}
+	}
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	direct := func() error {
+		resp, err := client.Get(plainURL + "/")
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return err
+	}
+	fmt.Printf("in-cluster calls, %d each (p50 / p99)\n", n)
+	for _, m := range []struct {
+		name string
+		f    func() error
+	}{
+		{"k32_http_call same node (in-process)", callOnce("http://near/")},
+		{"k32_http_call cross-node (pool)     ", callOnce("http://far/")},
+		{"direct Go HTTP client on loopback   ", direct},
+	} {
+		p50, p99, err := latency(n, m.f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		fmt.Printf("  %s  %9s / %9s\n", m.name, p50, p99)
+	}
+
+	fmt.Printf("Ingress to a worker pod, GET /, %d clients, %s each\n", concurrency, duration)
+	viaIngress := getLoad(c.IngressURL()+"/", duration, concurrency)
+	baseline := getLoad(plainURL+"/", duration, concurrency)
+	fmt.Printf("  kube32 ingress -> worker pod:  %8.0f req/s  (%d errors)\n", viaIngress.Rate, viaIngress.Errors)
+	fmt.Printf("  plain net/http handler:        %8.0f req/s  (%d errors)\n", baseline.Rate, baseline.Errors)
+	fmt.Printf("  ratio kube32/plain:            %8.2f\n", viaIngress.Rate/baseline.Rate)
+	return nil
+}
+
+// latency runs f n times (after a warm-up) and returns the median and the
+// 99th percentile.
+func latency(n int, f func() error) (time.Duration, time.Duration, error) {
+	for i := 0; i < n/10+1; i++ {
+		if err := f(); err != nil {
+			return 0, 0, err
+		}
+	}
+	times := make([]time.Duration, n)
+	for i := range times {
+		start := time.Now()
+		if err := f(); err != nil {
+			return 0, 0, err
+		}
+		times[i] = time.Since(start)
+	}
+	slices.Sort(times)
+	return times[n/2], times[n*99/100], nil
+}
+
+func getLoad(url string, d time.Duration, concurrency int) load.Result {
+	client := load.Client(concurrency)
+	defer client.CloseIdleConnections()
+	return load.Run(client, func() (*http.Request, error) { return http.NewRequest(http.MethodGet, url, nil) }, d, concurrency)
+}
+
+// startPlain answers like a relay pod asked for nothing: a few lines of
+// text.
+func startPlain() (net.Listener, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "who=plain\nchain=\npath=%s\nheaders:\n", r.URL.Path)
+	}))
+	return l, nil
+}
+
+// buildRelay compiles testdata/relay.c into a new image tree.
+func buildRelay() (string, error) {
+	_, self, _, _ := runtime.Caller(0)
+	here := filepath.Dir(self)
+	dir, err := os.MkdirTemp("", "kube32-bench-calls")
+	if err != nil {
+		return "", err
+	}
+	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
+	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
+		return "", err
+	}
+	args := append([]string{}, compile.BaseCFlags...)
+	args = append(args, "-Wl,--initial-memory=65536", "-I"+filepath.Join(here, "..", "..", "sdk", "c"),
+		"-o", filepath.Join(wasmDir, "relay.wasm"), filepath.Join(here, "testdata", "relay.c"))
+	if out, err := exec.Command("clang", args...).CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("clang relay.c: %v\n%s", err, out)
+	}
+	return dir, nil
+}
+
+func relay(name, node string) manifest.Object {
+	return manifest.Object{Obj: &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": name}},
+		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
+			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/relay",
+				Env: []corev1.EnvVar{{Name: "WHO", Value: name}}}}},
+	}}
+}
+
+func service(name string) manifest.Object {
+	return manifest.Object{Obj: &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{{Port: 80}}},
+	}}
+}
+
+func ingress(svc string) manifest.Object {
+	prefix := networkingv1.PathTypePrefix
+	return manifest.Object{Obj: &networkingv1.Ingress{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: svc},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{IngressRuleValue: networkingv1.IngressRuleValue{
+			HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: &prefix,
+				Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: svc,
+					Port: networkingv1.ServiceBackendPort{Number: 80}}}}}}}}}},
+	}}
+}

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// NodeOptions are the options of `kube32 node`.
+type NodeOptions struct {
+	IO             IOStreams
+	Join           string // the control plane's API server, http://HOST:PORT
+	Token          string // the cluster token; "" when the API server needs none
+	NodeIP         string // InternalIP, where the pod HTTP server listens
+	PodPort        int
+	Name           string // Node name; default kube32-node-<IP>
+	Images         string // folder holding firmware/ and sd/
+	HandlerTimeout time.Duration
+	CacheDir       string
+
+	// Serving, when set, is called once the worker runs (tests use it).
+	Serving func(*cluster.Worker)
+}
+
+func newNodeCommand(io IOStreams) *cobra.Command {
+	opts := NodeOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "node --join http://HOST:PORT",
+		Short: "Run a worker node that joins a running kube32 serve",
+		Long: `Run a worker node in this process: it registers its Node with the control
+plane's API server (the one kube32 serve runs), runs the pods the scheduler
+binds to it and serves them on its pod HTTP server, talking to the control
+plane only over HTTP, as board workers do.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Join == "" {
+				return &usageError{fmt.Errorf("--join http://HOST:PORT is required")}
+			}
+			return RunNode(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Join, "join", "", "the control plane's API server, http://HOST:PORT")
+	f.StringVar(&opts.Token, "token", "", "the cluster token (the API server's bearer token)")
+	f.StringVar(&opts.NodeIP, "node-ip", "127.0.0.2", "this node's InternalIP; its pod HTTP server listens there")
+	f.IntVar(&opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
+	f.StringVar(&opts.Name, "name", "", "the Node's name (default kube32-node-<node-ip>)")
+	f.StringVar(&opts.Images, "images", "build", "folder holding the firmware/ and sd/ image trees the pods run from")
+	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
+	return cmd
+}
+
+// RunNode runs a worker node until ctx ends.
+func RunNode(ctx context.Context, opts NodeOptions) error {
+	if err := checkImagesDir(opts.Images); err != nil {
+		return err
+	}
+	images, err := confined(opts.Images)
+	if err != nil {
+		return err
+	}
+	if opts.Name == "" {
+		opts.Name = "kube32-node-" + opts.NodeIP
+	}
+	cache, err := pod.NewDiskCache(compilationCacheDir(opts.CacheDir))
+	if err != nil {
+		return fmt.Errorf("compilation cache: %w", err)
+	}
+	defer cache.Close(context.Background())
+	logs := &podLogPrinter{out: opts.IO.ErrOut}
+	w, err := cluster.StartWorker(ctx, cluster.WorkerOptions{
+		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
+		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Out, "Node %s joined %s\n  pods     %s\nPress Ctrl-C to stop.\n", opts.Name, opts.Join, w.PodURL())
+	if opts.Serving != nil {
+		opts.Serving(w)
+	}
+	<-ctx.Done()
+	fmt.Fprintln(opts.IO.Out, "Stopping.")
+	return w.Close()
+}

@@ -1,0 +1,77 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/testserve"
+)
+
+// serve --nodes 3 runs the demo on a control plane and two workers: three
+// Ready Nodes on 127.0.0.1-3, the echo pod placed on one of them and
+// reached through the Ingress wherever it runs.
+func TestServeNodes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	c, out := serve(t, cli.ServeOptions{Nodes: 3})
+	if len(c.Workers) != 2 {
+		t.Fatalf("%d workers, want 2", len(c.Workers))
+	}
+	ips := map[string]string{}
+	for _, o := range c.Store.List("Node", "") {
+		n := o.(*corev1.Node)
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP {
+				ips[n.Name] = a.Address
+			}
+		}
+	}
+	want := map[string]string{cluster.ControlPlaneName: "127.0.0.1", cluster.WorkerName(1): "127.0.0.2", cluster.WorkerName(2): "127.0.0.3"}
+	for name, ip := range want {
+		if ips[name] != ip {
+			t.Errorf("Node %s InternalIP %q, want %s (all: %v)", name, ips[name], ip, ips)
+		}
+	}
+	if reply := postEcho(t, c, "hi"); reply["body"] != "hi" {
+		t.Errorf("echo reply %v", reply)
+	}
+	for _, line := range []string{cluster.WorkerName(1), "127.0.0.3:"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, out)
+		}
+	}
+}
+
+func TestNodeNeedsJoin(t *testing.T) {
+	code, out := testserve.Run(t, "node")
+	if code != 2 || !strings.Contains(out, "--join") {
+		t.Errorf("kube32 node: exit %d, output %q; want 2 and a word about --join", code, out)
+	}
+}
+
+func TestNodeChecksImages(t *testing.T) {
+	code, out := testserve.Run(t, "node", "--join", "http://127.0.0.1:1", "--images", t.TempDir())
+	if code != 1 || !strings.Contains(out, "holds neither firmware/ nor sd/") {
+		t.Errorf("kube32 node --images EMPTY: exit %d, output %q", code, out)
+	}
+}
+
+// A worker with the wrong token fails at once, saying why.
+func TestNodeWrongToken(t *testing.T) {
+	t.Chdir(t.TempDir())
+	c, _ := serve(t, cli.ServeOptions{Token: "right"})
+	images := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(images, "firmware"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out := testserve.Run(t, "node", "--join", c.APIURL(), "--token", "wrong", "--node-ip", "127.0.0.7",
+		"--pod-port", "0", "--images", images)
+	if code != 1 || !strings.Contains(out, "Unauthorized") {
+		t.Errorf("kube32 node --token wrong: exit %d, output %q", code, out)
+	}
+}

@@ -1,0 +1,307 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testpods"
+)
+
+const testToken = "nodes-test-token"
+
+// relayImages writes an image tree holding the relay test pod (see
+// host/kubelet/testdata/relay.c) and returns its folder.
+func relayImages(t *testing.T) string {
+	t.Helper()
+	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm := testpods.C(t, filepath.Join("..", "kubelet", "testdata", "relay.c"), 65536, "-I"+sdk)
+	dir := t.TempDir()
+	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
+	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wasmDir, "relay.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// relay is a relay pod labelled app=<app> with WHO=<name>, pinned to node.
+func relay(name, app, node string) manifest.Object {
+	return manifest.Object{Obj: &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": app}},
+		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
+			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/relay",
+				Env:             []corev1.EnvVar{{Name: "WHO", Value: name}},
+				SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SERVICE_CALL"}}}}}},
+	}}
+}
+
+func svc(name string) manifest.Object {
+	return manifest.Object{Obj: &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+	}}
+}
+
+func webIngress() manifest.Object {
+	prefix := networkingv1.PathTypePrefix
+	return manifest.Object{Obj: &networkingv1.Ingress{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{IngressRuleValue: networkingv1.IngressRuleValue{
+			HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: &prefix,
+				Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web",
+					Port: networkingv1.ServiceBackendPort{Number: 80}}}}}}}}}},
+	}}
+}
+
+const (
+	w1 = "kube32-worker-1"
+	w2 = "kube32-worker-2"
+)
+
+// startNodes runs a 3-node cluster: a and a2 on the control plane, b and
+// b2 on worker 1, c on worker 2, web-1 and web-2 behind the Ingress on
+// the two workers.
+func startNodes(t *testing.T, images string) *Cluster {
+	t.Helper()
+	objs := []manifest.Object{
+		relay("a", "a", ControlPlaneName), relay("a2", "a2", ControlPlaneName),
+		relay("b", "b", w1), relay("b2", "b2", w1), relay("c", "c", w2),
+		relay("web-1", "web", w1), relay("web-2", "web", w2),
+		svc("a"), svc("a2"), svc("b"), svc("b2"), svc("c"), svc("web"), webIngress(),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(context.Background(), Options{Images: os.DirFS(images), Objects: objs, Nodes: 3, Token: testToken,
+		HandlerTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitReadyPods(t, c, "a", "a2", "b", "b2", "c", "web-1", "web-2")
+	return c
+}
+
+// waitReadyPods waits until the named pods are Ready in the store.
+func waitReadyPods(t *testing.T, c *Cluster, names ...string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, name := range names {
+		for {
+			o, ok := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+			if ok && service.Ready(o.(*corev1.Pod)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pod %s never became ready", name)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// relayVia posts commands to pod target at a pod server.
+func relayVia(t *testing.T, podURL, target, commands string) string {
+	t.Helper()
+	out, err := tryRelay(podURL, target, commands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tryRelay is relayVia for goroutines other than the test's.
+func tryRelay(podURL, target, commands string) (string, error) {
+	req, _ := http.NewRequest(http.MethodPost, podURL+"/relay", strings.NewReader(commands))
+	req.Header.Set("X-Kube32-Pod", "default/"+target)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return "", fmt.Errorf("relay %s: %d %s", target, resp.StatusCode, b)
+	}
+	return string(b), nil
+}
+
+func contains(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("missing %q in:\n%s", w, out)
+		}
+	}
+}
+
+func lacks(t *testing.T, out string, unwanted ...string) {
+	t.Helper()
+	for _, w := range unwanted {
+		if strings.Contains(out, w) {
+			t.Errorf("unexpected %q in:\n%s", w, out)
+		}
+	}
+}
+
+func TestThreeNodes(t *testing.T) {
+	c := startNodes(t, relayImages(t))
+	if len(c.Workers) != 2 {
+		t.Fatalf("%d workers, want 2", len(c.Workers))
+	}
+	pods := map[string]string{"a": c.PodURL(), "b": c.Workers[0].PodURL(), "c": c.Workers[1].PodURL()}
+	for i, w := range c.Workers {
+		if want := "127.0.0." + strconv.Itoa(i+2) + ":"; !strings.HasPrefix(strings.TrimPrefix(w.PodURL(), "http://"), want) {
+			t.Errorf("worker %d pod server %s, want on %s", i+1, w.PodURL(), want)
+		}
+		_, port, _ := strings.Cut(strings.TrimPrefix(w.PodURL(), "http://"), ":")
+		if !strings.HasSuffix(c.PodURL(), ":"+port) {
+			t.Errorf("worker pod port %s differs from the control plane's %s", port, c.PodURL())
+		}
+	}
+
+	t.Run("same-node calls", func(t *testing.T) {
+		contains(t, relayVia(t, pods["a"], "a", "call GET http://a2/ 0 4096\n"), "call rc=200 ", "who=a2\n")
+		contains(t, relayVia(t, pods["b"], "b", "call GET http://b2.default.svc/ 0 4096\n"), "call rc=200 ", "who=b2\n")
+	})
+
+	t.Run("cross-node calls, headers filtered both ways", func(t *testing.T) {
+		for _, hop := range [][3]string{{"a", "b", pods["a"]}, {"b", "c", pods["b"]}, {"c", "a", pods["c"]}, {"b", "a", pods["b"]}} {
+			out := relayVia(t, hop[2], hop[0], "call POST http://"+hop[1]+"/ 0 4096\n")
+			_, callee, _ := strings.Cut(out, "call rc=")
+			contains(t, callee, "200 ", "x-relay="+hop[1]+"\n", "who="+hop[1]+"\n", "chain=default/"+hop[0]+"\n",
+				"Cookie: c=1", "X-Request-Id: r1", "Content-Type: text/plain")
+			lacks(t, callee, "Authorization", "X-Secret", "forged/pod", "User-Agent")
+		}
+	})
+
+	t.Run("chain loop across nodes", func(t *testing.T) {
+		out := relayVia(t, pods["a"], "a", "call GET http://b/ 0 4096\ncall GET http://c/ 0 4096\ncall GET http://a/ 0 4096\n")
+		contains(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
+	})
+
+	t.Run("TOOBIG across nodes keeps the status", func(t *testing.T) {
+		contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 0 10\n"), "call rc=-7 status=200 len=10 x-relay=c\nwho=c\nchai")
+	})
+
+	t.Run("crossing calls across nodes end", func(t *testing.T) {
+		var wg sync.WaitGroup
+		outs := make([]string, 2)
+		for i, pair := range [][2]string{{"a", "b"}, {"b", "a"}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out, err := tryRelay(pods[pair[0]], pair[0], "spin 50\ncall GET http://"+pair[1]+"/ 300 4096\nspin 50\n")
+				if err != nil {
+					out = err.Error()
+				}
+				outs[i] = out
+			}()
+		}
+		wg.Wait()
+		for _, out := range outs {
+			if !strings.Contains(out, "call rc=200 ") && !strings.Contains(out, "call rc=-110 ") {
+				t.Errorf("want an answer or TIMEOUT:\n%s", out)
+			}
+		}
+	})
+
+	t.Run("logs of a worker's pod", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodGet, c.APIURL()+"/api/v1/namespaces/default/pods/b/log", nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("logs of pod b on %s: %d %s", w1, resp.StatusCode, b)
+		}
+	})
+
+	t.Run("TIMEOUT across nodes", func(t *testing.T) {
+		contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 100 4096\nspin 400\n"), "call rc=-110 ")
+	})
+
+	t.Run("ingress round-robin across workers", func(t *testing.T) {
+		seen := map[string]int{}
+		for i := 0; i < 6; i++ {
+			req, _ := http.NewRequest(http.MethodGet, c.IngressURL()+"/x", nil)
+			req.Header.Set("X-Kube32-Call-Chain", "default/web-1,default/web-2")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("ingress: %d %s", resp.StatusCode, b)
+			}
+			seen[resp.Header.Get("X-Relay")]++
+			contains(t, string(b), "chain=\n", "path=/x\n")
+		}
+		if seen["web-1"] != 3 || seen["web-2"] != 3 {
+			t.Errorf("answers by pod %v, want 3 each", seen)
+		}
+	})
+}
+
+// Pods without a nodeSelector spread over the Ready nodes, the workers'
+// as well as the control plane.
+func TestPodsSpreadOverNodes(t *testing.T) {
+	images := relayImages(t)
+	var objs []manifest.Object
+	for _, name := range []string{"s1", "s2", "s3"} {
+		o := relay(name, "s", "")
+		o.Obj.(*corev1.Pod).Spec.NodeSelector = nil
+		objs = append(objs, o)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(context.Background(), Options{Images: os.DirFS(images), Objects: objs, Nodes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]bool{}
+	for _, o := range c.Store.List("Pod", "default") {
+		p := o.(*corev1.Pod)
+		nodes[p.Spec.NodeName] = true
+		if p.Status.Phase != corev1.PodRunning {
+			t.Errorf("pod %s on %s: %s", p.Name, p.Spec.NodeName, p.Status.Phase)
+		}
+	}
+	if len(nodes) != 3 {
+		t.Errorf("pods on nodes %v, want one on each of the 3", nodes)
+	}
+}

@@ -1,0 +1,117 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/kubelet"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// WorkerOptions configure a worker node.
+type WorkerOptions struct {
+	Name   string // the Node's name
+	NodeIP string // its InternalIP, where its pod HTTP server listens
+	// PodPort is the pod HTTP server's port (0 picks a free one);
+	// Listener, when set, is used instead.
+	PodPort  int
+	Listener net.Listener
+	// API is the control plane's API server (http://host:port), Token its
+	// bearer token ("" for none).
+	API, Token     string
+	Images         fs.FS
+	Cache          wazero.CompilationCache
+	HandlerTimeout time.Duration
+	PodLog         func(namespace, name string, line pod.Line)
+}
+
+// Worker is a running worker node: a kubelet that reaches the control
+// plane only over HTTP, through the API server, and its pod HTTP server.
+type Worker struct {
+	Kubelet *kubelet.Kubelet
+	podAddr string
+	server  *http.Server
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// StartWorker registers a worker node with the API server and runs the
+// pods the scheduler binds to it.
+func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
+	source, err := kubelet.NewAPISource(opts.API, opts.Token)
+	if err != nil {
+		return nil, err
+	}
+	apiHost, apiPort, err := apiHostPort(opts.API)
+	if err != nil {
+		return nil, err
+	}
+	l := opts.Listener
+	if l == nil {
+		if l, err = net.Listen("tcp", net.JoinHostPort(opts.NodeIP, strconv.Itoa(opts.PodPort))); err != nil {
+			return nil, fmt.Errorf("node %s: pod port: %w (choose another with --pod-port)", opts.Name, err)
+		}
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	podPort, _ := strconv.Atoi(port)
+	ctx, cancel := context.WithCancel(ctx)
+	w := &Worker{podAddr: l.Addr().String(), cancel: cancel}
+	w.Kubelet = kubelet.New(kubelet.Config{
+		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
+		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
+		APIHost: apiHost, APIPort: apiPort, Log: opts.PodLog,
+		Outside: &call.Outside{HeadLimit: call.WorkerHeadLimit},
+	})
+	registerCtx, cancelRegister := context.WithTimeout(ctx, 10*time.Second)
+	err = w.Kubelet.Register(registerCtx)
+	cancelRegister()
+	if err != nil {
+		cancel()
+		l.Close()
+		return nil, fmt.Errorf("joining %s: %w", opts.API, err)
+	}
+	w.server = &http.Server{Handler: w.Kubelet.PodServer(), ReadHeaderTimeout: 10 * time.Second}
+	w.wg.Add(2)
+	go func() { defer w.wg.Done(); _ = w.server.Serve(l) }()
+	go func() { defer w.wg.Done(); w.Kubelet.Run(ctx) }()
+	return w, nil
+}
+
+// PodURL is the worker's pod HTTP server.
+func (w *Worker) PodURL() string { return "http://" + w.podAddr }
+
+// Close stops the worker's pods and its pod HTTP server.
+func (w *Worker) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := w.server.Shutdown(ctx)
+	w.cancel()
+	w.wg.Wait()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("stopping the pod server: %w", err)
+	}
+	return err
+}
+
+// apiHostPort splits the API server's URL for KUBERNETES_SERVICE_HOST/_PORT.
+func apiHostPort(api string) (string, int, error) {
+	u, err := parseHTTPURL(api)
+	if err != nil {
+		return "", 0, err
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port == 0 {
+		port = 80
+	}
+	return u.Hostname(), port, nil
+}

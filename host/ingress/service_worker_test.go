@@ -1,0 +1,74 @@
+package ingress
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// "When the selected pods run on worker nodes, the controller load-balances
+// across them in round-robin order and proxies the request over HTTP/1.1
+// keep-alive to the pod's node IP ... with the header X-Kube32-Pod:
+// <namespace>/<name>." Pods on the control plane stay in-process.
+func TestServiceBackendProxiesToWorkerPods(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int32
+	node := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "node w1 %s chain=%q path=%s", r.Header.Get("X-Kube32-Pod"), r.Header.Get("X-Kube32-Call-Chain"), r.URL.Path)
+	}))
+	node.Listener.Close()
+	node.Listener = l
+	node.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	node.Start()
+	defer node.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+
+	worker := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Status: corev1.NodeStatus{
+		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.2"}},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}}}}
+	onWorker := func(name string) *corev1.Pod {
+		p := pod("default", name, map[string]string{"app": "web"}, corev1.PodRunning)
+		p.Spec.NodeName = "w1"
+		return p
+	}
+	e := start(t, worker, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))), service("default", "web"),
+		pod("default", "web-a", map[string]string{"app": "web"}, corev1.PodRunning), onWorker("web-b"), onWorker("web-c"))
+	e.pods.setDown("default/web-b") // the control plane's kubelet does not run them
+	e.pods.setDown("default/web-c")
+
+	var got []string
+	for i := 0; i < 6; i++ {
+		r := e.get(t, "", "/x", "X-Kube32-Call-Chain: default/web-b")
+		if r.status != 200 {
+			t.Fatalf("GET /x: %d %s", r.status, r.body)
+		}
+		got = append(got, r.body)
+	}
+	sort.Strings(got)
+	want := []string{
+		`node w1 default/web-b chain="" path=/x`, `node w1 default/web-b chain="" path=/x`,
+		`node w1 default/web-c chain="" path=/x`, `node w1 default/web-c chain="" path=/x`,
+		"pod default/web-a", "pod default/web-a",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections to the node, want 1 kept alive", n)
+	}
+}

@@ -1,0 +1,299 @@
+//lint:file-ignore SA1019 the spec's kubelet reads core/v1 Endpoints, as the boards serve them
+
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+)
+
+// APICacheTTL is how long a worker keeps a Service, its Endpoints and the
+// nodes' addresses it fetched from the API server (the spec's 3 s).
+const APICacheTTL = 3 * time.Second
+
+// NewAPISource returns the Source of a worker: the API server at server
+// (http://host:port), with the bearer token when it is not empty. It keeps
+// the node's pods with a list and a watch (spec.nodeName=<node>) and
+// fetches Services, Endpoints and Nodes with a 3 s cache.
+func NewAPISource(server, token string) (Source, error) {
+	cfg := &rest.Config{Host: server, BearerToken: token, QPS: 200, Burst: 400, Timeout: 30 * time.Second}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("API server %s: %w", server, err)
+	}
+	return &apiSource{client: client, pods: map[string]*corev1.Pod{}, cache: map[string]cached{}}, nil
+}
+
+type apiSource struct {
+	client kubernetes.Interface
+
+	mu     sync.Mutex
+	pods   map[string]*corev1.Pod // the node's pods by "namespace/name"
+	synced bool                   // the first list has arrived
+
+	cacheMu sync.Mutex
+	cache   map[string]cached
+
+	statusMu sync.Mutex // one status write at a time, so the latest wins
+}
+
+// cached is an API answer and when it was fetched.
+type cached struct {
+	at  time.Time
+	obj any
+	err error
+}
+
+func (s *apiSource) RegisterNode(ctx context.Context, n *corev1.Node) error {
+	nodes := s.client.CoreV1().Nodes()
+	_, err := nodes.Create(ctx, n, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	cur, err := nodes.Get(ctx, n.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	n = n.DeepCopy()
+	n.ResourceVersion = cur.ResourceVersion
+	updated, err := nodes.Update(ctx, n, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	n.ResourceVersion = updated.ResourceVersion
+	_, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	return err
+}
+
+func (s *apiSource) Pods(string) []*corev1.Pod {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*corev1.Pod, 0, len(s.pods))
+	for _, p := range s.pods {
+		out = append(out, p)
+	}
+	return out
+}
+
+// Synced reports whether the node's pods were listed once: before that,
+// Pods knows none and the kubelet cannot be settled.
+func (s *apiSource) Synced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.synced
+}
+
+// Changes lists and watches the node's pods until ctx ends, listing again
+// whenever the watch ends.
+func (s *apiSource) Changes(ctx context.Context, node string) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case out <- struct{}{}:
+		default:
+		}
+	}
+	opts := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String()}
+	go func() {
+		for ctx.Err() == nil {
+			if err := s.listAndWatch(ctx, opts, signal); err != nil && ctx.Err() == nil {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}
+	}()
+	return out
+}
+
+func (s *apiSource) listAndWatch(ctx context.Context, opts metav1.ListOptions, signal func()) error {
+	pods := s.client.CoreV1().Pods("")
+	list, err := pods.List(ctx, opts)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.pods = map[string]*corev1.Pod{}
+	for i := range list.Items {
+		p := &list.Items[i]
+		s.pods[p.Namespace+"/"+p.Name] = p
+	}
+	s.synced = true
+	s.mu.Unlock()
+	signal()
+	opts.ResourceVersion = list.ResourceVersion
+	w, err := pods.Watch(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for e := range w.ResultChan() {
+		p, ok := e.Object.(*corev1.Pod)
+		if !ok {
+			return fmt.Errorf("watch of pods: %v", e.Object)
+		}
+		s.mu.Lock()
+		switch e.Type {
+		case watch.Added, watch.Modified:
+			s.pods[p.Namespace+"/"+p.Name] = p
+		case watch.Deleted:
+			delete(s.pods, p.Namespace+"/"+p.Name)
+		}
+		s.mu.Unlock()
+		signal()
+	}
+	return nil
+}
+
+func (s *apiSource) UpdatePodStatus(ctx context.Context, namespace, name string, uid types.UID, generation int64, change func(*corev1.Pod)) error {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	pods := s.client.CoreV1().Pods(namespace)
+	for attempt := 0; attempt < 5; attempt++ {
+		p, err := pods.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.UID != uid || p.Generation != generation {
+			return nil
+		}
+		change(p)
+		_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("pod %s/%s: status update kept conflicting", namespace, name)
+}
+
+func (s *apiSource) DeletePod(ctx context.Context, namespace, name string, uid types.UID) error {
+	zero := int64(0)
+	return s.client.CoreV1().Pods(namespace).Delete(ctx, name, metav1.DeleteOptions{
+		GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &uid},
+	})
+}
+
+func (s *apiSource) Record(p *corev1.Pod, from store.EventSource, typ, reason, message string) {
+	now := metav1.Now()
+	e := &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, GenerateName: p.Name + "."},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID,
+			APIVersion: "v1", ResourceVersion: p.ResourceVersion},
+		Reason: reason, Message: message, Type: typ, Count: 1,
+		Source:         corev1.EventSource{Component: from.Component, Host: from.Host},
+		FirstTimestamp: now, LastTimestamp: now,
+	}
+	_, _ = s.client.CoreV1().Events(p.Namespace).Create(context.Background(), e, metav1.CreateOptions{})
+}
+
+func (s *apiSource) NamespaceServices(namespace string) ([]*corev1.Service, []*corev1.Endpoints) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var services []*corev1.Service
+	if list, err := s.client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{}); err == nil {
+		for i := range list.Items {
+			services = append(services, &list.Items[i])
+		}
+	}
+	var endpoints []*corev1.Endpoints
+	if list, err := s.client.CoreV1().Endpoints(namespace).List(ctx, metav1.ListOptions{}); err == nil {
+		for i := range list.Items {
+			endpoints = append(endpoints, &list.Items[i])
+		}
+	}
+	return services, endpoints
+}
+
+// fetch returns what get answers for key, from the cache while it is
+// younger than APICacheTTL.
+func (s *apiSource) fetch(key string, get func() (any, error)) (any, error) {
+	s.cacheMu.Lock()
+	c, ok := s.cache[key]
+	s.cacheMu.Unlock()
+	if ok && time.Since(c.at) < APICacheTTL {
+		return c.obj, c.err
+	}
+	obj, err := get()
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, err // not cached: the next call tries again
+	}
+	s.cacheMu.Lock()
+	s.cache[key] = cached{at: time.Now(), obj: obj, err: err}
+	s.cacheMu.Unlock()
+	return obj, err
+}
+
+// Resolve implements call.Resolver from the Service, its Endpoints and the
+// Nodes of its ready addresses.
+func (s *apiSource) Resolve(ctx context.Context, namespace, name string, port int) ([]call.Backend, error) {
+	core := s.client.CoreV1()
+	obj, err := s.fetch("svc/"+namespace+"/"+name, func() (any, error) {
+		return core.Services(namespace).Get(ctx, name, metav1.GetOptions{})
+	})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("service %s/%s: %w", namespace, name, call.ErrNoService)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("service %s/%s: %v: %w", namespace, name, err, pod.Errno(abi.ErrIO))
+	}
+	sp, ok := call.ServicePort(obj.(*corev1.Service), port)
+	if !ok {
+		return nil, pod.Errno(abi.ErrNoEnt)
+	}
+	obj, err = s.fetch("ep/"+namespace+"/"+name, func() (any, error) {
+		return core.Endpoints(namespace).Get(ctx, name, metav1.GetOptions{})
+	})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("endpoints %s/%s: %v: %w", namespace, name, err, pod.Errno(abi.ErrIO))
+	}
+	var out []call.Backend
+	for _, subset := range obj.(*corev1.Endpoints).Subsets {
+		if !hasPort(subset.Ports, sp.Name) {
+			continue
+		}
+		for _, a := range subset.Addresses {
+			if a.TargetRef == nil || a.NodeName == nil {
+				continue
+			}
+			b := call.Backend{Namespace: namespace, Name: a.TargetRef.Name, Node: *a.NodeName}
+			if n, err := s.fetch("node/"+b.Node, func() (any, error) {
+				return core.Nodes().Get(ctx, b.Node, metav1.GetOptions{})
+			}); err == nil {
+				b.Addr = call.NodeAddr(n.(*corev1.Node))
+			}
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// hasPort reports whether an Endpoints subset serves the Service port
+// named name (ports match by name; a lone unnamed port has "").
+func hasPort(ports []corev1.EndpointPort, name string) bool {
+	for _, p := range ports {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,205 @@
+package kubelet
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kube32/kube32/host/store"
+)
+
+// relayPod is a relay test pod named name in namespace, labelled
+// app=<name>, with the SERVICE_CALL capability and WHO=<name>.
+func relayPod(namespace, name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app": name}},
+		Spec: corev1.PodSpec{NodeName: nodeName, RestartPolicy: corev1.RestartPolicyAlways,
+			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/relay",
+				Env:             []corev1.EnvVar{{Name: "WHO", Value: name}},
+				SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SERVICE_CALL"}}}}}},
+	}
+}
+
+// relayService selects the relay pod app on ports 80 and 81.
+func relayService(namespace, name, app string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": app}, Ports: []corev1.ServicePort{
+			{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)},
+			{Name: "alt", Port: 81, TargetPort: intstr.FromInt32(8081)},
+		}},
+	}
+}
+
+// callsNode runs relay pods a, b, c (default) and o (namespace other),
+// each behind a Service of its name, and the Service "idle" that selects
+// no pod.
+func callsNode(t *testing.T) *node {
+	t.Helper()
+	n := startNode(t, imageTree(map[string][]byte{"relay": cPod(t, "relay", 65536)}))
+	for _, p := range []*corev1.Pod{relayPod("default", "a"), relayPod("default", "b"), relayPod("default", "c"), relayPod("other", "o")} {
+		n.store.Apply(p)
+		n.store.Apply(relayService(p.Namespace, p.Name, p.Name))
+	}
+	n.store.Apply(relayService("default", "idle", "nobody"))
+	for _, key := range []string{"default/a", "default/b", "default/c", "other/o"} {
+		namespace, name, _ := strings.Cut(key, "/")
+		waitFor(t, "pod "+key+" ready", func() bool {
+			o, ok := n.store.Get(store.Key{Kind: "Pod", Namespace: namespace, Name: name})
+			return ok && podReady(o.(*corev1.Pod))
+		})
+	}
+	return n
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// relay posts commands to pod target ("namespace/name") through the pod
+// server, with extra request headers, and returns the answer's body.
+func (n *node) relay(t *testing.T, target, commands string, header ...string) string {
+	t.Helper()
+	out, err := n.tryRelay(target, commands, header...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tryRelay is relay for goroutines other than the test's.
+func (n *node) tryRelay(target, commands string, header ...string) (string, error) {
+	req, _ := http.NewRequest(http.MethodPost, n.podURL+"/relay", strings.NewReader(commands))
+	req.Header.Set(HeaderPod, target)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return "", fmt.Errorf("relay %s: %d %s", target, resp.StatusCode, b)
+	}
+	return string(b), nil
+}
+
+// wantIn fails t unless out holds every want.
+func wantIn(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("missing %q in:\n%s", w, out)
+		}
+	}
+}
+
+func wantNotIn(t *testing.T, out string, unwanted ...string) {
+	t.Helper()
+	for _, w := range unwanted {
+		if strings.Contains(out, w) {
+			t.Errorf("unexpected %q in:\n%s", w, out)
+		}
+	}
+}
+
+func TestCallsOnOneNode(t *testing.T) {
+	n := callsNode(t)
+
+	t.Run("every URL form reaches the Service's pod", func(t *testing.T) {
+		for url, who := range map[string]string{
+			"http://b/":                          "b",
+			"http://b:80/x?y=1":                  "b",
+			"http://b:81/":                       "b",
+			"http://b.default/":                  "b",
+			"http://b.default.svc/":              "b",
+			"http://b.default.svc.cluster.local": "b",
+			"http://o.other/":                    "o",
+			"http://o.other.svc:81/p":            "o",
+		} {
+			out := n.relay(t, "default/a", "call GET "+url+" 0 4096\n")
+			wantIn(t, out, "call rc=200 status=200", "x-relay="+who+"\n", "who="+who+"\n")
+		}
+		wantIn(t, n.relay(t, "default/a", "call GET http://b:80/x?y=1 0 4096\n"), "path=/x\n")
+	})
+
+	t.Run("only the four caller headers reach the target, with the chain", func(t *testing.T) {
+		out := n.relay(t, "default/a", "call POST http://b/ 0 4096\nspin 0\n")
+		_, callee, _ := strings.Cut(out, "call rc=")
+		wantIn(t, callee, "chain=default/a\n", "Cookie: c=1", "X-Request-Id: r1", "Content-Type: text/plain")
+		wantNotIn(t, callee, "Authorization", "X-Secret", "forged/pod", "User-Agent")
+	})
+
+	t.Run("NOENT", func(t *testing.T) {
+		for _, url := range []string{"http://nosuch/", "http://b:82/", "http://idle/", "http://b.nosuchns.svc/"} {
+			wantIn(t, n.relay(t, "default/a", "call GET "+url+" 0 4096\n"), "call rc=-2 ")
+		}
+	})
+
+	t.Run("LOOP when the target is already in the chain", func(t *testing.T) {
+		out := n.relay(t, "default/a", "call GET http://b/ 0 4096\ncall GET http://c/ 0 4096\ncall GET http://a/ 0 4096\n")
+		wantIn(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
+		// A pod calling its own Service is a loop too.
+		wantIn(t, n.relay(t, "default/a", "call GET http://a/ 0 4096\n"), "call rc=-40 ")
+	})
+
+	t.Run("LOOP when the chain has reached 8", func(t *testing.T) {
+		seven := "x/p1,x/p2,x/p3,x/p4,x/p5,x/p6"
+		out := n.relay(t, "default/a", "call GET http://b/ 0 4096\n", "X-Kube32-Call-Chain", seven)
+		wantIn(t, out, "call rc=200 ", "chain="+seven+",default/a\n")
+		out = n.relay(t, "default/a", "call GET http://b/ 0 4096\n", "X-Kube32-Call-Chain", seven+",x/p7")
+		wantIn(t, out, "call rc=-40 ")
+	})
+
+	t.Run("TOOBIG copies resp_cap bytes and keeps the status", func(t *testing.T) {
+		out := n.relay(t, "default/a", "call GET http://b/ 0 10\n")
+		wantIn(t, out, "call rc=-7 status=200 len=10 x-relay=b\nwho=b\nchai")
+	})
+
+	t.Run("TIMEOUT when the target answers too late", func(t *testing.T) {
+		wantIn(t, n.relay(t, "default/a", "call GET http://b/ 100 4096\nspin 400\n"), "call rc=-110 ")
+	})
+}
+
+// TestCrossingCallsDoNotDeadlock sends a request to a that calls b while
+// another to b calls a: each pod holds its callback lock while it waits
+// for the other's. The waits are bounded by the calls' deadlines, so both
+// requests end, with an answer or K32_ERR_TIMEOUT.
+func TestCrossingCallsDoNotDeadlock(t *testing.T) {
+	n := callsNode(t)
+	for round := 0; round < 3; round++ {
+		var wg sync.WaitGroup
+		outs := make([]string, 2)
+		for i, pair := range [][2]string{{"default/a", "b"}, {"default/b", "a"}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out, err := n.tryRelay(pair[0], "spin 50\ncall GET http://"+pair[1]+"/ 300 4096\nspin 50\n")
+				if err != nil {
+					out = err.Error()
+				}
+				outs[i] = out
+			}()
+		}
+		wg.Wait()
+		for _, out := range outs {
+			if !strings.Contains(out, "call rc=200 ") && !strings.Contains(out, "call rc=-110 ") {
+				t.Errorf("round %d: want an answer or TIMEOUT:\n%s", round, out)
+			}
+		}
+	}
+}

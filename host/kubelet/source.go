@@ -1,0 +1,127 @@
+//lint:file-ignore SA1019 the spec's kubelet reads core/v1 Endpoints, as the boards serve them
+
+package kubelet
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/store"
+)
+
+// Source is how a kubelet reads and writes the cluster's objects: the
+// control plane's kubelet works on the object store directly
+// (StoreSource), a worker's only over HTTP through the API server
+// (NewAPISource), as board workers do.
+type Source interface {
+	// RegisterNode creates or replaces the node's Node object.
+	RegisterNode(ctx context.Context, n *corev1.Node) error
+	// Pods returns the pods bound to node, terminating ones included.
+	Pods(node string) []*corev1.Pod
+	// Changes signals, coalesced, whenever the pods of node may have
+	// changed, until ctx ends.
+	Changes(ctx context.Context, node string) <-chan struct{}
+	// UpdatePodStatus applies change to the stored pod namespace/name, unless
+	// it is no longer the pod with uid and generation.
+	UpdatePodStatus(ctx context.Context, namespace, name string, uid types.UID, generation int64, change func(*corev1.Pod)) error
+	// DeletePod removes a terminating pod once it has stopped, unless it was
+	// replaced meanwhile.
+	DeletePod(ctx context.Context, namespace, name string, uid types.UID) error
+	// Record records an Event about p (best effort).
+	Record(p *corev1.Pod, from store.EventSource, typ, reason, message string)
+	// NamespaceServices returns the Services and Endpoints of a namespace,
+	// for the Service environment variables.
+	NamespaceServices(namespace string) ([]*corev1.Service, []*corev1.Endpoints)
+	// Resolver resolves Services for k32_http_call.
+	call.Resolver
+}
+
+// StoreSource is the Source of the control plane's kubelet: the object
+// store itself.
+func StoreSource(s *store.Store) Source {
+	return &storeSource{store: s, StoreResolver: &call.StoreResolver{Store: s}}
+}
+
+type storeSource struct {
+	store *store.Store
+	*call.StoreResolver
+}
+
+func (s *storeSource) RegisterNode(_ context.Context, n *corev1.Node) error {
+	s.store.Apply(n)
+	return nil
+}
+
+func (s *storeSource) Pods(node string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, o := range s.store.List("Pod", "") {
+		if p := o.(*corev1.Pod); p.Spec.NodeName == node {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *storeSource) Changes(ctx context.Context, _ string) <-chan struct{} {
+	events, cancel := s.store.Subscribe()
+	out := make(chan struct{}, 1)
+	go func() {
+		defer cancel()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-events:
+				if !ok {
+					return
+				}
+				if e.Key.Kind == "Pod" {
+					select {
+					case out <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}
+	}()
+	return out
+}
+
+func (s *storeSource) UpdatePodStatus(_ context.Context, namespace, name string, uid types.UID, generation int64, change func(*corev1.Pod)) error {
+	s.store.Update(store.Key{Kind: "Pod", Namespace: namespace, Name: name}, func(o runtime.Object) bool {
+		p := o.(*corev1.Pod)
+		if p.UID != uid || p.Generation != generation {
+			return false
+		}
+		change(p)
+		return true
+	})
+	return nil
+}
+
+func (s *storeSource) DeletePod(_ context.Context, namespace, name string, uid types.UID) error {
+	_, err := s.store.DeleteIf(store.Key{Kind: "Pod", Namespace: namespace, Name: name}, func(o runtime.Object) error {
+		if p := o.(*corev1.Pod); p.UID != uid || p.DeletionTimestamp == nil {
+			return errReplaced
+		}
+		return nil
+	})
+	return err
+}
+
+func (s *storeSource) Record(p *corev1.Pod, from store.EventSource, typ, reason, message string) {
+	s.store.Record(p, from, typ, reason, message)
+}
+
+func (s *storeSource) NamespaceServices(namespace string) ([]*corev1.Service, []*corev1.Endpoints) {
+	var services []*corev1.Service
+	for _, o := range s.store.List("Service", namespace) {
+		services = append(services, o.(*corev1.Service))
+	}
+	return services, service.NamespaceEndpoints(s.store, namespace)
+}
