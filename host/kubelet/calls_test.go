@@ -3,10 +3,12 @@ package kubelet
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -201,5 +203,52 @@ func TestCrossingCallsDoNotDeadlock(t *testing.T) {
 				t.Errorf("round %d: want an answer or TIMEOUT:\n%s", round, out)
 			}
 		}
+	}
+}
+
+// "The calling pod's thread blocks until the call returns. Stopping the pod
+// interrupts the call": a pod waiting on a host that never answers is
+// stopped, and its connection to the host is closed long before the call's
+// 60 s timeout.
+func TestStoppingThePodInterruptsTheCall(t *testing.T) {
+	n := callsNode(t)
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	accepted, closed := make(chan struct{}), make(chan struct{})
+	go func() {
+		conn, err := silent.Accept()
+		if err != nil {
+			return
+		}
+		close(accepted)
+		io.Copy(io.Discard, conn) // returns when the caller closes the connection
+		close(closed)
+	}()
+	type answer struct {
+		out string
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		out, err := n.tryRelay("default/a", "call GET http://"+silent.Addr().String()+"/ 60000 64\n")
+		answered <- answer{out, err}
+	}()
+	select {
+	case <-accepted:
+	case a := <-answered:
+		t.Fatalf("the call returned before reaching the host: %q %v", a.out, a.err)
+	}
+	n.store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "a"})
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("stopping the pod left its call to the host open")
+	}
+	// The guest sees K32_ERR_INTR, or its instance is gone before it answers.
+	if a := <-answered; a.err == nil && !strings.Contains(a.out, "call rc=-4 ") {
+		t.Errorf("the interrupted call did not return K32_ERR_INTR: %q", a.out)
 	}
 }
