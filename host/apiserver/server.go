@@ -39,6 +39,9 @@ type Config struct {
 	// Token, when set, is the bearer token every request but the health
 	// checks must carry.
 	Token string
+	// Channels, when set, serves host/channel.Path (the cluster's channel
+	// messages, see host/channel.Handler).
+	Channels http.Handler
 }
 
 // Server is the API server; it is an http.Handler.
@@ -77,6 +80,7 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc("/api/", s.serveREST)
 		s.mux.HandleFunc("/apis/", s.serveREST)
 	}
+	s.registerChannels()
 	return s
 }
 

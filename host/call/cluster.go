@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/kube32/kube32/abi"
@@ -17,6 +18,10 @@ type Backend struct {
 	// Node is the node the pod runs on; Addr that node's pod HTTP server,
 	// "<InternalIP>:<pod port>", which pods on other nodes are called at.
 	Node, Addr string
+	// IP is the pod's IP (its node's address) and Port the Service port's
+	// target port on the pod, which NetworkPolicy rules compare.
+	IP   string
+	Port int32
 }
 
 // ID is the pod as a call chain names it, "<namespace>/<name>".
@@ -49,6 +54,11 @@ type Cluster struct {
 	Local    LocalPods
 	// Remote calls pods on other nodes; nil means a shared default pool.
 	Remote *Remote
+	// Allow, when set, checks whether NetworkPolicy lets the pod from
+	// ("<namespace>/<name>") connect to a backend; nil allows, an error
+	// says why not. The call goes to one of the backends it allows; when
+	// it allows none, the call fails with a *DeniedError (K32_ERR_PERM).
+	Allow func(ctx context.Context, from string, b Backend) error
 
 	next atomic.Uint64
 }
@@ -66,6 +76,9 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 	}
 	if len(backends) == 0 {
 		return pod.CallResult{}, pod.Errno(abi.ErrNoEnt) // no ready pod selected
+	}
+	if backends, err = c.allowed(ctx, t, call.From, backends); err != nil {
+		return pod.CallResult{}, err
 	}
 	b := backends[int(c.next.Add(1)-1)%len(backends)]
 	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= pod.MaxCallChain {
@@ -87,6 +100,36 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 		r = defaultRemote
 	}
 	return r.Do(ctx, b, t, call)
+}
+
+// allowed keeps the backends Allow lets from connect to, or fails with
+// the first refusal's reason when it lets none.
+func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends []Backend) ([]Backend, error) {
+	if c.Allow == nil {
+		return backends, nil
+	}
+	var ok []Backend
+	var first error
+	for _, b := range backends {
+		err := c.Allow(ctx, from, b)
+		if err == nil {
+			ok = append(ok, b)
+		} else if first == nil {
+			first = err
+		}
+	}
+	if len(ok) == 0 {
+		target := t.Service + "." + t.Namespace
+		if t.Port != 0 {
+			target += ":" + strconv.Itoa(t.Port)
+		}
+		reason := first.Error()
+		if len(backends) > 1 {
+			reason = fmt.Sprintf("none of its %d pods is allowed; %s: %s", len(backends), backends[0].ID(), reason)
+		}
+		return nil, &DeniedError{From: from, Target: target, Reason: reason}
+	}
+	return ok, nil
 }
 
 // chainHeader is the header a called pod sees: the filtered caller

@@ -72,10 +72,16 @@ func (r *StoreResolver) resolve(namespace, name string, port int) ([]Backend, er
 		if !service.Ready(p) {
 			continue
 		}
-		if _, ok := service.ResolveTargetPort(sp, p); !ok {
+		target, ok := service.ResolveTargetPort(sp, p)
+		if !ok {
 			continue
 		}
-		out = append(out, Backend{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Addr: r.nodeAddr(p.Spec.NodeName)})
+		addr := r.nodeAddr(p.Spec.NodeName)
+		ip := p.Status.PodIP
+		if ip == "" {
+			ip, _, _ = net.SplitHostPort(addr) // pods share their node's address
+		}
+		out = append(out, Backend{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Addr: addr, IP: ip, Port: target})
 	}
 	return out, nil
 }

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/ingress"
 	"github.com/kube32/kube32/host/kubelet"
 	"github.com/kube32/kube32/host/manifest"
@@ -56,6 +57,9 @@ type Options struct {
 type Cluster struct {
 	Store   *store.Store
 	Kubelet *kubelet.Kubelet
+	// Channels is the control plane's channel hub, the cluster's one
+	// sequencer of channel messages (host/channel).
+	Channels *channel.Hub
 	// Workers are the worker nodes started with Options.Nodes; set before
 	// Start returns.
 	Workers []*Worker
@@ -101,7 +105,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
-	c := &Cluster{Store: store.New(), cancel: cancel}
+	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf})}
 	c.closing, c.stopServing = context.WithCancel(context.Background())
 	c.ingressAddr, c.podAddr, c.apiAddr = listeners["ingress"].Addr().String(), listeners["pod"].Addr().String(), listeners["api"].Addr().String()
 	_, apiPort, _ := net.SplitHostPort(c.apiAddr)
@@ -112,10 +116,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: ControlPlaneName, NodeIP: opts.NodeIP, PodPort: podPortNumber, ControlPlane: true,
 		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
-		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog,
+		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels,
 	})
-	c.controller = ingress.New(ingress.Config{Store: c.Store, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf})
-	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token})
+	c.controller = ingress.New(ingress.Config{Store: c.Store, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
+		Channels: c.Channels})
+	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
+		Channels: channel.Handler(c.Channels)})
 
 	c.serve(listeners["api"], api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
@@ -127,7 +133,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for i, ip := range workerIPs(opts.Nodes) {
 		w, err := StartWorker(ctx, WorkerOptions{
 			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
-			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog,
+			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
 		})
 		if err != nil {
 			for _, l := range podListeners[i+1:] {
@@ -214,7 +220,9 @@ func (c *Cluster) Ready() bool {
 		return false
 	}
 	for _, w := range c.workers() {
-		if !w.Kubelet.Settled() {
+		// A worker that does not follow the channels yet would miss the
+		// first messages its pods subscribe to.
+		if !w.Kubelet.Settled() || !w.Channels.Connected() {
 			return false
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/kubelet"
 	"github.com/kube32/kube32/host/pod"
 )
@@ -33,16 +34,22 @@ type WorkerOptions struct {
 	Cache          wazero.CompilationCache
 	HandlerTimeout time.Duration
 	PodLog         func(namespace, name string, line pod.Line)
+	// Logf receives the node's own log lines (nil: none).
+	Logf func(format string, args ...any)
 }
 
 // Worker is a running worker node: a kubelet that reaches the control
 // plane only over HTTP, through the API server, and its pod HTTP server.
 type Worker struct {
 	Kubelet *kubelet.Kubelet
-	podAddr string
-	server  *http.Server
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	// Channels is the worker's channel hub: it forwards its pods'
+	// publishes to the control plane and follows the control plane's
+	// messages through the API server (host/channel).
+	Channels *channel.Hub
+	podAddr  string
+	server   *http.Server
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // StartWorker registers a worker node with the API server and runs the
@@ -65,12 +72,15 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	podPort, _ := strconv.Atoi(port)
 	ctx, cancel := context.WithCancel(ctx)
-	w := &Worker{podAddr: l.Addr().String(), cancel: cancel}
+	w := &Worker{podAddr: l.Addr().String(), cancel: cancel, Channels: channel.New(channel.Options{
+		Upstream: &channel.Upstream{API: opts.API, Token: opts.Token, Node: opts.Name}, Logf: opts.Logf,
+	})}
 	w.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
 		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
 		APIHost: apiHost, APIPort: apiPort, Log: opts.PodLog,
-		Outside: &call.Outside{HeadLimit: call.WorkerHeadLimit},
+		Outside:  &call.Outside{HeadLimit: call.WorkerHeadLimit},
+		Channels: w.Channels,
 	})
 	registerCtx, cancelRegister := context.WithTimeout(ctx, 10*time.Second)
 	err = w.Kubelet.Register(registerCtx)
@@ -81,8 +91,9 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		return nil, fmt.Errorf("joining %s: %w", opts.API, err)
 	}
 	w.server = &http.Server{Handler: w.Kubelet.PodServer(), ReadHeaderTimeout: 10 * time.Second}
-	w.wg.Add(2)
+	w.wg.Add(3)
 	go func() { defer w.wg.Done(); _ = w.server.Serve(l) }()
+	go func() { defer w.wg.Done(); w.Channels.Run(ctx) }()
 	go func() { defer w.wg.Done(); w.Kubelet.Run(ctx) }()
 	return w, nil
 }

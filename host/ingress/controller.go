@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
+	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -37,6 +38,10 @@ type Config struct {
 	IP     string
 	// Log receives the controller's log lines.
 	Log func(format string, args ...any)
+	// Channels is the control plane's channel hub, which feeds the
+	// kube32.io/event-stream streams and takes kube32.io/stats-topic; nil
+	// leaves the streams with their built-in topics only.
+	Channels *channel.Hub
 }
 
 // Controller is the Ingress controller; it is an http.Handler.
@@ -50,6 +55,9 @@ type Controller struct {
 	table       *table
 	builtFrom   int64 // the store version the table was built from
 	lastRebuild time.Time
+
+	// ann keeps the annotations' streams and counters across rebuilds.
+	ann annotationState
 }
 
 var _ http.Handler = (*Controller)(nil)
@@ -57,6 +65,7 @@ var _ http.Handler = (*Controller)(nil)
 // New returns a controller with a table built from the store as it is.
 func New(cfg Config) *Controller {
 	c := &Controller{cfg: cfg}
+	c.ann.started = time.Now()
 	c.rebuild()
 	return c
 }
@@ -68,9 +77,11 @@ func (c *Controller) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			c.closeStreams()
 			return
 		case <-tick.C:
 			c.rebuildIfStale(0)
+			c.publishStats(ctx)
 		}
 	}
 }
@@ -88,6 +99,7 @@ func (c *Controller) UpToDate() bool {
 func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := c.rebuildIfStale(rebuildMinInterval)
 	if rt := t.lookup(r.Host, r.URL.Path); rt != nil {
+		c.ann.countRequest(rt.ingress)
 		rt.backend.ServeHTTP(w, r)
 		return
 	}
@@ -118,14 +130,13 @@ func (c *Controller) rebuild() *table {
 	version := c.cfg.Store.Version()
 
 	t := &table{}
-	for _, o := range c.cfg.Store.List("Ingress", "") {
-		ing := o.(*networkingv1.Ingress)
-		if cls := ing.Spec.IngressClassName; cls != nil && *cls != ClassName {
-			continue
-		}
+	ings := c.routedIngresses()
+	for _, ing := range ings {
 		c.addIngress(t, ing)
+		c.addAnnotationRoutes(t, ing)
 		c.publishAddress(ing)
 	}
+	c.retainStreams(ings)
 	c.mu.Lock()
 	c.table, c.builtFrom, c.lastRebuild = t, version, time.Now()
 	c.mu.Unlock()

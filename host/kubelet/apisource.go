@@ -51,6 +51,8 @@ type apiSource struct {
 	cache   map[string]cached
 
 	statusMu sync.Mutex // one status write at a time, so the latest wins
+
+	netpol apiPolicies // what the node knows for NetworkPolicy
 }
 
 // cached is an API answer and when it was fetched.
@@ -110,6 +112,7 @@ func (s *apiSource) Changes(ctx context.Context, node string) <-chan struct{} {
 		}
 	}
 	opts := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String()}
+	go s.refreshPolicies(ctx)
 	go func() {
 		for ctx.Err() == nil {
 			if err := s.listAndWatch(ctx, opts, signal); err != nil && ctx.Err() == nil {
@@ -268,14 +271,15 @@ func (s *apiSource) Resolve(ctx context.Context, namespace, name string, port in
 	}
 	var out []call.Backend
 	for _, subset := range obj.(*corev1.Endpoints).Subsets {
-		if !hasPort(subset.Ports, sp.Name) {
+		target, ok := subsetPort(subset.Ports, sp.Name)
+		if !ok {
 			continue
 		}
 		for _, a := range subset.Addresses {
 			if a.TargetRef == nil || a.NodeName == nil {
 				continue
 			}
-			b := call.Backend{Namespace: namespace, Name: a.TargetRef.Name, Node: *a.NodeName}
+			b := call.Backend{Namespace: namespace, Name: a.TargetRef.Name, Node: *a.NodeName, IP: a.IP, Port: target}
 			if n, err := s.fetch("node/"+b.Node, func() (any, error) {
 				return core.Nodes().Get(ctx, b.Node, metav1.GetOptions{})
 			}); err == nil {
@@ -287,13 +291,14 @@ func (s *apiSource) Resolve(ctx context.Context, namespace, name string, port in
 	return out, nil
 }
 
-// hasPort reports whether an Endpoints subset serves the Service port
-// named name (ports match by name; a lone unnamed port has "").
-func hasPort(ports []corev1.EndpointPort, name string) bool {
+// subsetPort is the target port of the Service port named name in an
+// Endpoints subset (ports match by name; a lone unnamed port has ""), and
+// whether the subset serves it.
+func subsetPort(ports []corev1.EndpointPort, name string) (int32, bool) {
 	for _, p := range ports {
 		if p.Name == name {
-			return true
+			return p.Port, true
 		}
 	}
-	return false
+	return 0, false
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -50,6 +51,9 @@ type Config struct {
 	Outside *call.Outside
 	// Remote calls pods on other nodes; nil means call's shared pool.
 	Remote *call.Remote
+	// Channels is the node's channel hub: it carries out k32_publish and
+	// feeds the pods' kube32.io/event-topics; nil answers K32_ERR_NOTSUP.
+	Channels *channel.Hub
 }
 
 // Kubelet runs the pods of one node.
@@ -65,8 +69,11 @@ type Kubelet struct {
 	logs   logFollowers
 	events recorder
 
-	// caller carries out k32_http_call for every pod of the node.
-	caller *call.Caller
+	// caller carries out k32_http_call for every pod of the node, and
+	// logs the connections NetworkPolicy refuses (netpol.go).
+	caller pod.Caller
+	// subscriptions feed the pods' k32_event (channels.go).
+	subscriptions podSubscriptions
 }
 
 // running is one started pod and the spec generation it runs.
@@ -98,9 +105,9 @@ func New(cfg Config) *Kubelet {
 	if k.cfg.Source != nil {
 		resolver = k.cfg.Source
 	}
-	k.caller = &call.Caller{Outside: cfg.Outside, Services: &call.Cluster{
-		Node: cfg.NodeName, Resolver: resolver, Local: k, Remote: cfg.Remote,
-	}}
+	k.caller = &deniedLogger{k: k, caller: &call.Caller{Outside: k.outside(), Services: &call.Cluster{
+		Node: cfg.NodeName, Resolver: resolver, Local: k, Remote: cfg.Remote, Allow: k.allowBackend,
+	}}}
 	return k
 }
 
@@ -135,6 +142,8 @@ func (k *Kubelet) sync(ctx context.Context) {
 			deleted = append(deleted, p)
 		}
 	}
+	// Before any pod starts: a worker loads its namespace's NetworkPolicies.
+	k.syncPolicies(ctx, want)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, p := range deleted {
@@ -160,6 +169,7 @@ func (k *Kubelet) sync(ctx context.Context) {
 			k.pods[key] = k.start(ctx, p)
 		}
 	}
+	k.syncSubscriptions(want)
 }
 
 // finishDeletion stops a terminating pod's runtime, if it has one, then
@@ -269,6 +279,7 @@ func (k *Kubelet) Settled() bool {
 }
 
 func (k *Kubelet) stopAll() {
+	k.closeSubscriptions()
 	k.mu.Lock()
 	pods := k.pods
 	k.pods = map[store.Key]*running{}

@@ -25,6 +25,7 @@ func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 		HandlerTimeout: k.cfg.HandlerTimeout,
 		Cache:          k.cfg.Cache,
 		Caller:         k.caller,
+		Publisher:      k.publisher(),
 	}
 	key := store.KeyOf(p)
 	cfg.Log = func(line pod.Line) {

@@ -1,0 +1,57 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/internal/testenv"
+)
+
+// TestChannelsInChromium opens the chat pod's page in headless Chromium: its
+// EventSource connects to the Ingress's event stream, publishes through the
+// pod once the first presence event arrives, and shows the "joined" event
+// the stream then delivers.
+func TestChannelsInChromium(t *testing.T) {
+	chromium := testenv.Tool(t, "chromium")
+	objs := []manifest.Object{chat("chat-cp", ControlPlaneName, "room", true), svc("chat-cp"), chatIngress()}
+	c, err := Start(context.Background(), Options{Images: os.DirFS(chatImages(t)), Objects: objs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitReadyPods(t, c, "chat-cp")
+	var dom string
+	for attempt := 1; attempt <= 3; attempt++ {
+		// Everything that could reach beyond loopback is off; the profile
+		// is fresh (as examples/chromium_test.go runs it).
+		cmd := exec.CommandContext(ctx, chromium,
+			"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+			"--disable-quic", "--no-proxy-server", "--no-first-run", "--no-default-browser-check",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--disable-extensions", "--user-data-dir="+t.TempDir(),
+			"--virtual-time-budget=10000", "--dump-dom", c.IngressURL()+"/chat/page")
+		cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium: %v\n%s", err, stderr.String())
+		}
+		dom = stdout.String()
+		if strings.Contains(dom, `<p id="s">got browser</p>`) {
+			return
+		}
+		t.Logf("load %d: the event has not arrived yet", attempt)
+	}
+	t.Errorf("the page never showed the joined event:\n%s", dom)
+}

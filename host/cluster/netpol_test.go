@@ -1,0 +1,101 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+)
+
+// TestNetworkPolicyOnAWorker checks the worker's side of "Enforcement and
+// propagation": the worker enforces the policies of its pods' namespace,
+// "A policy change reaches a worker within about 7 s", and "A worker reads
+// a pod behind a Service from the API server when a rule compares its
+// labels".
+func TestNetworkPolicyOnAWorker(t *testing.T) {
+	var logMu sync.Mutex
+	var logs []string
+	podLog := func(namespace, name string, line pod.Line) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		logs = append(logs, fmt.Sprintf("[%s/%s] %s", namespace, name, line.Text))
+	}
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "host") }))
+	defer host.Close()
+
+	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("b", "b", w1), relay("b2", "b2", w1), svc("a"), svc("b2")}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(context.Background(), Options{Images: os.DirFS(relayImages(t)), Objects: objs, Nodes: 2, Token: testToken,
+		HandlerTimeout: 5 * time.Second, PodLog: podLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitReadyPods(t, c, "a", "b", "b2")
+	worker := c.Workers[0].PodURL()
+	call := func(url string) string { return relayVia(t, worker, "b", "call GET "+url+" 0 4096\n") }
+	// eventually polls until the call from b answers with want: a policy
+	// change reaches the worker within about 7 s.
+	eventually := func(url, want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			out := call(url)
+			if strings.Contains(out, want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("call %s from b on the worker: want %q, got:\n%s", url, want, out)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+
+	contains(t, call("http://a/"), "call rc=200 ", "who=a\n")
+	contains(t, call("http://b2/"), "call rc=200 ", "who=b2\n")
+	contains(t, call(host.URL+"/"), "call rc=200 ")
+
+	policy := &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b-egress"},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+		},
+	}
+	c.Store.Apply(policy.DeepCopy())
+	eventually("http://a/", "call rc=-1 ")
+	contains(t, call("http://b2/"), "call rc=-1 ")
+	contains(t, call(host.URL+"/"), "call rc=-1 ")
+	logMu.Lock()
+	all := strings.Join(logs, "\n")
+	logMu.Unlock()
+	if !strings.Contains(all, "[default/b] [NETPOL] default/b -> ") {
+		t.Errorf("no [NETPOL] line from the worker in:\n%s", all)
+	}
+
+	// A rule comparing the labels of the pod behind the Service.
+	policy.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{To: []networkingv1.NetworkPolicyPeer{
+		{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}}}
+	c.Store.Apply(policy.DeepCopy())
+	eventually("http://a/", "call rc=200 ")
+	contains(t, call("http://b2/"), "call rc=-1 ")
+
+	c.Store.Delete(store.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "b-egress"})
+	eventually("http://b2/", "call rc=200 ")
+}

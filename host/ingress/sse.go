@@ -1,0 +1,203 @@
+package ingress
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kube32/kube32/host/channel"
+)
+
+// clusterInterval is how often a kube32.cluster stream sends telemetry.
+const clusterInterval = 2 * time.Second
+
+// writeTimeout bounds one write to an SSE client.
+const writeTimeout = 10 * time.Second
+
+// sseQueueLen is the channel queue of one SSE client.
+const sseQueueLen = 256
+
+// eventStream is one kube32.io/event-stream path of one Ingress: a
+// text/event-stream endpoint fed by channel topics and the two built-ins.
+type eventStream struct {
+	c        *Controller
+	ingress  string // "<namespace>/<name>"
+	path     string
+	topics   []string // channel topics, built-ins left out
+	cluster  bool     // kube32.cluster is listed
+	presence bool     // kube32.presence is listed
+
+	mu      sync.Mutex
+	clients map[*sseClient]struct{}
+	closed  chan struct{}
+	once    sync.Once
+}
+
+// sseClient is one connected viewer; presence holds the newest viewer
+// count it has not sent yet.
+type sseClient struct{ presence chan int }
+
+func newEventStream(c *Controller, ingress string, spec streamSpec) *eventStream {
+	s := &eventStream{c: c, ingress: ingress, path: spec.path, clients: map[*sseClient]struct{}{}, closed: make(chan struct{})}
+	for _, t := range spec.topics {
+		switch t {
+		case TopicCluster:
+			s.cluster = true
+		case TopicPresence:
+			s.presence = true
+		default:
+			s.topics = append(s.topics, t)
+		}
+	}
+	return s
+}
+
+func (s *eventStream) viewers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
+}
+
+// close ends the stream's clients; later requests find it gone.
+func (s *eventStream) close() { s.once.Do(func() { close(s.closed) }) }
+
+// join adds a client and tells every client the new viewer count.
+func (s *eventStream) join(cl *sseClient) { s.change(cl, true) }
+
+// leave removes a client and tells the others the new viewer count.
+func (s *eventStream) leave(cl *sseClient) { s.change(cl, false) }
+
+func (s *eventStream) change(cl *sseClient, join bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if join {
+		s.clients[cl] = struct{}{}
+	} else {
+		delete(s.clients, cl)
+	}
+	if !s.presence {
+		return
+	}
+	n := len(s.clients)
+	for other := range s.clients {
+		select { // replace a count the client has not sent yet
+		case <-other.presence:
+		default:
+		}
+		other.presence <- n
+	}
+}
+
+func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "an event stream answers GET", http.StatusMethodNotAllowed)
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	select {
+	case <-s.closed:
+		http.Error(w, "the event stream's Ingress changed; try again", http.StatusServiceUnavailable)
+		return
+	default:
+	}
+	var sub *channel.Subscription
+	var ready <-chan struct{}
+	if hub := s.c.cfg.Channels; hub != nil && len(s.topics) > 0 {
+		sub = hub.Subscribe("event stream "+s.ingress+" "+s.path+" ("+r.RemoteAddr+")", s.topics, sseQueueLen)
+		defer sub.Close()
+		ready = sub.Ready()
+	}
+	var tick <-chan time.Time
+	if s.cluster {
+		t := time.NewTicker(clusterInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, ": kube32 event stream "+s.path+"\n\n")
+	if s.cluster {
+		writeFrame(w, "cluster", s.c.telemetryJSON())
+	}
+	flusher.Flush()
+
+	cl := &sseClient{presence: make(chan int, 1)}
+	s.join(cl)
+	defer s.leave(cl)
+	rc := http.NewResponseController(w)
+	for {
+		var err error
+		// A client that stops reading must not hold the handler (and a
+		// deleted Ingress's stream) forever.
+		_ = rc.SetWriteDeadline(time.Time{})
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		case <-ready:
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			for _, m := range sub.Take() {
+				if err = writeFrame(w, eventName(m.Data), m.Data); err != nil {
+					break
+				}
+			}
+		case n := <-cl.presence:
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			err = writeFrame(w, "presence", fmt.Appendf(nil, `{"viewers":%d}`, n))
+		case <-tick:
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			err = writeFrame(w, "cluster", s.c.telemetryJSON())
+		}
+		if err != nil || rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// eventName is the SSE event name of a payload: its JSON "type", else its
+// "t", when that is a string; "" (no event line) otherwise.
+func eventName(data []byte) string {
+	var v struct {
+		Type any `json:"type"`
+		T    any `json:"t"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return ""
+	}
+	for _, name := range []any{v.Type, v.T} {
+		if s, ok := name.(string); ok && s != "" && !strings.ContainsAny(s, "\r\n") {
+			return s
+		}
+	}
+	return ""
+}
+
+// writeFrame writes one SSE frame: an event line when event is set, one
+// data line per line of data (CR, LF and CRLF all end a line in SSE).
+func writeFrame(w io.Writer, event string, data []byte) error {
+	var b bytes.Buffer
+	if event != "" {
+		b.WriteString("event: " + event + "\n")
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n"), "\n")
+	for _, line := range lines {
+		b.WriteString("data: " + line + "\n")
+	}
+	b.WriteString("\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,57 @@
+package ingress
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+// stats is the kube32.io/stats-topic message.
+type stats struct {
+	T       string `json:"t"` // always "stats", the SSE event name
+	Ingress string `json:"ingress"`
+	RPS     int64  `json:"rps"`
+	Viewers int    `json:"viewers"`
+}
+
+// publishStats publishes, for each routed Ingress with kube32.io/stats-topic,
+// the requests it routed since the last call (once per second, on the
+// controller's tick) and its streams' viewers.
+func (c *Controller) publishStats(ctx context.Context) {
+	a := &c.ann
+	a.mu.Lock()
+	counts := a.requests
+	a.requests = nil
+	a.mu.Unlock()
+	hub := c.cfg.Channels
+	if hub == nil {
+		return
+	}
+	for _, ing := range c.routedIngresses() {
+		topic := strings.TrimSpace(ing.Annotations[AnnotationStatsTopic])
+		if topic == "" {
+			continue
+		}
+		id := ing.Namespace + "/" + ing.Name
+		msg, _ := json.Marshal(stats{T: "stats", Ingress: id, RPS: counts[id], Viewers: a.viewers(id)})
+		if err := hub.Publish(ctx, "ingress "+id, topic, msg); err != nil {
+			c.logf("[INGRESS] %s: %s: %v", id, AnnotationStatsTopic, err)
+		}
+	}
+}
+
+// routedIngresses are the Ingresses the controller routes (class kube32 or
+// unset), in namespace/name order.
+func (c *Controller) routedIngresses() []*networkingv1.Ingress {
+	var out []*networkingv1.Ingress
+	for _, o := range c.cfg.Store.List("Ingress", "") {
+		ing := o.(*networkingv1.Ingress)
+		if cls := ing.Spec.IngressClassName; cls != nil && *cls != ClassName {
+			continue
+		}
+		out = append(out, ing)
+	}
+	return out
+}

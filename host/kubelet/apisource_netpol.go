@@ -1,0 +1,144 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PolicyRefresh is how often a worker lists the NetworkPolicies of every
+// namespace with pods on the node again (the spec's 5 s).
+const PolicyRefresh = 5 * time.Second
+
+// apiPolicies is what a worker knows for NetworkPolicy: the labels of the
+// node's pods, recorded at every pod sync, and the policies of the
+// namespaces of those pods, loaded before the first pod of a namespace
+// starts and listed again every PolicyRefresh. Pods behind Services and
+// namespaces are read through the Source's 3 s cache when a rule needs
+// them.
+type apiPolicies struct {
+	mu       sync.Mutex
+	labels   map[string]map[string]string             // the node's pods by "namespace/name"
+	policies map[string][]*networkingv1.NetworkPolicy // by namespace; absent: not loaded
+}
+
+var (
+	_ policyView   = (*apiSource)(nil)
+	_ policySyncer = (*apiSource)(nil)
+)
+
+// PodsSynced records the labels of the node's pods and loads the policies
+// of the namespaces not loaded yet; namespaces without pods are forgotten,
+// to be loaded again before their next pod starts.
+func (s *apiSource) PodsSynced(ctx context.Context, pods []*corev1.Pod) {
+	labels := map[string]map[string]string{}
+	namespaces := map[string]bool{}
+	for _, p := range pods {
+		labels[p.Namespace+"/"+p.Name] = p.Labels
+		namespaces[p.Namespace] = true
+	}
+	np := &s.netpol
+	np.mu.Lock()
+	np.labels = labels
+	var missing []string
+	for ns := range namespaces {
+		if _, ok := np.policies[ns]; !ok {
+			missing = append(missing, ns)
+		}
+	}
+	for ns := range np.policies {
+		if !namespaces[ns] {
+			delete(np.policies, ns)
+		}
+	}
+	np.mu.Unlock()
+	for _, ns := range missing {
+		_ = s.loadPolicies(ctx, ns) // a failure leaves ns unloaded: its pods' calls are denied until a later load
+	}
+}
+
+// loadPolicies lists the policies of namespace and keeps them.
+func (s *apiSource) loadPolicies(ctx context.Context, namespace string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	list, err := s.client.NetworkingV1().NetworkPolicies(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing the NetworkPolicies of namespace %s: %w", namespace, err)
+	}
+	out := make([]*networkingv1.NetworkPolicy, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	np := &s.netpol
+	np.mu.Lock()
+	defer np.mu.Unlock()
+	if np.policies == nil {
+		np.policies = map[string][]*networkingv1.NetworkPolicy{}
+	}
+	np.policies[namespace] = out
+	return nil
+}
+
+// refreshPolicies lists the policies of every namespace with pods on the
+// node again every PolicyRefresh, until ctx ends.
+func (s *apiSource) refreshPolicies(ctx context.Context) {
+	t := time.NewTicker(PolicyRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.netpol.mu.Lock()
+		namespaces := map[string]bool{}
+		for key := range s.netpol.labels {
+			ns, _, _ := strings.Cut(key, "/")
+			namespaces[ns] = true
+		}
+		s.netpol.mu.Unlock()
+		for ns := range namespaces {
+			_ = s.loadPolicies(ctx, ns) // on failure the last list stays in force
+		}
+	}
+}
+
+func (s *apiSource) Policies(namespace string) ([]*networkingv1.NetworkPolicy, bool) {
+	s.netpol.mu.Lock()
+	defer s.netpol.mu.Unlock()
+	p, ok := s.netpol.policies[namespace]
+	return p, ok
+}
+
+func (s *apiSource) CallerLabels(namespace, name string) (map[string]string, bool) {
+	s.netpol.mu.Lock()
+	defer s.netpol.mu.Unlock()
+	l, ok := s.netpol.labels[namespace+"/"+name]
+	return l, ok
+}
+
+func (s *apiSource) NamespaceLabels(ctx context.Context, name string) map[string]string {
+	obj, err := s.fetch("ns/"+name, func() (any, error) {
+		return s.client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	})
+	if err != nil {
+		return nil
+	}
+	return obj.(*corev1.Namespace).Labels
+}
+
+func (s *apiSource) TargetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	obj, err := s.fetch("pod/"+namespace+"/"+name, func() (any, error) {
+		return s.client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.Pod), nil
+}

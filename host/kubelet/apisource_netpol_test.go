@@ -1,0 +1,73 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/store"
+)
+
+// A worker's policies, against a real API server: "loads the policies of a
+// namespace before the first pod of that namespace starts on the node" and
+// "A worker that has not loaded the policies of a pod's namespace denies
+// the pod's calls."
+func TestWorkerPolicies(t *testing.T) {
+	s := store.New()
+	for _, ns := range []string{"default", "other"} {
+		s.Apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}})
+	}
+	s.Apply(&networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "deny"},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+		},
+	})
+	api := httptest.NewServer(apiserver.New(apiserver.Config{Store: s}))
+	defer api.Close()
+	source, err := NewAPISource(api.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := New(Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: source})
+	host := netip.MustParseAddrPort("127.0.0.9:8000")
+	denied := func(from string) string {
+		err := k.allowHost(context.Background(), from, host)
+		var d *call.DeniedError
+		if err != nil && !errors.As(err, &d) {
+			t.Fatalf("allowHost(%s): %v is no DeniedError", from, err)
+		}
+		if err == nil {
+			return ""
+		}
+		return d.Reason
+	}
+
+	if r := denied("default/a"); !strings.Contains(r, "not loaded the NetworkPolicies of namespace default") {
+		t.Errorf("before any pod sync: %q, want a denial for policies not loaded", r)
+	}
+	pods := map[store.Key]*corev1.Pod{}
+	for _, p := range []*corev1.Pod{relayPod("default", "a"), relayPod("default", "b")} {
+		pods[store.KeyOf(p)] = p
+	}
+	k.syncPolicies(context.Background(), pods)
+	if r := denied("default/a"); !strings.Contains(r, "no egress rule of NetworkPolicy default/deny") {
+		t.Errorf("a, selected by default/deny: %q", r)
+	}
+	if r := denied("default/b"); r != "" {
+		t.Errorf("b, selected by no policy: denied: %s", r)
+	}
+	if r := denied("other/o"); !strings.Contains(r, "not loaded the NetworkPolicies of namespace other") {
+		t.Errorf("a pod of a namespace without pods on the node: %q", r)
+	}
+}

@@ -1,0 +1,162 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/netpol"
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+)
+
+// policyView is what the kubelet checks its pods' connections against
+// NetworkPolicy with. Both Sources implement it: the control plane reads
+// the object store at each call, a worker what it loaded from the API
+// server (see apiPolicies).
+type policyView interface {
+	// Policies returns the NetworkPolicies of namespace, and false while
+	// the node has not loaded them (a worker denies the calls then).
+	Policies(namespace string) ([]*networkingv1.NetworkPolicy, bool)
+	// CallerLabels returns the labels of the calling pod namespace/name.
+	CallerLabels(namespace, name string) (map[string]string, bool)
+	// NamespaceLabels returns a namespace's labels (nil when unknown).
+	NamespaceLabels(ctx context.Context, name string) map[string]string
+	// TargetPod reads a pod behind a Service, when a rule compares its
+	// labels or port names.
+	TargetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+}
+
+// policySyncer is a policyView that learns the node's pods at each pod
+// sync: a worker records their labels and loads the policies of their
+// namespaces before they start.
+type policySyncer interface {
+	PodsSynced(ctx context.Context, pods []*corev1.Pod)
+}
+
+// syncPolicies tells a worker's Source the pods of this sync, before any
+// of them starts.
+func (k *Kubelet) syncPolicies(ctx context.Context, pods map[store.Key]*corev1.Pod) {
+	s, ok := k.cfg.Source.(policySyncer)
+	if !ok {
+		return
+	}
+	list := make([]*corev1.Pod, 0, len(pods))
+	for _, p := range pods {
+		list = append(list, p)
+	}
+	s.PodsSynced(ctx, list)
+}
+
+// allowHost is call.Outside.Allow: NetworkPolicy for a host outside the
+// cluster.
+func (k *Kubelet) allowHost(ctx context.Context, from string, addr netip.AddrPort) error {
+	d := k.evaluate(ctx, from, netpol.Dest{Addr: addr.Addr(), Port: int32(addr.Port())})
+	if !d.Allowed {
+		return &call.DeniedError{From: from, Target: addr.String(), Reason: d.Reason}
+	}
+	return nil
+}
+
+// allowBackend is call.Cluster.Allow: NetworkPolicy for a pod behind a
+// Service.
+func (k *Kubelet) allowBackend(ctx context.Context, from string, b call.Backend) error {
+	ip, _ := netip.ParseAddr(b.IP) // an unknown IP matches no ipBlock
+	dest := netpol.Dest{Addr: ip, Port: b.Port, Namespace: b.Namespace, Name: b.Name}
+	if view, ok := k.cfg.Source.(policyView); ok {
+		dest.Pod = func() (*corev1.Pod, error) { return view.TargetPod(ctx, b.Namespace, b.Name) }
+	}
+	if d := k.evaluate(ctx, from, dest); !d.Allowed {
+		return errors.New(d.Reason)
+	}
+	return nil
+}
+
+// evaluate decides a connection of the pod from ("<namespace>/<name>").
+func (k *Kubelet) evaluate(ctx context.Context, from string, to netpol.Dest) netpol.Decision {
+	view, ok := k.cfg.Source.(policyView)
+	if !ok {
+		return netpol.Decision{Allowed: true, Reason: "the node enforces no NetworkPolicy"}
+	}
+	namespace, name, _ := strings.Cut(from, "/")
+	policies, loaded := view.Policies(namespace)
+	if !loaded {
+		return netpol.Decision{Reason: "the node has not loaded the NetworkPolicies of namespace " + namespace}
+	}
+	if len(policies) == 0 {
+		return netpol.Decision{Allowed: true, Reason: "no egress policy selects the pod"}
+	}
+	labels, ok := view.CallerLabels(namespace, name)
+	if !ok {
+		return netpol.Decision{Reason: "the node does not know the labels of pod " + from}
+	}
+	namespaces := func(ns string) map[string]string { return view.NamespaceLabels(ctx, ns) }
+	return netpol.Evaluate(netpol.Pod{Namespace: namespace, Name: name, Labels: labels}, policies, namespaces, to)
+}
+
+// deniedLogger is the pod.Caller of the kubelet's pods: call.Caller, and
+// for a connection NetworkPolicy refused the node's line "[NETPOL] <pod>
+// -> <target> denied: <reason>", at most once per second on this node.
+type deniedLogger struct {
+	k      *Kubelet
+	caller *call.Caller
+
+	mu   sync.Mutex
+	last time.Time
+}
+
+// HTTPCall implements pod.Caller.
+func (l *deniedLogger) HTTPCall(ctx context.Context, c pod.Call) (pod.CallResult, error) {
+	res, err := l.caller.HTTPCall(ctx, c)
+	var denied *call.DeniedError
+	if errors.As(err, &denied) {
+		l.log(denied)
+	}
+	return res, err
+}
+
+// log writes the [NETPOL] line to the node's log (Config.Log, under the
+// calling pod's name, which serve prints on stderr), unless one was
+// written less than a second ago. It is the node's line, not the pod's:
+// kubectl logs does not show it.
+func (l *deniedLogger) log(d *call.DeniedError) {
+	now := time.Now()
+	l.mu.Lock()
+	if !l.last.IsZero() && now.Sub(l.last) < time.Second {
+		l.mu.Unlock()
+		return
+	}
+	l.last = now
+	l.mu.Unlock()
+	namespace, name, _ := strings.Cut(d.From, "/")
+	line := pod.Line{Time: now, Stream: "k32", Level: 2, Text: "[NETPOL] " + d.Error()}
+	if l.k.cfg.Log != nil {
+		l.k.cfg.Log(namespace, name, line)
+	}
+}
+
+// outside is the node's call.Outside with NetworkPolicy checked before
+// each connection (after any Allow of its own).
+func (k *Kubelet) outside() *call.Outside {
+	o := &call.Outside{}
+	if k.cfg.Outside != nil {
+		*o = *k.cfg.Outside
+	}
+	own := o.Allow
+	o.Allow = func(ctx context.Context, from string, addr netip.AddrPort) error {
+		if own != nil {
+			if err := own(ctx, from, addr); err != nil {
+				return err
+			}
+		}
+		return k.allowHost(ctx, from, addr)
+	}
+	return o
+}
