@@ -76,6 +76,7 @@ func RunNode(ctx context.Context, opts NodeOptions) error {
 	w, err := cluster.StartWorker(ctx, cluster.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
 		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print,
+		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {
 		return err
