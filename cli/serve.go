@@ -36,6 +36,7 @@ type ServeOptions struct {
 	CacheDir       string // wazero's compilation cache; "" = the user cache dir
 	Token          string // bearer token the API server requires; "" = none
 	Nodes          int    // cluster size: the control plane plus Nodes-1 workers in this process
+	EgressCA       string // PEM file of roots trusted for https:// calls besides the system's; "" = none
 	// Kubeconfig is the kubeconfig file that gets the kube32 context; ""
 	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
 	// or ~/.kube/config).
@@ -73,6 +74,7 @@ With neither, it serves a built-in demo.`,
 	f.IntVar(&opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
 	f.IntVar(&opts.APIPort, "api-port", 6443, "port of the Kubernetes API server (kubectl --context kube32)")
 	f.IntVar(&opts.Nodes, "nodes", 1, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
@@ -102,8 +104,8 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
 		Cache: cache, HandlerTimeout: opts.HandlerTimeout, Token: opts.Token, Nodes: opts.Nodes,
-		PodLog: logs.print,
-		Logf:   func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
+		EgressCA: opts.EgressCA, PodLog: logs.print,
+		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {
 		return err

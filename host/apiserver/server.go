@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -42,6 +43,9 @@ type Config struct {
 	// Channels, when set, serves host/channel.Path (the cluster's channel
 	// messages, see host/channel.Handler).
 	Channels http.Handler
+	// Egress, when set with Store, serves the egress gateway
+	// (call.EgressPath, egress.go); without it that path answers 404.
+	Egress *Egress
 }
 
 // Server is the API server; it is an http.Handler.
@@ -81,6 +85,9 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc("/apis/", s.serveREST)
 	}
 	s.registerChannels()
+	if cfg.Egress != nil && cfg.Store != nil {
+		s.mux.HandleFunc("POST "+call.EgressPath, s.serveEgress)
+	}
 	return s
 }
 
@@ -88,6 +95,11 @@ func New(cfg Config) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/readyz", "/livez", "/healthz", "/version":
+	case call.EgressPath:
+		if s.cfg.Egress != nil {
+			break // the gateway checks the token itself, to answer and log refusals
+		}
+		fallthrough
 	default:
 		if s.cfg.Token != "" && !s.authorized(r) {
 			writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))

@@ -41,13 +41,17 @@ type Caller struct {
 	// Service target is K32_ERR_NOENT, "<service>.<namespace>" names fall
 	// back to a host outside).
 	Services Services
+	// HTTPS carries https:// calls; nil answers them K32_ERR_NOTSUP (a
+	// node that makes no TLS connections). It gets Outside.Allow to check
+	// the connections it opens itself.
+	HTTPS HTTPS
 }
 
 var _ pod.Caller = (*Caller)(nil)
 
 // HTTPCall implements pod.Caller: it parses call.URL for the calling pod's
-// namespace and sends the call to its Service or host. https:// returns
-// K32_ERR_NOTSUP: this node makes no TLS connections yet.
+// namespace and sends the call to its Service or host; https:// goes to
+// HTTPS (K32_ERR_NOTSUP without one).
 func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, error) {
 	namespace, _, _ := strings.Cut(call.From, "/")
 	t, err := ParseTarget(call.URL, namespace)
@@ -64,12 +68,15 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 		}
 		t = t.Outside()
 	}
-	if t.Scheme == "https" {
-		return pod.CallResult{}, pod.Errno(abi.ErrNotSup)
-	}
 	o := c.Outside
 	if o == nil {
 		o = &Outside{}
+	}
+	if t.Scheme == "https" {
+		if c.HTTPS == nil {
+			return pod.CallResult{}, pod.Errno(abi.ErrNotSup)
+		}
+		return c.HTTPS.CallHTTPS(ctx, t, call, o.Allow)
 	}
 	return o.Do(ctx, t, call)
 }

@@ -3,7 +3,9 @@
 // hosts outside the cluster over plain http:// itself (Outside), and hands
 // calls to Services in the cluster to a Services implementation, which the
 // node provides (from the object store on the control plane, from the API
-// server on workers).
+// server on workers). https:// calls go to an HTTPS: the control plane's
+// TLS sessions (TLS), which its egress gateway shares, or on a worker the
+// client of that gateway (Egress).
 //
 // Caller ties the three together and implements pod.Caller, so a node
 // passes it as pod.Config.Caller.

@@ -20,30 +20,42 @@ var errMalformed = pod.Errno(abi.ErrIO)
 // 1xx answers skipped, each head at most headLimit bytes, and at most
 // respCap bytes of body (Truncated when it had more; reading stops there).
 func readResponse(r *bufio.Reader, headLimit int, method string, respCap int) (pod.CallResult, error) {
+	status, header, body, length, err := readResponseHead(r, headLimit, method)
+	if err != nil {
+		return pod.CallResult{}, err
+	}
+	res := pod.CallResult{Status: status, Header: header}
+	res.Body, res.Truncated, err = readBody(body, length, respCap)
+	if err != nil {
+		return pod.CallResult{}, err
+	}
+	return res, nil
+}
+
+// readResponseHead reads the final head of the answer to a request with
+// method from r (interim 1xx answers skipped, each head at most headLimit
+// bytes) and returns its body unframed: length bytes (≥ 0) or, with length
+// -1, until it ends. An answer without a body has an empty one.
+func readResponseHead(r *bufio.Reader, headLimit int, method string) (int, http.Header, io.Reader, int64, error) {
 	for {
 		status, header, err := readHead(r, headLimit)
 		if err != nil {
-			return pod.CallResult{}, err
+			return 0, nil, nil, 0, err
 		}
 		switch {
 		case status == http.StatusSwitchingProtocols:
-			return pod.CallResult{}, errMalformed // never asked for: the connection is no longer HTTP
+			return 0, nil, nil, 0, errMalformed // never asked for: the connection is no longer HTTP
 		case status < 200:
 			continue // interim answer (100 Continue, 103 Early Hints, …)
 		}
-		res := pod.CallResult{Status: status, Header: header}
 		if method == "HEAD" || status == http.StatusNoContent || status == http.StatusNotModified {
-			return res, nil
+			return status, header, strings.NewReader(""), 0, nil
 		}
 		body, length, err := bodyReader(r, header)
 		if err != nil {
-			return pod.CallResult{}, err
+			return 0, nil, nil, 0, err
 		}
-		res.Body, res.Truncated, err = readBody(body, length, respCap)
-		if err != nil {
-			return pod.CallResult{}, err
-		}
-		return res, nil
+		return status, header, body, length, nil
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/ingress"
 	"github.com/kube32/kube32/host/kubelet"
@@ -48,6 +49,10 @@ type Options struct {
 	// InternalIP 127.0.0.(i+1) and its pod HTTP server on PodPort there,
 	// and reaches the control plane only through the API server.
 	Nodes int
+	// EgressCA is a PEM file of roots the control plane trusts for
+	// https:// calls besides the operating system's (serve's --egress-ca);
+	// "" for none.
+	EgressCA string
 	// PodLog receives every pod log line; Logf the cluster's own lines.
 	PodLog func(namespace, name string, line pod.Line)
 	Logf   func(format string, args ...any)
@@ -92,6 +97,13 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Nodes > 254 {
 		return nil, fmt.Errorf("--nodes %d: at most 254 (node i is 127.0.0.(i+1))", opts.Nodes)
 	}
+	roots, err := call.LoadRoots(opts.EgressCA)
+	if err != nil {
+		return nil, err
+	}
+	// The control plane's TLS sessions, shared by its pods and the egress
+	// gateway of the workers' pods.
+	httpsCalls := &call.TLS{Roots: roots, Logf: opts.Logf}
 	listeners, err := listenAll(opts.NodeIP, map[string]int{"ingress": opts.IngressPort, "api": opts.APIPort})
 	if err != nil {
 		return nil, err
@@ -116,12 +128,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: ControlPlaneName, NodeIP: opts.NodeIP, PodPort: podPortNumber, ControlPlane: true,
 		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
-		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels,
+		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels})
 	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
-		Channels: channel.Handler(c.Channels)})
+		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}})
 
 	c.serve(listeners["api"], api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())

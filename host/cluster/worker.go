@@ -80,6 +80,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
 		APIHost: apiHost, APIPort: apiPort, Log: opts.PodLog,
 		Outside:  &call.Outside{HeadLimit: call.WorkerHeadLimit},
+		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
 		Channels: w.Channels,
 	})
 	registerCtx, cancelRegister := context.WithTimeout(ctx, 10*time.Second)

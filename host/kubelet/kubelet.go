@@ -51,6 +51,9 @@ type Config struct {
 	Outside *call.Outside
 	// Remote calls pods on other nodes; nil means call's shared pool.
 	Remote *call.Remote
+	// HTTPS carries the pods' https:// calls: the control plane's
+	// call.TLS, a worker's call.Egress; nil answers K32_ERR_NOTSUP.
+	HTTPS call.HTTPS
 	// Channels is the node's channel hub: it carries out k32_publish and
 	// feeds the pods' kube32.io/event-topics; nil answers K32_ERR_NOTSUP.
 	Channels *channel.Hub
@@ -105,7 +108,7 @@ func New(cfg Config) *Kubelet {
 	if k.cfg.Source != nil {
 		resolver = k.cfg.Source
 	}
-	k.caller = &deniedLogger{k: k, caller: &call.Caller{Outside: k.outside(), Services: &call.Cluster{
+	k.caller = &deniedLogger{k: k, caller: &call.Caller{Outside: k.outside(), HTTPS: cfg.HTTPS, Services: &call.Cluster{
 		Node: cfg.NodeName, Resolver: resolver, Local: k, Remote: cfg.Remote, Allow: k.allowBackend,
 	}}}
 	return k

@@ -1,0 +1,150 @@
+package call
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// The egress gateway's protocol (the spec's "Egress gateway").
+const (
+	// EgressPath is the gateway's path on the API server; its query is
+	// pod=<namespace>/<name>&timeout=<ms>&limit=<bytes>.
+	EgressPath = "/apis/kube32.io/v1/egress"
+	// HeaderEgressResult is on every gateway answer: the host's status, or
+	// the K32_ERR_* code of a call that failed before the host answered.
+	HeaderEgressResult = "X-Kube32-Egress-Result"
+	// EgressContentType is the type of the gateway request's body: the
+	// pod's request, "GET https://host/path HTTP/1.1", its headers, a
+	// blank line and its body.
+	EgressContentType = "message/http"
+)
+
+// Egress is a worker's HTTPS: it forwards each https:// call of the
+// node's pods to the egress gateway on the control plane's API server,
+// which makes the TLS connection and checks the call against the pod's
+// NetworkPolicies; the worker makes no TLS connection itself.
+type Egress struct {
+	// API is the API server, http://host:port; Token its bearer token
+	// ("" for none).
+	API, Token string
+	// NodeIP is the node's InternalIP, which the connections come from:
+	// without a token the gateway accepts a pod's call only from the
+	// InternalIP of the pod's node.
+	NodeIP string
+	// Transport sends the requests; nil means one of Egress's own.
+	Transport http.RoundTripper
+
+	once      sync.Once
+	transport http.RoundTripper
+}
+
+var _ HTTPS = (*Egress)(nil)
+
+// CallHTTPS implements HTTPS; allow is not used, since the gateway checks
+// the call against the pod's NetworkPolicies. The gateway's refusal is
+// K32_ERR_PERM, an API server without the gateway K32_ERR_NOTSUP, and a
+// code in X-Kube32-Egress-Result the call's result.
+func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ AllowFunc) (pod.CallResult, error) {
+	if t.Kind != OutsideTarget || t.Scheme != "https" {
+		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+	}
+	msg, err := egressMessage(t, call)
+	if err != nil {
+		return pod.CallResult{}, err
+	}
+	timeout := 5000
+	if d, ok := ctx.Deadline(); ok {
+		timeout = max(1, int((time.Until(d)+time.Millisecond-1)/time.Millisecond))
+	}
+	u := strings.TrimSuffix(e.API, "/") + EgressPath + "?pod=" + call.From +
+		"&timeout=" + strconv.Itoa(timeout) + "&limit=" + strconv.Itoa(call.RespCap)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(msg))
+	if err != nil {
+		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+	}
+	req.Header.Set("Content-Type", EgressContentType)
+	if e.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+e.Token)
+	}
+	resp, err := e.roundTripper().RoundTrip(req)
+	if err != nil {
+		return pod.CallResult{}, ioErrno(ctx, err)
+	}
+	defer resp.Body.Close()
+	result, err := strconv.Atoi(resp.Header.Get(HeaderEgressResult))
+	switch {
+	case err != nil && resp.StatusCode == http.StatusNotFound:
+		return pod.CallResult{}, pod.Errno(abi.ErrNotSup) // an API server without the gateway
+	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
+		return pod.CallResult{}, pod.Errno(abi.ErrPerm)
+	case err != nil:
+		return pod.CallResult{}, pod.Errno(abi.ErrIO)
+	case result < 0:
+		return pod.CallResult{}, pod.Errno(int32(result))
+	case result < 200 || result > 599:
+		return pod.CallResult{}, pod.Errno(abi.ErrIO)
+	}
+	body, truncated, err := readBody(resp.Body, -1, call.RespCap)
+	if err != nil {
+		return pod.CallResult{}, ioErrno(ctx, err)
+	}
+	h := resp.Header.Clone()
+	for _, k := range []string{HeaderEgressResult, "Connection", "Keep-Alive"} {
+		h.Del(k)
+	}
+	return pod.CallResult{Status: result, Header: h, Body: body, Truncated: truncated}, nil
+}
+
+// egressMessage is the gateway request's body: the request Outside would
+// send, with the absolute URL in its request line, and the call's body.
+func egressMessage(t Target, call pod.Call) ([]byte, error) {
+	abs := t
+	abs.RequestURI = "https://" + t.HostHeader + t.RequestURI
+	head, err := buildRequest(abs, call)
+	if err != nil {
+		return nil, err
+	}
+	return append(head, call.Body...), nil
+}
+
+// roundTripper returns Transport, or Egress's own: a keep-alive pool whose
+// connections come from NodeIP, with the control plane's head limit.
+func (e *Egress) roundTripper() http.RoundTripper {
+	if e.Transport != nil {
+		return e.Transport
+	}
+	e.once.Do(func() {
+		dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+		from := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+		if ip := net.ParseIP(e.NodeIP); ip != nil {
+			from.LocalAddr = &net.TCPAddr{IP: ip}
+		}
+		e.transport = &http.Transport{
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				conn, err := from.DialContext(ctx, network, addr)
+				if errors.Is(err, syscall.EADDRNOTAVAIL) {
+					// The InternalIP is not an address of this machine
+					// (behind NAT): the gateway then needs the token.
+					return dialer.DialContext(ctx, network, addr)
+				}
+				return conn, err
+			},
+			MaxIdleConnsPerHost:    2,
+			IdleConnTimeout:        90 * time.Second,
+			DisableCompression:     true,
+			MaxResponseHeaderBytes: 2 * ControlPlaneHeadLimit,
+		}
+	})
+	return e.transport
+}
