@@ -229,8 +229,8 @@ func TestChannelsTwoNodes(t *testing.T) {
 		podDo(t, cp, "deaf", http.MethodPost, "/pub/room", "from deaf")
 		waitEvents(t, wk, "chat-w1", "chat-w1 other for w1 only", "chat-w1 room from deaf")
 		got := waitEvents(t, cp, "chat-cp", "chat-cp room from deaf")
-		lacks(t, got, "for w1 only")
-		lacks(t, podDo(t, cp, "deaf", http.MethodGet, "/events", ""), "room")
+		testpods.Lacks(t, got, "for w1 only")
+		testpods.Lacks(t, podDo(t, cp, "deaf", http.MethodGet, "/events", ""), "room")
 		var logged bool
 		if p, ok := c.Kubelet.Pod("default", "chat-cp"); ok {
 			for _, l := range p.Logs() {
@@ -263,7 +263,7 @@ func TestChannelsTwoNodes(t *testing.T) {
 		// instance, whose list starts empty.
 		podDo(t, cp, "chat-cp", http.MethodPost, "/pub/room", "after restart")
 		got := waitEvents(t, wk, "chat-w1", "chat-w1 room after restart")
-		lacks(t, got, "after mute")
+		testpods.Lacks(t, got, "after mute")
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			o, _ := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: "chat-w1"})
 			if st := o.(*corev1.Pod).Status.ContainerStatuses; len(st) == 1 && st[0].RestartCount >= 1 {

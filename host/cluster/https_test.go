@@ -19,6 +19,7 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testtls"
 )
 
@@ -107,24 +108,24 @@ func TestHTTPSCalls(t *testing.T) {
 
 	t.Run("success", func(t *testing.T) {
 		for _, p := range []string{"a", "b"} {
-			contains(t, callFrom(p, "https://"+good+"/x", 4096), "call rc=200 status=200 ", "hello /x tls=303")
-			contains(t, callFrom(p, "https://"+good+"/long", 5), "call rc=-7 status=200 len=5 ")
+			testpods.Contains(t, callFrom(p, "https://"+good+"/x", 4096), "call rc=200 status=200 ", "hello /x tls=303")
+			testpods.Contains(t, callFrom(p, "https://"+good+"/long", 5), "call rc=-7 status=200 len=5 ")
 		}
 	})
 	t.Run("certificates", func(t *testing.T) {
 		for _, p := range []string{"a", "b"} {
 			for _, host := range []string{misnamed, expired, untrusted} {
-				contains(t, callFrom(p, "https://"+host+"/", 4096), "call rc=-129 ")
+				testpods.Contains(t, callFrom(p, "https://"+host+"/", 4096), "call rc=-129 ")
 			}
 		}
 		logs.waitLog(t, "[EGRESS] default/a -> https://"+misnamed+": certificate rejected: ")
 		time.Sleep(1100 * time.Millisecond) // the line is logged at most once per second
-		contains(t, callFrom("b", "https://"+expired+"/", 4096), "call rc=-129 ")
+		testpods.Contains(t, callFrom("b", "https://"+expired+"/", 4096), "call rc=-129 ")
 		logs.waitLog(t, "[EGRESS] default/b -> https://"+expired+": certificate rejected: ")
 	})
 	t.Run("TLS 1.3 only", func(t *testing.T) {
-		contains(t, callFrom("a", "https://"+tls13+"/", 4096), "call rc=-71 ")
-		contains(t, callFrom("b", "https://"+tls13+"/", 4096), "call rc=-71 ")
+		testpods.Contains(t, callFrom("a", "https://"+tls13+"/", 4096), "call rc=-71 ")
+		testpods.Contains(t, callFrom("b", "https://"+tls13+"/", 4096), "call rc=-71 ")
 	})
 	t.Run("busy", func(t *testing.T) {
 		// A control-plane pod and a worker's pod hold the two sessions.
@@ -140,7 +141,7 @@ func TestHTTPSCalls(t *testing.T) {
 		}
 		<-arrived
 		<-arrived
-		contains(t, callFrom("a2", "https://"+good+"/", 4096), "call rc=-16 ")
+		testpods.Contains(t, callFrom("a2", "https://"+good+"/", 4096), "call rc=-16 ")
 		req, _ := http.NewRequest(http.MethodPost, c.APIURL()+call.EgressPath+"?pod=default/b&timeout=5000&limit=10",
 			strings.NewReader("GET https://"+good+"/ HTTP/1.1\r\n\r\n"))
 		req.Header.Set("Authorization", "Bearer "+testToken)
@@ -154,9 +155,9 @@ func TestHTTPSCalls(t *testing.T) {
 			t.Errorf("gateway with every session in use: %d %v", resp.StatusCode, resp.Header)
 		}
 		close(release)
-		contains(t, <-done, "call rc=200 ", "slow")
-		contains(t, <-done, "call rc=200 ", "slow")
-		contains(t, callFrom("a2", "https://"+good+"/", 4096), "call rc=200 ")
+		testpods.Contains(t, <-done, "call rc=200 ", "slow")
+		testpods.Contains(t, <-done, "call rc=200 ", "slow")
+		testpods.Contains(t, callFrom("a2", "https://"+good+"/", 4096), "call rc=200 ")
 	})
 	t.Run("gateway refusals", func(t *testing.T) {
 		post := func(query, token string) *http.Response {
@@ -200,9 +201,9 @@ func TestHTTPSCalls(t *testing.T) {
 		})
 		// The gateway checks the store's policies: a change applies from
 		// the next call.
-		contains(t, callFrom("b", "https://"+good+"/", 4096), "call rc=-1 ")
+		testpods.Contains(t, callFrom("b", "https://"+good+"/", 4096), "call rc=-1 ")
 		logs.waitLog(t, "[EGRESS] gateway refused 127.0.0.2 (pod default/b): NetworkPolicy: "+good+" denied: ")
-		contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=200 ")
+		testpods.Contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=200 ")
 		c.Store.Apply(&networkingv1.NetworkPolicy{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "deny-a"},
 			Spec: networkingv1.NetworkPolicySpec{
@@ -210,10 +211,10 @@ func TestHTTPSCalls(t *testing.T) {
 				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
 			},
 		})
-		contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=-1 ")
+		testpods.Contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=-1 ")
 		logs.waitLog(t, "[default/a] [NETPOL] default/a -> "+good+" denied: ")
 		c.Store.Delete(store.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "deny"})
-		contains(t, callFrom("b", "https://"+good+"/", 4096), "call rc=200 ")
+		testpods.Contains(t, callFrom("b", "https://"+good+"/", 4096), "call rc=200 ")
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 // TestJoinFromAnotherProcess runs `kube32 node --join` as a second
@@ -60,15 +61,15 @@ func TestJoinFromAnotherProcess(t *testing.T) {
 	})
 	waitReadyPods(t, c, "a", "ext")
 
-	contains(t, relayVia(t, c.PodURL(), "a", "call GET http://ext/ 0 4096\n"), "call rc=200 ", "who=ext\n", "chain=default/a\n")
+	testpods.Contains(t, relayVia(t, c.PodURL(), "a", "call GET http://ext/ 0 4096\n"), "call rc=200 ", "who=ext\n", "chain=default/a\n")
 	extURL := "http://" + net.JoinHostPort(ip, strconv.Itoa(port))
-	contains(t, relayVia(t, extURL, "ext", "call GET http://a/ 0 4096\n"), "call rc=200 ", "who=a\n", "chain=default/ext\n")
+	testpods.Contains(t, relayVia(t, extURL, "ext", "call GET http://a/ 0 4096\n"), "call rc=200 ", "who=a\n", "chain=default/ext\n")
 
 	// A node that is gone without a word (its pod still Ready in the
 	// store) is unreachable: K32_ERR_IO.
 	cmd.Process.Kill()
 	<-exited
-	contains(t, relayVia(t, c.PodURL(), "a", "call GET http://ext/ 0 4096\n"), "call rc=-5 ")
+	testpods.Contains(t, relayVia(t, c.PodURL(), "a", "call GET http://ext/ 0 4096\n"), "call rc=-5 ")
 }
 
 // lockedBuffer collects the output of a process, safe for the test to

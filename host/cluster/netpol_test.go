@@ -17,6 +17,7 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 // TestNetworkPolicyOnAWorker checks the worker's side of "Enforcement and
@@ -67,9 +68,9 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 		}
 	}
 
-	contains(t, call("http://a/"), "call rc=200 ", "who=a\n")
-	contains(t, call("http://b2/"), "call rc=200 ", "who=b2\n")
-	contains(t, call(host.URL+"/"), "call rc=200 ")
+	testpods.Contains(t, call("http://a/"), "call rc=200 ", "who=a\n")
+	testpods.Contains(t, call("http://b2/"), "call rc=200 ", "who=b2\n")
+	testpods.Contains(t, call(host.URL+"/"), "call rc=200 ")
 
 	policy := &networkingv1.NetworkPolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b-egress"},
@@ -80,8 +81,8 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 	}
 	c.Store.Apply(policy.DeepCopy())
 	eventually("http://a/", "call rc=-1 ")
-	contains(t, call("http://b2/"), "call rc=-1 ")
-	contains(t, call(host.URL+"/"), "call rc=-1 ")
+	testpods.Contains(t, call("http://b2/"), "call rc=-1 ")
+	testpods.Contains(t, call(host.URL+"/"), "call rc=-1 ")
 	logMu.Lock()
 	all := strings.Join(logs, "\n")
 	logMu.Unlock()
@@ -94,7 +95,7 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 		{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}}}
 	c.Store.Apply(policy.DeepCopy())
 	eventually("http://a/", "call rc=200 ")
-	contains(t, call("http://b2/"), "call rc=-1 ")
+	testpods.Contains(t, call("http://b2/"), "call rc=-1 ")
 
 	c.Store.Delete(store.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "b-egress"})
 	eventually("http://b2/", "call rc=200 ")

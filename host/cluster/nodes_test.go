@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -138,36 +137,7 @@ func relayVia(t *testing.T, podURL, target, commands string) string {
 
 // tryRelay is relayVia for goroutines other than the test's.
 func tryRelay(podURL, target, commands string) (string, error) {
-	req, _ := http.NewRequest(http.MethodPost, podURL+"/relay", strings.NewReader(commands))
-	req.Header.Set("X-Kube32-Pod", "default/"+target)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		return "", fmt.Errorf("relay %s: %d %s", target, resp.StatusCode, b)
-	}
-	return string(b), nil
-}
-
-func contains(t *testing.T, out string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(out, w) {
-			t.Errorf("missing %q in:\n%s", w, out)
-		}
-	}
-}
-
-func lacks(t *testing.T, out string, unwanted ...string) {
-	t.Helper()
-	for _, w := range unwanted {
-		if strings.Contains(out, w) {
-			t.Errorf("unexpected %q in:\n%s", w, out)
-		}
-	}
+	return testpods.Relay(podURL, "default/"+target, commands)
 }
 
 func TestThreeNodes(t *testing.T) {
@@ -187,27 +157,27 @@ func TestThreeNodes(t *testing.T) {
 	}
 
 	t.Run("same-node calls", func(t *testing.T) {
-		contains(t, relayVia(t, pods["a"], "a", "call GET http://a2/ 0 4096\n"), "call rc=200 ", "who=a2\n")
-		contains(t, relayVia(t, pods["b"], "b", "call GET http://b2.default.svc/ 0 4096\n"), "call rc=200 ", "who=b2\n")
+		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://a2/ 0 4096\n"), "call rc=200 ", "who=a2\n")
+		testpods.Contains(t, relayVia(t, pods["b"], "b", "call GET http://b2.default.svc/ 0 4096\n"), "call rc=200 ", "who=b2\n")
 	})
 
 	t.Run("cross-node calls, headers filtered both ways", func(t *testing.T) {
 		for _, hop := range [][3]string{{"a", "b", pods["a"]}, {"b", "c", pods["b"]}, {"c", "a", pods["c"]}, {"b", "a", pods["b"]}} {
 			out := relayVia(t, hop[2], hop[0], "call POST http://"+hop[1]+"/ 0 4096\n")
 			_, callee, _ := strings.Cut(out, "call rc=")
-			contains(t, callee, "200 ", "x-relay="+hop[1]+"\n", "who="+hop[1]+"\n", "chain=default/"+hop[0]+"\n",
+			testpods.Contains(t, callee, "200 ", "x-relay="+hop[1]+"\n", "who="+hop[1]+"\n", "chain=default/"+hop[0]+"\n",
 				"Cookie: c=1", "X-Request-Id: r1", "Content-Type: text/plain")
-			lacks(t, callee, "Authorization", "X-Secret", "forged/pod", "User-Agent")
+			testpods.Lacks(t, callee, "Authorization", "X-Secret", "forged/pod", "User-Agent")
 		}
 	})
 
 	t.Run("chain loop across nodes", func(t *testing.T) {
 		out := relayVia(t, pods["a"], "a", "call GET http://b/ 0 4096\ncall GET http://c/ 0 4096\ncall GET http://a/ 0 4096\n")
-		contains(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
+		testpods.Contains(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
 	})
 
 	t.Run("TOOBIG across nodes keeps the status", func(t *testing.T) {
-		contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 0 10\n"), "call rc=-7 status=200 len=10 x-relay=c\nwho=c\nchai")
+		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 0 10\n"), "call rc=-7 status=200 len=10 x-relay=c\nwho=c\nchai")
 	})
 
 	t.Run("crossing calls across nodes end", func(t *testing.T) {
@@ -247,7 +217,7 @@ func TestThreeNodes(t *testing.T) {
 	})
 
 	t.Run("TIMEOUT across nodes", func(t *testing.T) {
-		contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 100 4096\nspin 400\n"), "call rc=-110 ")
+		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 100 4096\nspin 400\n"), "call rc=-110 ")
 	})
 
 	t.Run("ingress round-robin across workers", func(t *testing.T) {
@@ -265,7 +235,7 @@ func TestThreeNodes(t *testing.T) {
 				t.Fatalf("ingress: %d %s", resp.StatusCode, b)
 			}
 			seen[resp.Header.Get("X-Relay")]++
-			contains(t, string(b), "chain=\n", "path=/x\n")
+			testpods.Contains(t, string(b), "chain=\n", "path=/x\n")
 		}
 		if seen["web-1"] != 3 || seen["web-2"] != 3 {
 			t.Errorf("answers by pod %v, want 3 each", seen)

@@ -1,10 +1,8 @@
 package kubelet
 
 import (
-	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 // relayPod is a relay test pod named name in namespace, labelled
@@ -83,40 +82,7 @@ func (n *node) relay(t *testing.T, target, commands string, header ...string) st
 
 // tryRelay is relay for goroutines other than the test's.
 func (n *node) tryRelay(target, commands string, header ...string) (string, error) {
-	req, _ := http.NewRequest(http.MethodPost, n.podURL+"/relay", strings.NewReader(commands))
-	req.Header.Set(HeaderPod, target)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		return "", fmt.Errorf("relay %s: %d %s", target, resp.StatusCode, b)
-	}
-	return string(b), nil
-}
-
-// wantIn fails t unless out holds every want.
-func wantIn(t *testing.T, out string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(out, w) {
-			t.Errorf("missing %q in:\n%s", w, out)
-		}
-	}
-}
-
-func wantNotIn(t *testing.T, out string, unwanted ...string) {
-	t.Helper()
-	for _, w := range unwanted {
-		if strings.Contains(out, w) {
-			t.Errorf("unexpected %q in:\n%s", w, out)
-		}
-	}
+	return testpods.Relay(n.podURL, target, commands, header...)
 }
 
 func TestCallsOnOneNode(t *testing.T) {
@@ -134,46 +100,46 @@ func TestCallsOnOneNode(t *testing.T) {
 			"http://o.other.svc:81/p":            "o",
 		} {
 			out := n.relay(t, "default/a", "call GET "+url+" 0 4096\n")
-			wantIn(t, out, "call rc=200 status=200", "x-relay="+who+"\n", "who="+who+"\n")
+			testpods.Contains(t, out, "call rc=200 status=200", "x-relay="+who+"\n", "who="+who+"\n")
 		}
-		wantIn(t, n.relay(t, "default/a", "call GET http://b:80/x?y=1 0 4096\n"), "path=/x\n")
+		testpods.Contains(t, n.relay(t, "default/a", "call GET http://b:80/x?y=1 0 4096\n"), "path=/x\n")
 	})
 
 	t.Run("only the four caller headers reach the target, with the chain", func(t *testing.T) {
 		out := n.relay(t, "default/a", "call POST http://b/ 0 4096\nspin 0\n")
 		_, callee, _ := strings.Cut(out, "call rc=")
-		wantIn(t, callee, "chain=default/a\n", "Cookie: c=1", "X-Request-Id: r1", "Content-Type: text/plain")
-		wantNotIn(t, callee, "Authorization", "X-Secret", "forged/pod", "User-Agent")
+		testpods.Contains(t, callee, "chain=default/a\n", "Cookie: c=1", "X-Request-Id: r1", "Content-Type: text/plain")
+		testpods.Lacks(t, callee, "Authorization", "X-Secret", "forged/pod", "User-Agent")
 	})
 
 	t.Run("NOENT", func(t *testing.T) {
 		for _, url := range []string{"http://nosuch/", "http://b:82/", "http://idle/", "http://b.nosuchns.svc/"} {
-			wantIn(t, n.relay(t, "default/a", "call GET "+url+" 0 4096\n"), "call rc=-2 ")
+			testpods.Contains(t, n.relay(t, "default/a", "call GET "+url+" 0 4096\n"), "call rc=-2 ")
 		}
 	})
 
 	t.Run("LOOP when the target is already in the chain", func(t *testing.T) {
 		out := n.relay(t, "default/a", "call GET http://b/ 0 4096\ncall GET http://c/ 0 4096\ncall GET http://a/ 0 4096\n")
-		wantIn(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
+		testpods.Contains(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
 		// A pod calling its own Service is a loop too.
-		wantIn(t, n.relay(t, "default/a", "call GET http://a/ 0 4096\n"), "call rc=-40 ")
+		testpods.Contains(t, n.relay(t, "default/a", "call GET http://a/ 0 4096\n"), "call rc=-40 ")
 	})
 
 	t.Run("LOOP when the chain has reached 8", func(t *testing.T) {
 		seven := "x/p1,x/p2,x/p3,x/p4,x/p5,x/p6"
 		out := n.relay(t, "default/a", "call GET http://b/ 0 4096\n", "X-Kube32-Call-Chain", seven)
-		wantIn(t, out, "call rc=200 ", "chain="+seven+",default/a\n")
+		testpods.Contains(t, out, "call rc=200 ", "chain="+seven+",default/a\n")
 		out = n.relay(t, "default/a", "call GET http://b/ 0 4096\n", "X-Kube32-Call-Chain", seven+",x/p7")
-		wantIn(t, out, "call rc=-40 ")
+		testpods.Contains(t, out, "call rc=-40 ")
 	})
 
 	t.Run("TOOBIG copies resp_cap bytes and keeps the status", func(t *testing.T) {
 		out := n.relay(t, "default/a", "call GET http://b/ 0 10\n")
-		wantIn(t, out, "call rc=-7 status=200 len=10 x-relay=b\nwho=b\nchai")
+		testpods.Contains(t, out, "call rc=-7 status=200 len=10 x-relay=b\nwho=b\nchai")
 	})
 
 	t.Run("TIMEOUT when the target answers too late", func(t *testing.T) {
-		wantIn(t, n.relay(t, "default/a", "call GET http://b/ 100 4096\nspin 400\n"), "call rc=-110 ")
+		testpods.Contains(t, n.relay(t, "default/a", "call GET http://b/ 100 4096\nspin 400\n"), "call rc=-110 ")
 	})
 }
 
