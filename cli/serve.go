@@ -207,7 +207,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			return source{}, err
 		}
 		return source{what: "the built-in demo (no kube32.yaml here)", images: demo.Images(), objects: objs,
-			tryURLs: []string{"/", "/echo/hello -d 'hi'"}}, nil
+			tryURLs: []string{"/", "/echo/hello -d 'hi'", "/echo/events -N   (Server-Sent Events)"}}, nil
 	}
 }
 
