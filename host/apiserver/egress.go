@@ -11,7 +11,6 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/lograte"
 	"github.com/kube32/kube32/host/netpol"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -35,8 +35,7 @@ type Egress struct {
 	// <reason>", at most once per second; nil logs nothing.
 	Logf func(format string, args ...any)
 
-	mu      sync.Mutex
-	refused time.Time
+	refusals lograte.Limiter
 }
 
 // Limits of a gateway request.
@@ -178,14 +177,7 @@ func (s *Server) egressRefusal(r *http.Request, namespace, name string) string {
 // logged less than a second ago.
 func (s *Server) refuseEgress(w http.ResponseWriter, r *http.Request, from, reason string) {
 	e := s.cfg.Egress
-	now := time.Now()
-	e.mu.Lock()
-	log := e.refused.IsZero() || now.Sub(e.refused) >= time.Second
-	if log {
-		e.refused = now
-	}
-	e.mu.Unlock()
-	if log && e.Logf != nil {
+	if e.Logf != nil && e.refusals.Allow() {
 		address := r.RemoteAddr
 		if a := remoteAddr(r); a.IsValid() {
 			address = a.String()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/lograte"
 	"github.com/kube32/kube32/host/pod"
 )
 
@@ -60,9 +61,9 @@ type TLS struct {
 	// rejected: <reason>", at most once per second; nil logs nothing.
 	Logf func(format string, args ...any)
 
-	mu      sync.Mutex
-	busy    int
-	certLog time.Time
+	mu       sync.Mutex
+	busy     int
+	certLogs lograte.Limiter
 }
 
 var _ HTTPS = (*TLS)(nil)
@@ -220,17 +221,9 @@ func (s *TLS) handshakeErrno(ctx context.Context, err error, from string, t Targ
 // logCert writes the [EGRESS] certificate line, unless one was written
 // less than a second ago.
 func (s *TLS) logCert(from string, t Target, reason error) {
-	if s.Logf == nil {
+	if s.Logf == nil || !s.certLogs.Allow() {
 		return
 	}
-	now := time.Now()
-	s.mu.Lock()
-	if !s.certLog.IsZero() && now.Sub(s.certLog) < time.Second {
-		s.mu.Unlock()
-		return
-	}
-	s.certLog = now
-	s.mu.Unlock()
 	s.Logf("[EGRESS] %s -> https://%s: certificate rejected: %v", from, net.JoinHostPort(t.Host, strconv.Itoa(t.Port)), reason)
 }
 

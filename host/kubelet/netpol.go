@@ -5,13 +5,13 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/lograte"
 	"github.com/kube32/kube32/host/netpol"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -107,9 +107,7 @@ func (k *Kubelet) evaluate(ctx context.Context, from string, to netpol.Dest) net
 type deniedLogger struct {
 	k      *Kubelet
 	caller *call.Caller
-
-	mu   sync.Mutex
-	last time.Time
+	lines  lograte.Limiter
 }
 
 // HTTPCall implements pod.Caller.
@@ -127,16 +125,11 @@ func (l *deniedLogger) HTTPCall(ctx context.Context, c pod.Call) (pod.CallResult
 // written less than a second ago. It is the node's line, not the pod's:
 // kubectl logs does not show it.
 func (l *deniedLogger) log(d *call.DeniedError) {
-	now := time.Now()
-	l.mu.Lock()
-	if !l.last.IsZero() && now.Sub(l.last) < time.Second {
-		l.mu.Unlock()
+	if !l.lines.Allow() {
 		return
 	}
-	l.last = now
-	l.mu.Unlock()
 	namespace, name, _ := strings.Cut(d.From, "/")
-	line := pod.Line{Time: now, Stream: "k32", Level: 2, Text: "[NETPOL] " + d.Error()}
+	line := pod.Line{Time: time.Now(), Stream: "k32", Level: 2, Text: "[NETPOL] " + d.Error()}
 	if l.k.cfg.Log != nil {
 		l.k.cfg.Log(namespace, name, line)
 	}
