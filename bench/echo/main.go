@@ -20,7 +20,6 @@ import (
 
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 )
 
 func main() {
@@ -36,26 +35,18 @@ func main() {
 func run(duration time.Duration, concurrency int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready := make(chan *cluster.Cluster, 1)
-	errs := make(chan error, 1)
 	cacheDir, err := os.MkdirTemp("", "kube32-bench-cache")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(cacheDir)
-	go func() {
-		errs <- cli.RunServe(ctx, cli.ServeOptions{
-			IO:       cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-			Dir:      "", // no project: the built-in demo, whose echo is the spec's
-			CacheDir: cacheDir,
-			Serving:  func(c *cluster.Cluster) { ready <- c },
-		})
-	}()
-	var c *cluster.Cluster
-	select {
-	case c = <-ready:
-	case err := <-errs:
-		return fmt.Errorf("kube32 serve: %v", err)
+	c, err := load.Serve(ctx, cli.ServeOptions{
+		IO:       cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
+		Dir:      "", // no project: the built-in demo, whose echo is the spec's
+		CacheDir: cacheDir,
+	})
+	if err != nil {
+		return err
 	}
 
 	plain, err := startPlainEcho()

@@ -28,7 +28,6 @@ import (
 
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 )
 
 // bundleName is the app's name, and so its StaticBundle's.
@@ -78,19 +77,9 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath string) erro
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready := make(chan *cluster.Cluster, 1)
-	errs := make(chan error, 1)
-	go func() {
-		errs <- cli.RunServe(ctx, cli.ServeOptions{
-			IO: quiet(), Dir: proj, CacheDir: filepath.Join(tmp, "cache"),
-			Serving: func(c *cluster.Cluster) { ready <- c },
-		})
-	}()
-	var c *cluster.Cluster
-	select {
-	case c = <-ready:
-	case err := <-errs:
-		return fmt.Errorf("kube32 serve: %v", err)
+	c, err := load.Serve(ctx, cli.ServeOptions{IO: quiet(), Dir: proj, CacheDir: filepath.Join(tmp, "cache")})
+	if err != nil {
+		return err
 	}
 
 	// serve built the project: nginx serves the very files it serves.
