@@ -37,7 +37,6 @@ func newCApp(t *testing.T) string {
 	return dir
 }
 
-
 // Piped, `kube32 build` prints the plain size table alone on stdout, and on
 // stderr the warnings but no progress.
 func TestBuildPipedPrintsPlainTableOnStdoutAndWarningsOnStderr(t *testing.T) {
