@@ -1,9 +1,15 @@
 package cli
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler/project"
 )
 
 // BuildOptions are the options of `kube32 build`.
@@ -28,10 +34,50 @@ to date is skipped.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
-			_, err := build.Build(cmd.Context(), opts.Dir, build.Options{Out: opts.IO.Out, Verbose: opts.Verbose})
-			return err
+			return RunBuild(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show compiler commands")
 	return cmd
+}
+
+// RunBuild builds the project and prints the size table on standard output;
+// progress (on a terminal only), warnings and removed outputs go to standard
+// error.
+func RunBuild(ctx context.Context, opts BuildOptions) error {
+	res, err := runBuild(ctx, opts.IO, opts.Dir, opts.Verbose)
+	if err != nil {
+		return err
+	}
+	printBuildTable(opts.IO.Out, res, opts.IO.IsStdoutTTY())
+	return nil
+}
+
+// runBuild builds the project in dir and prints what is not its result:
+// progress lines when standard error is a terminal, the compiler's log when
+// verbose, then the warnings, even of a failed build, and the stale outputs
+// it removed.
+func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool) (*build.Result, error) {
+	var opts build.Options
+	if ios.IsStderrTTY() {
+		opts.Progress = ios.ErrOut
+	}
+	if verbose {
+		opts.CompilerLog = ios.ErrOut
+	}
+	res, err := build.Build(ctx, dir, opts)
+	if res != nil {
+		printBuildNotes(ios.ErrOut, res)
+	}
+	return res, err
+}
+
+// printBuildNotes prints a build's warnings and the stale outputs it removed.
+func printBuildNotes(w io.Writer, res *build.Result) {
+	for _, warning := range res.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+	for _, r := range res.Removed {
+		fmt.Fprintf(w, "removed stale %s\n", filepath.ToSlash(filepath.Join(project.BuildDirName, r)))
+	}
 }

@@ -1,12 +1,14 @@
 package cli_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/cli/internal/iostreams"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 	"github.com/kube32/kube32/templates"
@@ -74,8 +76,10 @@ func TestEachTemplateNewBuildServe(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("build: exit %d: %s", code, out)
 			}
-			if code, out := run(t, "build", name); code != 0 || !strings.Contains(out, "up to date") {
-				t.Errorf("second build: exit %d, want 'up to date':\n%s", code, out)
+			ios, _, _, stderr := iostreams.Test()
+			ios.SetStderrTTY(true) // progress lines show on a terminal only
+			if code := cli.Run(context.Background(), []string{"build", name}, ios); code != 0 || !strings.Contains(stderr.String(), "up to date") {
+				t.Errorf("second build: exit %d, want 'up to date':\n%s", code, stderr)
 			}
 			c, _ := serve(t, cli.ServeOptions{Dir: name})
 			status, _, body := get(t, c.IngressURL()+"/")

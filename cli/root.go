@@ -7,25 +7,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kube32/kube32/cli/internal/iostreams"
 )
 
-// IOStreams are the streams a command reads and writes.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
+// IOStreams are the streams a command reads and writes, and whether each is
+// a terminal. Results go to Out, progress and warnings to ErrOut.
+type IOStreams = iostreams.IOStreams
 
 // SystemStreams are the process's own streams.
-func SystemStreams() IOStreams {
-	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-}
+func SystemStreams() IOStreams { return iostreams.System() }
 
 // Main runs the CLI with the process's arguments and returns the exit code.
 func Main() int {

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/kubeconfig"
@@ -182,10 +181,13 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 		}
 		return src, nil
 	case isProject:
-		result, err := build.Build(ctx, dir, build.Options{Out: opts.IO.ErrOut})
+		// serve's standard output is its URLs: the build's report, size
+		// table included, goes to standard error.
+		result, err := runBuild(ctx, opts.IO, dir, false)
 		if err != nil {
 			return source{}, err
 		}
+		printBuildTable(opts.IO.ErrOut, result, opts.IO.IsStderrTTY())
 		p, err := project.Load(dir)
 		if err != nil {
 			return source{}, err

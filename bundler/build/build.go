@@ -16,9 +16,9 @@ import (
 // is attempted, so the error lists every broken pod; outputs that did build
 // are kept, and nothing stale is removed after a failure.
 func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
-	out := opts.Out
-	if out == nil {
-		out = io.Discard
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
 	}
 	p, err := project.Load(dir)
 	if err != nil {
@@ -32,8 +32,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{BuildDir: p.BuildDir(), Items: items}
-	warnUnbuiltImages(out, p, objs)
+	res := &Result{BuildDir: p.BuildDir(), Items: items, Warnings: unbuiltImageWarnings(p, objs)}
 	for _, d := range skeleton {
 		if err := os.MkdirAll(filepath.Join(res.BuildDir, filepath.FromSlash(d)), 0o755); err != nil {
 			return nil, err
@@ -50,7 +49,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 			continue
 		}
 		it := &res.Items[t.item]
-		if err := run(ctx, p, t, it, out, opts.Verbose); err != nil {
+		if err := run(ctx, p, t, it, progress, opts.CompilerLog); err != nil {
 			errs = append(errs, err)
 			failed[t.item] = true
 			continue
@@ -61,35 +60,23 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		return res, errors.Join(errs...)
 	}
 
-	removed, err := clean(p, tasks)
-	res.Removed = removed
-	for _, r := range removed {
-		fmt.Fprintf(out, "removed stale %s\n", filepath.ToSlash(filepath.Join(project.BuildDirName, r)))
-	}
-	if err != nil {
-		return res, err
-	}
-	printTable(out, res)
-	return res, nil
+	res.Removed, err = clean(p, tasks)
+	return res, err
 }
 
-// run brings one output up to date and fills its item.
-func run(ctx context.Context, p *project.Project, t *task, it *Item, out io.Writer, verbose bool) error {
+// run brings one output up to date, fills its item and says so on progress.
+func run(ctx context.Context, p *project.Project, t *task, it *Item, progress, compilerLog io.Writer) error {
 	label := describe(t, it)
 	if t.fresh {
 		fill(t, it, t.old)
-		fmt.Fprintf(out, "%s: up to date\n", label)
+		fmt.Fprintf(progress, "%s: up to date\n", label)
 		return nil
 	}
 	var s *stamp
 	var err error
 	switch t.kind {
 	case taskModule:
-		var log io.Writer
-		if verbose {
-			log = out
-		}
-		s, err = buildModule(ctx, p, t, log)
+		s, err = buildModule(ctx, p, t, compilerLog)
 	default:
 		s, err = buildBundle(p, t)
 	}
@@ -100,7 +87,7 @@ func run(ctx context.Context, p *project.Project, t *task, it *Item, out io.Writ
 		return err
 	}
 	fill(t, it, s)
-	fmt.Fprintf(out, "%s: built %s\n", label, filepath.ToSlash(filepath.Join(project.BuildDirName, t.out)))
+	fmt.Fprintf(progress, "%s: built %s\n", label, filepath.ToSlash(filepath.Join(project.BuildDirName, t.out)))
 	return nil
 }
 

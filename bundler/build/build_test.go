@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,10 +70,10 @@ func TestBuildWritesImageTrees(t *testing.T) {
 	if stale, err := Stale(dir); err != nil || !stale {
 		t.Errorf("Stale before any build = %v, %v; want true", stale, err)
 	}
-	var out bytes.Buffer
-	res, err := Build(ctx, dir, Options{Out: &out})
+	var progress bytes.Buffer
+	res, err := Build(ctx, dir, Options{Progress: &progress})
 	if err != nil {
-		t.Fatalf("Build: %v\n%s", err, out.String())
+		t.Fatalf("Build: %v\n%s", err, progress.String())
 	}
 	got := strings.Join(tree(t, dir), "\n")
 	want := strings.Join([]string{
@@ -99,11 +100,14 @@ func TestBuildWritesImageTrees(t *testing.T) {
 	if site.Kind != KindBundle || site.Stats.Files != 3 || site.Stats.GzipBytes >= site.Stats.RawBytes {
 		t.Errorf("site item %+v", site)
 	}
-	text := out.String()
-	for _, want := range []string{"pod hello: built build/firmware/images/wasm/hello.wasm", "bundle site: built", "KIND\tNAME\tMODULE\tINIT-MEM\tBUNDLE\tGZIP", "\ntotal\t"} {
+	text := progress.String()
+	for _, want := range []string{"pod hello: built build/firmware/images/wasm/hello.wasm\n", "pod hello assets: built build/firmware/images/web/hello\n", "bundle site: built build/firmware/images/web/site\n"} {
 		if !strings.Contains(text, want) {
-			t.Errorf("output does not contain %q:\n%s", want, text)
+			t.Errorf("progress does not contain %q:\n%s", want, text)
 		}
+	}
+	if len(res.Warnings) != 0 || len(res.Removed) != 0 {
+		t.Errorf("first build: warnings %q, removed %q; want none", res.Warnings, res.Removed)
 	}
 
 	// serve reads the trees through images.ResolveModule.
@@ -120,8 +124,8 @@ func TestBuildWritesImageTrees(t *testing.T) {
 	if stale, err := Stale(dir); err != nil || stale {
 		t.Errorf("Stale after a build = %v, %v", stale, err)
 	}
-	out.Reset()
-	res2, err := Build(ctx, dir, Options{Out: &out})
+	progress.Reset()
+	res2, err := Build(ctx, dir, Options{Progress: &progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +138,8 @@ func TestBuildWritesImageTrees(t *testing.T) {
 		t.Errorf("up-to-date sizes differ: %+v", res2.Items)
 	}
 	for _, want := range []string{"pod hello: up to date", "pod hello assets: up to date", "pod thumb: up to date", "bundle site: up to date"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("second build output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("second build progress lacks %q:\n%s", want, progress.String())
 		}
 	}
 	for f, mt := range modTimes(t, dir) {
@@ -223,23 +227,12 @@ func TestWarnsAboutUnbuiltImages(t *testing.T) {
 	f, _ := os.OpenFile(filepath.Join(dir, "app.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: typo\nspec:\n  containers:\n    - name: c\n      image: wasm://embedded/helo\n")
 	f.Close()
-	var out bytes.Buffer
-	if _, err := Build(context.Background(), dir, Options{Out: &out}); err != nil {
+	res, err := Build(context.Background(), dir, Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "warning: default/typo runs image wasm://embedded/helo, which no pod of kube32.yaml builds"; !strings.Contains(out.String(), want) {
-		t.Errorf("output lacks %q:\n%s", want, out.String())
-	}
-}
-
-func TestPlainTableWhenPiped(t *testing.T) {
-	var buf bytes.Buffer
-	printTable(&buf, &Result{Items: []Item{
-		{Kind: KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536},
-		{Kind: KindBundle, Name: "s", Bundle: "firmware/images/web/s"},
-	}})
-	want := "KIND\tNAME\tMODULE\tINIT-MEM\tBUNDLE\tGZIP\npod\ta\t100\t65536\t-\t-\nbundle\ts\t-\t-\t0\t0\ntotal\t\t100\t65536\t0\t0\n"
-	if buf.String() != want {
-		t.Errorf("table:\n%q\nwant\n%q", buf.String(), want)
+	want := []string{"default/typo runs image wasm://embedded/helo, which no pod of kube32.yaml builds"}
+	if !slices.Equal(res.Warnings, want) {
+		t.Errorf("Warnings = %q, want %q", res.Warnings, want)
 	}
 }

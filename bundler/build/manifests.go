@@ -2,7 +2,6 @@ package build
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,10 +29,10 @@ func loadManifests(p *project.Project) ([]manifest.Object, error) {
 	return objs, nil
 }
 
-// warnUnbuiltImages warns about Pods of the manifests whose image no pod of
-// kube32.yaml builds: most likely a typo, which serve would report only when
-// the Pod fails to start.
-func warnUnbuiltImages(out io.Writer, p *project.Project, objs []manifest.Object) {
+// unbuiltImageWarnings warns about Pods of the manifests whose image no pod
+// of kube32.yaml builds: most likely a typo, which serve would report only
+// when the Pod fails to start.
+func unbuiltImageWarnings(p *project.Project, objs []manifest.Object) []string {
 	built := map[string]bool{}
 	for _, pod := range p.Pods {
 		built[pod.Image] = true
@@ -44,10 +43,12 @@ func warnUnbuiltImages(out io.Writer, p *project.Project, objs []manifest.Object
 		refs = append(refs, ref)
 	}
 	sort.Strings(refs)
+	var warnings []string
 	for _, ref := range refs {
 		if !built[ref] {
-			fmt.Fprintf(out, "warning: %s runs image %s, which no pod of %s builds\n",
-				strings.Join(limits[ref].Pods, ", "), ref, project.FileName)
+			warnings = append(warnings, fmt.Sprintf("%s runs image %s, which no pod of %s builds",
+				strings.Join(limits[ref].Pods, ", "), ref, project.FileName))
 		}
 	}
+	return warnings
 }

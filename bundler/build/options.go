@@ -6,12 +6,15 @@ import (
 	"github.com/kube32/kube32/bundler/precompress"
 )
 
-// Options control a build.
+// Options control a build. Build writes nothing else: what it built is its
+// Result, for the caller to print.
 type Options struct {
-	// Out receives progress lines and the size table; nil discards them.
-	Out io.Writer
-	// Verbose also prints compiler command lines and warnings.
-	Verbose bool
+	// Progress receives a line per output as it is built or found up to
+	// date ("pod echo: built build/…"); nil discards them.
+	Progress io.Writer
+	// CompilerLog receives the compiler command lines and their output
+	// (warnings included); nil discards them.
+	CompilerLog io.Writer
 }
 
 // Item kinds.
@@ -44,6 +47,9 @@ type Result struct {
 	BuildDir string   // absolute build/ directory
 	Items    []Item   // pods in kube32.yaml order, then bundles
 	Removed  []string // stale outputs removed, relative to build/
+	// Warnings are problems that do not stop the build, one sentence each
+	// without a "warning:" prefix.
+	Warnings []string
 }
 
 // Total sums the items. Its Brotli says whether any bundle opts in to .br,

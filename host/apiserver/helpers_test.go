@@ -2,7 +2,6 @@ package apiserver_test
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +38,7 @@ func echoImages(t *testing.T) string {
 			echoBuild.err = err
 			return
 		}
-		res, err := build.Build(context.Background(), dir, build.Options{Out: io.Discard})
+		res, err := build.Build(context.Background(), dir, build.Options{})
 		if err != nil {
 			echoBuild.err = err
 			return

@@ -46,7 +46,7 @@ func buildEcho(t *testing.T) (string, []manifest.Object) {
 	if err := os.CopyFS(filepath.Join(dir, "pods"), os.DirFS(filepath.Join(src, "pods"))); err != nil {
 		t.Fatal(err)
 	}
-	res, err := build.Build(context.Background(), dir, build.Options{Out: io.Discard})
+	res, err := build.Build(context.Background(), dir, build.Options{})
 	if err != nil {
 		t.Fatalf("building examples/echo: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 // Files builds the project in projectDir and returns the files of the
 // snapshot by slash-separated path.
 func Files(ctx context.Context, projectDir string, log io.Writer) (map[string][]byte, error) {
-	result, err := build.Build(ctx, projectDir, build.Options{Out: log})
+	result, err := build.Build(ctx, projectDir, build.Options{Progress: log})
 	if err != nil {
 		return nil, err
 	}

@@ -1,37 +1,35 @@
-package build
+package cli
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/kube32/kube32/bundler/build"
 )
 
-// printTable writes the size table: aligned with readable sizes on a
-// terminal, tab-separated exact byte counts when piped (for scripts).
-func printTable(w io.Writer, res *Result) {
+// printBuildTable writes a build's size table: aligned with readable sizes
+// for a person (human), tab-separated exact byte counts for scripts.
+func printBuildTable(w io.Writer, res *build.Result, human bool) {
 	if len(res.Items) == 0 {
 		fmt.Fprintln(w, "nothing to build: kube32.yaml lists no pods and no bundles")
 		return
 	}
-	size := strconv.FormatInt
-	human := isTerminal(w)
+	size := func(n int64) string { return strconv.FormatInt(n, 10) }
+	tw := w
 	if human {
-		size = func(n int64, _ int) string { return humanBytes(n) }
+		size = humanBytes
+		t := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		defer t.Flush()
+		tw = t
+		fmt.Fprintln(w)
 	}
 	cell := func(n int64, has bool) string {
 		if !has {
 			return "-"
 		}
-		return size(n, 10)
-	}
-	tw := io.Writer(w)
-	var flush func() error
-	if human {
-		t := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		tw, flush = t, t.Flush
-		fmt.Fprintln(w)
+		return size(n)
 	}
 	row := func(cols ...string) {
 		for i, c := range cols {
@@ -41,7 +39,7 @@ func printTable(w io.Writer, res *Result) {
 			io.WriteString(tw, c)
 		}
 		if human {
-			io.WriteString(tw, "\t")
+			io.WriteString(tw, "\t") // ends the last cell, so that it is aligned too
 		}
 		io.WriteString(tw, "\n")
 	}
@@ -55,7 +53,7 @@ func printTable(w io.Writer, res *Result) {
 	}
 	row(header...)
 	for _, it := range res.Items {
-		isPod := it.Kind == KindPod
+		isPod := it.Kind == build.KindPod
 		hasBundle := it.Bundle != ""
 		cols := []string{it.Kind, it.Name, cell(it.ModuleBytes, isPod), cell(it.InitialMemory, isPod),
 			cell(it.Stats.RawBytes, hasBundle), cell(it.Stats.GzipBytes, hasBundle)}
@@ -64,24 +62,11 @@ func printTable(w io.Writer, res *Result) {
 		}
 		row(cols...)
 	}
-	cols := []string{"total", "", size(t.ModuleBytes, 10), size(t.InitialMemory, 10), size(t.Stats.RawBytes, 10), size(t.Stats.GzipBytes, 10)}
+	cols := []string{"total", "", size(t.ModuleBytes), size(t.InitialMemory), size(t.Stats.RawBytes), size(t.Stats.GzipBytes)}
 	if withBrotli {
-		cols = append(cols, size(t.Stats.BrotliBytes, 10))
+		cols = append(cols, size(t.Stats.BrotliBytes))
 	}
 	row(cols...)
-	if flush != nil {
-		flush()
-	}
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 // humanBytes writes n in B, KiB or MiB, as Kubernetes quantities read.

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler/precompress"
+)
+
+func TestBuildTable(t *testing.T) {
+	plain := []build.Item{
+		{Kind: build.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536},
+		{Kind: build.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Stats: precompress.Stats{RawBytes: 3000, GzipBytes: 1200}},
+	}
+	brotli := []build.Item{
+		{Kind: build.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536, Bundle: "firmware/images/web/a"},
+		{Kind: build.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Brotli: true},
+	}
+	cases := []struct {
+		name  string
+		items []build.Item
+		human bool
+		want  string
+	}{
+		{"piped", plain, false, "KIND\tNAME\tMODULE\tINIT-MEM\tBUNDLE\tGZIP\npod\ta\t100\t65536\t-\t-\nbundle\ts\t-\t-\t3000\t1200\ntotal\t\t100\t65536\t3000\t1200\n"},
+		{"piped with brotli", brotli, false, "KIND\tNAME\tMODULE\tINIT-MEM\tBUNDLE\tGZIP\tBROTLI\npod\ta\t100\t65536\t0\t0\t-\nbundle\ts\t-\t-\t0\t0\t0\ntotal\t\t100\t65536\t0\t0\t0\n"},
+		{"terminal", plain, true, "\n" +
+			"KIND    NAME  MODULE  INIT-MEM  BUNDLE   GZIP     \n" +
+			"pod     a     100 B   64.0 KiB  -        -        \n" +
+			"bundle  s     -       -         2.9 KiB  1.2 KiB  \n" +
+			"total         100 B   64.0 KiB  2.9 KiB  1.2 KiB  \n"},
+		{"nothing", nil, false, "nothing to build: kube32.yaml lists no pods and no bundles\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			printBuildTable(&b, &build.Result{Items: c.items}, c.human)
+			if b.String() != c.want {
+				t.Errorf("table:\n%q\nwant\n%q", b.String(), c.want)
+			}
+		})
+	}
+}
