@@ -124,7 +124,7 @@ func TestServeProjectEcho(t *testing.T) {
 
 func TestServeRefusesBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Service\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: web, image: nginx}]\n"), 0o644)
+	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Service\nmetadata: {name: ok}\nspec: {ports: [{port: 80}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: web, image: nginx}]\n"), 0o644)
 	cases := []struct {
 		name string
 		opts cli.ServeOptions

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/store"
 )
@@ -45,7 +46,7 @@ func main() {
 func run(n int, duration time.Duration, concurrency, events int) error {
 	s := store.New()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	apiserver.SetDefaults(ns)
+	admission.Admit(ns)
 	s.Apply(ns)
 	for i := 0; i < n; i++ {
 		s.Apply(benchPod(i))

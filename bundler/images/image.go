@@ -35,6 +35,10 @@ type Image struct {
 // letter or digit (so never "." or "..").
 var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
 
+// labelPattern is a DNS-1123 label, what an image name is: the API checks
+// Pods' images with ParseImage, so every reference it admits resolves.
+var labelPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
+
 // MaxNameLen is the longest image or bundle name (a DNS label's length).
 const MaxNameLen = 63
 
@@ -51,7 +55,8 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// ParseImage parses "wasm://embedded/<name>" or "wasm://sd/<name>".
+// ParseImage parses "wasm://embedded/<name>" or "wasm://sd/<name>", <name>
+// a DNS-1123 label, and nothing else.
 func ParseImage(ref string) (Image, error) {
 	rest, ok := strings.CutPrefix(ref, Scheme)
 	if !ok {
@@ -70,6 +75,9 @@ func ParseImage(ref string) (Image, error) {
 	}
 	if err := ValidateName(name); err != nil {
 		return Image{}, fmt.Errorf("image %q: %v", ref, err)
+	}
+	if !labelPattern.MatchString(name) {
+		return Image{}, fmt.Errorf("image %q: the name %q must be a DNS-1123 label (lowercase letters, digits and '-')", ref, name)
 	}
 	return Image{Ref: ref, Storage: storage, Name: name}, nil
 }

@@ -15,7 +15,7 @@ func TestParseImage(t *testing.T) {
 	}{
 		{"wasm://embedded/echo", Firmware, "images/wasm/echo.wasm", "images/web/echo"},
 		{"wasm://sd/thumb", SD, "kube32/images/thumb.wasm", "kube32/images/thumb"},
-		{"wasm://embedded/a.b_c-1", Firmware, "images/wasm/a.b_c-1.wasm", "images/web/a.b_c-1"},
+		{"wasm://embedded/a-b-1", Firmware, "images/wasm/a-b-1.wasm", "images/web/a-b-1"},
 	}
 	for _, tc := range valid {
 		img, err := ParseImage(tc.ref)
@@ -28,15 +28,18 @@ func TestParseImage(t *testing.T) {
 		}
 	}
 	invalid := map[string]string{
-		"echo":                 `must start with "wasm://"`,
-		"http://embedded/echo": `must start with "wasm://"`,
-		"wasm://flash/echo":    `unknown storage "flash" (embedded or sd)`,
-		"wasm://embedded":      "no image name",
-		"wasm://embedded/":     "no image name",
-		"wasm://sd/a/b":        "must be one path element",
-		"wasm://sd/..":         "must use only lowercase letters",
-		"wasm://sd/Echo":       "must use only lowercase letters",
-		"wasm://sd/echo.wasm.": "must use only lowercase letters",
+		"echo":                        `must start with "wasm://"`,
+		"http://embedded/echo":        `must start with "wasm://"`,
+		"wasm://flash/echo":           `unknown storage "flash" (embedded or sd)`,
+		"wasm://embedded":             "no image name",
+		"wasm://embedded/":            "no image name",
+		"wasm://sd/a/b":               "must be one path element",
+		"wasm://sd/..":                "must use only lowercase letters",
+		"wasm://sd/Echo":              "must use only lowercase letters",
+		"wasm://sd/echo.wasm.":        "must use only lowercase letters",
+		"wasm://sd/echo.wasm":         "must be a DNS-1123 label",
+		"wasm://sd/a_b":               "must be a DNS-1123 label",
+		"wasm://embedded/../../etc/x": "must be one path element",
 		"wasm://embedded/" + strings.Repeat("a", 64): "longer than 63",
 	}
 	for ref, want := range invalid {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/store"
 )
@@ -22,7 +23,7 @@ import (
 func bareServer(t *testing.T, s *store.Store, token string) (*httptest.Server, *kubernetes.Clientset) {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	apiserver.SetDefaults(ns)
+	admission.Admit(ns)
 	s.Apply(ns)
 	srv := httptest.NewServer(apiserver.New(apiserver.Config{Store: s, Token: token}))
 	t.Cleanup(srv.Close)

@@ -1,8 +1,8 @@
 package apiserver
 
 import (
+	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,16 +10,23 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
-	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/admission"
 )
 
-// decodeFor decodes a body meant for req's resource with host/manifest's
+// decodeFor decodes a body meant for req's resource with host/admission's
 // strict decoder and checks its kind, group version and namespace against
 // the URL. Unknown or duplicate fields fail the request when
 // fieldValidation is Strict, add a Warning header when it is Warn (the
 // default) and pass when it is Ignore.
 func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte) (runtime.Object, error) {
-	obj, strictErr, err := decodeBody(r, data)
+	contentType := r.Header.Get("Content-Type")
+	if r.Method == http.MethodPatch {
+		contentType = runtime.ContentTypeJSON // the patched object, whatever the patch's type
+	}
+	obj, strictErr, err := admission.Decode(contentType, data)
+	if errors.Is(err, admission.ErrUnsupportedMediaType) {
+		return nil, unsupportedMediaType(err)
+	}
 	if err != nil {
 		return nil, badRequest("the body of the request could not be decoded as %s: %v", req.res.Kind, err)
 	}
@@ -53,15 +60,14 @@ func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte)
 	return obj, nil
 }
 
-// protobufSerializer decodes the protobuf bodies client-go's typed clients
-// send by default; protobuf has no unknown fields to be strict about.
-var protobufSerializer = protobuf.NewSerializer(manifest.Scheme, manifest.Scheme)
+// protobufSerializer decodes the DeleteOptions of client-go's typed
+// clients; objects go through admission.Decode.
+var protobufSerializer = protobuf.NewSerializer(admission.Scheme, admission.Scheme)
 
-func decodeBody(r *http.Request, data []byte) (obj runtime.Object, strictErr, err error) {
-	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if mediaType == runtime.ContentTypeProtobuf && r.Method != http.MethodPatch {
-		obj, _, err = protobufSerializer.Decode(data, nil, nil)
-		return obj, nil, err
-	}
-	return manifest.DecodeObject(data)
+// unsupportedMediaType is kube-apiserver's 415 for a body it cannot read.
+func unsupportedMediaType(err error) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+		Reason: metav1.StatusReasonUnsupportedMediaType, Message: err.Error(),
+	}}
 }

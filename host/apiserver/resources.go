@@ -28,6 +28,10 @@ func (r *resource) groupResource() schema.GroupResource {
 	return schema.GroupResource{Group: r.Group, Resource: r.Name}
 }
 
+func (r *resource) groupKind() schema.GroupKind {
+	return schema.GroupKind{Group: r.Group, Kind: r.Kind}
+}
+
 func (r *resource) apiVersion() string { return r.gv().String() }
 
 func (r *resource) verbs() []string {

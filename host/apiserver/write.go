@@ -37,8 +37,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req request
 	meta.SetResourceVersion("")
 	meta.SetDeletionTimestamp(nil)
 	resetStatus(obj)
-	SetDefaults(obj)
-	if err := validateObject(req.res, obj); err != nil {
+	if err := admit(req.res, obj); err != nil {
 		return err
 	}
 	if dryRun(r) {
@@ -112,8 +111,7 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 		if req.res.Status {
 			copyStatus(obj, cur)
 		}
-		SetDefaults(obj)
-		if err := validateObject(req.res, obj); err != nil {
+		if err := admit(req.res, obj); err != nil {
 			return nil, err
 		}
 		return obj, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/channel"
@@ -168,7 +169,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for _, o := range opts.Objects {
 		obj := o.Obj.DeepCopyObject()
 		markApplied(obj)
-		apiserver.SetDefaults(obj) // as if applied through the API
+		if errs := admission.Admit(obj); len(errs) > 0 { // as if applied through the API
+			c.Close()
+			return nil, fmt.Errorf("%s: %s", o.Key(), errs.ToAggregate())
+		}
 		c.Store.Apply(obj)
 	}
 	c.applied = true

@@ -1,3 +1,7 @@
+// Package manifest reads Kubernetes manifests (multi-document YAML or
+// JSON) and admits each object through host/admission, as the API server
+// admits a write, with errors that name the file, the document, the object
+// and the field, so a person can fix the manifest at once.
 package manifest
 
 import (
@@ -14,7 +18,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kube32/kube32/host/admission"
 )
+
+// servedKinds are the kinds a manifest may hold, and whether each is namespaced.
+var servedKinds = map[string]bool{
+	"Namespace":     false,
+	"Pod":           true,
+	"Service":       true,
+	"Ingress":       true,
+	"NetworkPolicy": true,
+	"StaticBundle":  true,
+}
 
 // Object is one decoded object of a manifest file.
 type Object struct {
@@ -87,8 +103,10 @@ func Decode(name string, data []byte) ([]Object, error) {
 	}
 }
 
-// decodeDocument decodes one document; its errors start with the object's
-// identity, e.g. " (Pod default/echo): spec.containers[0].image: …".
+// decodeDocument decodes and admits one document, as the API admits a
+// write; its errors start with the object's identity, e.g.
+// " (Pod default/echo): spec.containers[0].image: …", and name the
+// fields as the API's 422 does.
 func decodeDocument(raw []byte) (runtime.Object, error) {
 	js, err := yaml.YAMLToJSON(raw)
 	if err != nil {
@@ -118,19 +136,19 @@ func decodeDocument(raw []byte) (runtime.Object, error) {
 	if !served {
 		return nil, fmt.Errorf("%s: kind: %q is not served by kube32 (served: %s)", who, head.Kind, servedKindList())
 	}
-	obj, _, err := strictDecoder.Decode(js, nil, nil)
+	obj, strictErr, err := admission.Decode("", js)
+	if err == nil {
+		err = strictErr // a manifest is read with fieldValidation=Strict
+	}
 	if err != nil {
-		if path, value, ok := findBadQuantity(js); ok {
-			return nil, fmt.Errorf("%s: %s: %q: %s", who, path, value, cleanDecodeError(err))
-		}
-		return nil, fmt.Errorf("%s: %s", who, cleanDecodeError(err))
+		return nil, fmt.Errorf("%s: %v", who, err)
 	}
 	meta := obj.(metav1.Object)
 	if namespaced && meta.GetNamespace() == "" {
 		meta.SetNamespace(metav1.NamespaceDefault)
 	}
 	who = describe(head.Kind, meta.GetNamespace(), meta.GetName())
-	if errs := validate(obj); len(errs) > 0 {
+	if errs := admission.Admit(obj); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %s", who, errs.ToAggregate().Error())
 	}
 	return obj, nil
@@ -147,23 +165,6 @@ func describe(kind, namespace, name string) string {
 		name = namespace + "/" + name
 	}
 	return " (" + kind + " " + name + ")"
-}
-
-// cleanDecodeError turns apimachinery's decode errors into "field: problem".
-func cleanDecodeError(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "strict decoding error: ")
-	// encoding/json style: "json: cannot unmarshal string into Go struct field Container.spec.containers.ports of type []v1.ContainerPort"
-	if i := strings.Index(msg, "Go struct field "); i >= 0 {
-		rest := msg[i+len("Go struct field "):]
-		if dot := strings.Index(rest, "."); dot >= 0 {
-			rest = rest[dot+1:]
-		}
-		if sp := strings.Index(rest, " of type "); sp >= 0 {
-			return rest[:sp] + ": wrong type, want " + rest[sp+len(" of type "):]
-		}
-	}
-	return msg
 }
 
 func stripComments(raw []byte) []byte {

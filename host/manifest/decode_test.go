@@ -38,7 +38,7 @@ func TestDecodeInvalidManifests(t *testing.T) {
 	}{
 		{"invalid-unknown-field.yaml", []string{"document 2", "(Pod default/typo)", `unknown field "spec.contaners"`}},
 		{"invalid-image.yaml", []string{"document 1", "(Pod shop/web)", "spec.containers[0].image", "wasm://embedded/<name>"}},
-		{"invalid-memory.yaml", []string{"(Pod default/tiny)", "spec.containers[0].resources.limits.memory", "at least 64Ki"}},
+		{"invalid-memory.yaml", []string{"(Pod default/tiny)", "spec.containers[0].resources.limits[memory]", "at least 64Ki"}},
 		{"invalid-quantity.yaml", []string{"(Pod default/bad)", `spec.containers[0].resources.limits.memory: "lots"`, "quantities must match"}},
 		{"invalid-kind.yaml", []string{"(Deployment web)", "kind", "not served by kube32"}},
 		{"invalid-yaml.yaml", []string{"document 1"}},

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/admission"
 )
 
 // Key identifies one object.
@@ -75,7 +75,7 @@ func KindOf(obj runtime.Object) string {
 	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
 		return k
 	}
-	kinds, _, err := manifest.Scheme.ObjectKinds(obj)
+	kinds, _, err := admission.Scheme.ObjectKinds(obj)
 	if err != nil || len(kinds) == 0 {
 		panic(fmt.Sprintf("store: %T is not a served kind", obj)) // a programming error
 	}
@@ -150,7 +150,7 @@ func (s *Store) ListShared(kind, namespace string) ([]runtime.Object, int64) {
 }
 
 func setKind(obj runtime.Object) {
-	if gvks, _, err := manifest.Scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
+	if gvks, _, err := admission.Scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
 		obj.GetObjectKind().SetGroupVersionKind(gvks[0])
 	}
 }

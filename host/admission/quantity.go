@@ -1,4 +1,4 @@
-package manifest
+package admission
 
 import (
 	"encoding/json"

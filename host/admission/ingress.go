@@ -1,4 +1,4 @@
-package manifest
+package admission
 
 import (
 	"net"
@@ -20,7 +20,7 @@ var (
 // resource per backend, a named service with exactly one of port name or
 // number, and rule hosts that are DNS names or single-label wildcards.
 func validateIngress(ing *networkingv1.Ingress) field.ErrorList {
-	errs := validateName(ing.Name)
+	errs := validateMeta(ing, true, nameIsDNSSubdomain)
 	spec := field.NewPath("spec")
 	if cls := ing.Spec.IngressClassName; cls != nil {
 		for _, msg := range validation.IsDNS1123Subdomain(*cls) {

@@ -1,13 +1,11 @@
-// Package manifest decodes Kubernetes manifests (multi-document YAML or
-// JSON) into typed objects, with errors that name the file, the document,
-// the object and the field, so a person can fix the manifest at once.
-package manifest
+package admission
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
 )
@@ -19,6 +17,10 @@ var Scheme = newScheme()
 // server-side field validation does.
 var strictDecoder = serializer.NewCodecFactory(Scheme, serializer.EnableStrict).UniversalDeserializer()
 
+// protobufSerializer decodes the protobuf bodies client-go's typed clients
+// send by default; protobuf has no unknown fields to be strict about.
+var protobufSerializer = protobuf.NewSerializer(Scheme, Scheme)
+
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, networkingv1.AddToScheme, kube32v1.AddToScheme} {
@@ -27,14 +29,4 @@ func newScheme() *runtime.Scheme {
 		}
 	}
 	return s
-}
-
-// servedKinds are the kinds a manifest may hold, and whether each is namespaced.
-var servedKinds = map[string]bool{
-	"Namespace":     false,
-	"Pod":           true,
-	"Service":       true,
-	"Ingress":       true,
-	"NetworkPolicy": true,
-	"StaticBundle":  true,
 }

@@ -1,0 +1,22 @@
+package admission
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// defaultNamespace labels a Namespace with its name, as kube-apiserver
+// does, so that NetworkPolicy namespace selectors can pick it.
+func defaultNamespace(ns *corev1.Namespace) {
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[corev1.LabelMetadataName] = ns.Name
+	if ns.Status.Phase == "" {
+		ns.Status.Phase = corev1.NamespaceActive
+	}
+}
+
+func validateNamespace(ns *corev1.Namespace) field.ErrorList {
+	return validateMeta(ns, false, nameIsDNSLabel)
+}

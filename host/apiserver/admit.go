@@ -1,0 +1,19 @@
+package apiserver
+
+import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kube32/kube32/host/admission"
+)
+
+// admit fills in obj's defaults and validates it, as every object entering
+// the store is; an invalid object is a 422 Invalid naming each field.
+func admit(res *resource, obj runtime.Object) error {
+	errs := admission.Admit(obj)
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(res.groupKind(), obj.(metav1.Object).GetName(), errs)
+}
