@@ -20,6 +20,7 @@ import (
 	"github.com/kube32/kube32/host/ingress"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -99,24 +100,17 @@ func podDo(t *testing.T, podURL, name, method, path, body string) string {
 // waitEvents polls pod name's GET /events until it holds every want line.
 func waitEvents(t *testing.T, podURL, name string, want ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got := podDo(t, podURL, name, http.MethodGet, "/events", "")
-		missing := ""
+	var got string
+	testenv.EventuallyNil(t, "pod "+name+"'s events", func() error {
+		got = podDo(t, podURL, name, http.MethodGet, "/events", "")
 		for _, w := range want {
 			if !strings.Contains(got, w+"\n") {
-				missing = w
-				break
+				return fmt.Errorf("no %q in:\n%s", w, got)
 			}
 		}
-		if missing == "" {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pod %s never received %q; it has:\n%s", name, missing, got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return got
 }
 
 // sseFrame is one Server-Sent Events frame.
@@ -264,15 +258,11 @@ func TestChannelsTwoNodes(t *testing.T) {
 		podDo(t, cp, "chat-cp", http.MethodPost, "/pub/room", "after restart")
 		got := waitEvents(t, wk, "chat-w1", "chat-w1 room after restart")
 		testpods.Lacks(t, got, "after mute")
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		testenv.Eventually(t, "chat-w1 to restart after /exit", func() bool {
 			o, _ := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: "chat-w1"})
-			if st := o.(*corev1.Pod).Status.ContainerStatuses; len(st) == 1 && st[0].RestartCount >= 1 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("chat-w1 was not restarted after /exit")
-			}
-		}
+			st := o.(*corev1.Pod).Status.ContainerStatuses
+			return len(st) == 1 && st[0].RestartCount >= 1
+		})
 	})
 
 	t.Run("API endpoint with the token", func(t *testing.T) {

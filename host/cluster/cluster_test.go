@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -90,18 +89,6 @@ func fetch(t *testing.T, method, url, body string, header map[string]string) (in
 	return resp.StatusCode, resp.Header, string(b)
 }
 
-// poll retries until cond holds; tests wait for convergence, not durations.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func getPod(t *testing.T, s *store.Store, name string) *corev1.Pod {
 	t.Helper()
 	o, ok := s.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
@@ -149,7 +136,7 @@ func TestEchoCluster(t *testing.T) {
 	// /readyz on the API URL is 200 once every pod has started or failed for
 	// good: the pod over its memory limit and the unschedulable pod must not
 	// hold it up.
-	poll(t, "/readyz to answer 200", func() bool {
+	testenv.Eventually(t, "/readyz to answer 200", func() bool {
 		status, _, _ := fetch(t, http.MethodGet, c.APIURL()+"/readyz", "", nil)
 		return status == http.StatusOK
 	})
@@ -228,7 +215,7 @@ func TestEchoCluster(t *testing.T) {
 			t.Fatal("pod echo was not in the store")
 		}
 		var header http.Header
-		poll(t, "the ingress to answer 503", func() bool {
+		testenv.Eventually(t, "the ingress to answer 503", func() bool {
 			var status int
 			status, header, _ = fetch(t, http.MethodGet, c.IngressURL()+"/echo/gone", "", nil)
 			return status == http.StatusServiceUnavailable

@@ -19,6 +19,7 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -110,18 +111,11 @@ func startNodes(t *testing.T, images string) *Cluster {
 // waitReadyPods waits until the named pods are Ready in the store.
 func waitReadyPods(t *testing.T, c *Cluster, names ...string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
 	for _, name := range names {
-		for {
+		testenv.Eventually(t, "pod "+name+" to be ready", func() bool {
 			o, ok := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
-			if ok && service.Ready(o.(*corev1.Pod)) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("pod %s never became ready", name)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return ok && service.Ready(o.(*corev1.Pod))
+		})
 	}
 }
 

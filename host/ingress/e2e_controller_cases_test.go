@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // controllerCases checks the spec's "Ingress controller" section: the route
@@ -87,7 +88,7 @@ spec: {selector: {app: gamma}, ports: [{port: 80}]}
 			// tick can pick these up.
 			e.applyNoWait(t, classIngress("status-routed", "", "/status")+classIngress("status-ignored", "nginx", "/ignored"))
 			routed := store.Key{Kind: "Ingress", Namespace: "default", Name: "status-routed"}
-			pollStore(t, "the IP in status-routed's status", func() bool { return len(lbStatus(t, e, routed)) > 0 })
+			testenv.Eventually(t, "the IP in status-routed's status", func() bool { return len(lbStatus(t, e, routed)) > 0 })
 			if lb := lbStatus(t, e, routed); len(lb) != 1 || lb[0].IP != "127.0.0.1" {
 				t.Errorf("status.loadBalancer.ingress = %+v, want [{ip: 127.0.0.1}]", lb)
 			}

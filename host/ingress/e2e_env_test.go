@@ -24,6 +24,7 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -351,17 +352,14 @@ func (e *e2e) want404(t *testing.T, host, path string) {
 // convergence, never for a duration.
 func (e *e2e) poll(t *testing.T, host, path string, what string, done func(reply) bool) reply {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r := e.get(t, host, path)
-		if done(r) {
-			return r
+	var r reply
+	testenv.EventuallyNil(t, fmt.Sprintf("GET %s%s: %s", host, path, what), func() error {
+		if r = e.get(t, host, path); done(r) {
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s%s: gave up waiting for %s; last answer %s", host, path, what, r)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("last answer %s", r)
+	})
+	return r
 }
 
 // pollPods sends GET path until every pod of want has answered, failing at
@@ -381,18 +379,6 @@ func (e *e2e) pollPods(t *testing.T, path string, want ...string) {
 		seen[p] = true
 		return len(seen) == len(allowed)
 	})
-}
-
-// pollStore waits until cond holds.
-func pollStore(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // lbStatus is the status.loadBalancer.ingress of the Ingress of key.

@@ -3,6 +3,8 @@ package ingress_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // serviceCases checks the spec's "Services and Endpoints" and "Service
@@ -70,7 +72,7 @@ var serviceCases = []e2eCase{
 			// A table rebuilt between two requests starts its rotation
 			// again, so look for one quiet stretch rather than assume it.
 			var last []string
-			pollStore(t, "four requests in a row to alternate between the two pods", func() bool {
+			testenv.Eventually(t, "four requests in a row to alternate between the two pods", func() bool {
 				last = last[:0]
 				for range 4 {
 					last = append(last, e.get(t, "", "/rr").pod())

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // controllerIP is the address the test controllers publish.
@@ -229,15 +229,13 @@ const (
 // deadline; tests wait for convergence, never for a duration.
 func pollUntil(t *testing.T, f func() (reply, bool)) reply {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r, done := f()
-		if done {
-			return r
+	var r reply
+	testenv.EventuallyNil(t, "the controller to converge", func() error {
+		var done bool
+		if r, done = f(); done {
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting; last answer %d %q", r.status, r.body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("last answer %d %q", r.status, r.body)
+	})
+	return r
 }

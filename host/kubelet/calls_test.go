@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -52,7 +53,7 @@ func callsNode(t *testing.T) *node {
 	n.store.Apply(relayService("default", "idle", "nobody"))
 	for _, key := range []string{"default/a", "default/b", "default/c", "other/o"} {
 		namespace, name, _ := strings.Cut(key, "/")
-		waitFor(t, "pod "+key+" ready", func() bool {
+		testenv.Eventually(t, "pod "+key+" ready", func() bool {
 			o, ok := n.store.Get(store.Key{Kind: "Pod", Namespace: namespace, Name: name})
 			return ok && podReady(o.(*corev1.Pod))
 		})

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // TestServiceVariablesAtPodStart runs real pods and reads what k32_env_get
@@ -38,7 +39,7 @@ func TestServiceVariablesAtPodStart(t *testing.T) {
 	for _, p := range []*corev1.Pod{client, noLinks, own} {
 		n.store.Apply(p)
 	}
-	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+	testenv.Eventually(t, "the node's pods to settle", n.kubelet.Settled)
 
 	for _, tt := range []struct {
 		rule, pod string
@@ -78,7 +79,7 @@ func TestDeletionTimestampEndsInRemoval(t *testing.T) {
 		o.(*corev1.Pod).DeletionTimestamp = &now
 		return true
 	})
-	waitFor(t, "the kubelet to remove the terminating pod", func() bool {
+	testenv.Eventually(t, "the kubelet to remove the terminating pod", func() bool {
 		_, ok := n.store.Get(key)
 		return !ok
 	})

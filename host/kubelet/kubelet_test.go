@@ -20,6 +20,7 @@ import (
 
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -92,22 +93,10 @@ func (n *node) pod(t *testing.T, name string) *corev1.Pod {
 	return o.(*corev1.Pod)
 }
 
-// waitFor polls until cond holds; tests wait for convergence, not durations.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func (n *node) waitPhase(t *testing.T, name string, phase corev1.PodPhase) *corev1.Pod {
 	t.Helper()
 	var p *corev1.Pod
-	waitFor(t, "pod "+name+" "+string(phase), func() bool {
+	testenv.Eventually(t, "pod "+name+" "+string(phase), func() bool {
 		p = n.pod(t, name)
 		return p.Status.Phase == phase
 	})
@@ -134,7 +123,7 @@ func (n *node) call(t *testing.T, target, path string) (int, string) {
 func TestRunRegistersTheNode(t *testing.T) {
 	n := startNode(t, imageTree(nil))
 	var node *corev1.Node
-	waitFor(t, "the Node object", func() bool {
+	testenv.Eventually(t, "the Node object", func() bool {
 		o, ok := n.store.Get(store.Key{Kind: "Node", Name: nodeName})
 		if ok {
 			node = o.(*corev1.Node)
@@ -234,7 +223,7 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 	other := testPod("elsewhere", "wasm://embedded/envpod")
 	other.Spec.NodeName = "node-2"
 	n.store.Apply(other)
-	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+	testenv.Eventually(t, "the node's pods to settle", n.kubelet.Settled)
 
 	for _, name := range []string{"a", "b"} {
 		p := n.waitPhase(t, name, corev1.PodRunning)
@@ -269,11 +258,11 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 	// A changed spec runs in a new runtime; the old one, stopping, must not
 	// overwrite the new one's status.
 	n.store.Apply(testPod("a", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "a2"}))
-	waitFor(t, "the changed pod to answer", func() bool {
+	testenv.Eventually(t, "the changed pod to answer", func() bool {
 		_, body := n.call(t, "default/a", "/")
 		return strings.Contains(body, "WHO=a2\n")
 	})
-	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+	testenv.Eventually(t, "the node's pods to settle", n.kubelet.Settled)
 	p := n.pod(t, "a")
 	if c := condition(p, corev1.PodReady); p.Status.Phase != corev1.PodRunning || c == nil || c.Status != corev1.ConditionTrue {
 		t.Errorf("after the spec change: phase %q Ready %+v, want Running and Ready", p.Status.Phase, c)
@@ -281,7 +270,7 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 
 	// A deleted pod stops answering.
 	n.store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "b"})
-	waitFor(t, "the deleted pod to be gone", func() bool {
+	testenv.Eventually(t, "the deleted pod to be gone", func() bool {
 		status, _ := n.call(t, "default/b", "/")
 		return status == http.StatusNotFound
 	})
@@ -295,7 +284,7 @@ func TestImagePullFailureIsFinal(t *testing.T) {
 		t.Errorf("reason %q message %q, want ErrImagePull saying the module was not found", p.Status.Reason, p.Status.Message)
 	}
 	// The pod has failed for good: /readyz must not wait for it.
-	waitFor(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
+	testenv.Eventually(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
 	if _, ok := n.kubelet.Handler("default", "ghost"); ok {
 		t.Error("a pod that never started has a handler")
 	}
@@ -323,5 +312,5 @@ func TestModuleOverItsMemoryLimitFailsThePod(t *testing.T) {
 			t.Errorf("messages %q / %q lack %q", p.Status.Message, cs[0].State.Terminated.Message, want)
 		}
 	}
-	waitFor(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
+	testenv.Eventually(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
 }

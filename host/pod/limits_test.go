@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 func TestModuleOverItsMemoryLimitDoesNotStart(t *testing.T) {
@@ -84,10 +86,10 @@ func TestLongRunningMainEndsPerRestartPolicy(t *testing.T) {
 				c.RestartPolicy = tt.policy
 			})
 			if tt.restarts {
-				waitFor(t, "a restart", func() bool { return p.Status().RestartCount >= 1 })
+				testenv.Eventually(t, "a restart", func() bool { return p.Status().RestartCount >= 1 })
 				return
 			}
-			waitFor(t, "phase "+tt.phase, func() bool { return p.Status().Phase == tt.phase })
+			testenv.Eventually(t, "phase "+tt.phase, func() bool { return p.Status().Phase == tt.phase })
 			if !logged(p, "k32", "main ran") {
 				t.Errorf("k32_main did not run: %v", p.Logs())
 			}
