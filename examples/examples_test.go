@@ -4,7 +4,6 @@
 package examples_test
 
 import (
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testserve"
 )
 
@@ -68,18 +68,6 @@ func serve(t *testing.T, dir string) *cluster.Cluster {
 // fetch sends a request and returns the status, headers and body.
 func fetch(t *testing.T, method, url, body string) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(b)
+	r := testhttp.Do(t, method, url, body)
+	return r.Status, r.Header, r.Body
 }
