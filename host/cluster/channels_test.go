@@ -25,14 +25,10 @@ import (
 )
 
 // chatImages writes an image tree holding the channels test pod (see
-// host/channel/testdata/chat.c) and returns its folder.
+// internal/testpods/c/chat.c) and returns its folder.
 func chatImages(t *testing.T) string {
 	t.Helper()
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm := testpods.C(t, filepath.Join("..", "channel", "testdata", "chat.c"), 65536, "-I"+sdk)
+	wasm := testpods.Fixture(t, "chat", 65536)
 	dir := t.TempDir()
 	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
 	if err := os.MkdirAll(wasmDir, 0o755); err != nil {

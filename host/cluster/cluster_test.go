@@ -51,11 +51,7 @@ func buildEcho(t *testing.T) (string, []manifest.Object) {
 		t.Fatalf("building examples/echo: %v", err)
 	}
 
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	big := testpods.C(t, filepath.Join("testdata", "bigmem.c"), 131072, "-I"+sdk)
+	big := testpods.Fixture(t, "bigmem", 131072)
 	bigPath := filepath.Join(res.BuildDir, filepath.FromSlash(images.InRoot(images.Firmware, images.FirmwareWasmDir)), "big.wasm")
 	if err := os.WriteFile(bigPath, big, 0o644); err != nil {
 		t.Fatal(err)

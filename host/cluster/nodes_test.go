@@ -26,14 +26,10 @@ import (
 const testToken = "nodes-test-token"
 
 // relayImages writes an image tree holding the relay test pod (see
-// host/kubelet/testdata/relay.c) and returns its folder.
+// internal/testpods/c/relay.c) and returns its folder.
 func relayImages(t *testing.T) string {
 	t.Helper()
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm := testpods.C(t, filepath.Join("..", "kubelet", "testdata", "relay.c"), 65536, "-I"+sdk)
+	wasm := testpods.Fixture(t, "relay", 65536)
 	dir := t.TempDir()
 	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
 	if err := os.MkdirAll(wasmDir, 0o755); err != nil {

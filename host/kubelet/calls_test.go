@@ -45,7 +45,7 @@ func relayService(namespace, name, app string) *corev1.Service {
 // no pod.
 func callsNode(t *testing.T) *node {
 	t.Helper()
-	n := startNode(t, imageTree(map[string][]byte{"relay": cPod(t, "relay", 65536)}))
+	n := startNode(t, imageTree(map[string][]byte{"relay": testpods.Fixture(t, "relay", 65536)}))
 	for _, p := range []*corev1.Pod{relayPod("default", "a"), relayPod("default", "b"), relayPod("default", "c"), relayPod("other", "o")} {
 		n.store.Apply(p)
 		n.store.Apply(relayService(p.Namespace, p.Name, p.Name))

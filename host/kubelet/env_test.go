@@ -11,12 +11,13 @@ import (
 
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 // TestServiceVariablesAtPodStart runs real pods and reads what k32_env_get
 // gives them (the spec's "Service environment variables").
 func TestServiceVariablesAtPodStart(t *testing.T) {
-	wasm := cPod(t, "envpod", 65536)
+	wasm := testpods.Fixture(t, "envpod", 65536)
 	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))
 	web := testPod("web-1", "wasm://embedded/envpod")
 	web.Labels = map[string]string{"app": "web"}
@@ -69,7 +70,7 @@ func TestServiceVariablesAtPodStart(t *testing.T) {
 // TestDeletionTimestampEndsInRemoval: a pod deleted through the API keeps
 // running as Terminating until its kubelet stopped it, then is gone.
 func TestDeletionTimestampEndsInRemoval(t *testing.T) {
-	wasm := cPod(t, "envpod", 65536)
+	wasm := testpods.Fixture(t, "envpod", 65536)
 	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))
 	n.store.Apply(testPod("a", "wasm://embedded/envpod"))
 	n.waitPhase(t, "a", corev1.PodRunning)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,16 +28,6 @@ const (
 	apiHost  = "127.0.0.1"
 	apiPort  = 6443
 )
-
-// cPod builds testdata/<name>.c against the C SDK headers.
-func cPod(t *testing.T, name string, initialMemory int) []byte {
-	t.Helper()
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return testpods.C(t, filepath.Join("testdata", name+".c"), initialMemory, "-I"+sdk)
-}
 
 // imageTree is a firmware image tree holding modules by image name.
 func imageTree(modules map[string][]byte) fs.FS {
@@ -215,7 +204,7 @@ func TestPodServerRejectsBadTargets(t *testing.T) {
 }
 
 func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
-	wasm := cPod(t, "envpod", 65536)
+	wasm := testpods.Fixture(t, "envpod", 65536)
 	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))
 	n.store.Apply(testPod("a", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "a"}))
 	n.store.Apply(testPod("b", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "b"},
@@ -294,7 +283,7 @@ func TestImagePullFailureIsFinal(t *testing.T) {
 }
 
 func TestModuleOverItsMemoryLimitFailsThePod(t *testing.T) {
-	big := cPod(t, "bigmem", 131072)
+	big := testpods.Fixture(t, "bigmem", 131072)
 	n := startNode(t, imageTree(map[string][]byte{"bigmem": big}))
 	p := testPod("big", "wasm://embedded/bigmem")
 	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}

@@ -59,7 +59,7 @@ func netpolNode(t *testing.T) (*node, *nodeLog) {
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	n.podPort, _ = strconv.Atoi(port)
 	n.kubelet = New(Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
-		Store: n.store, Images: imageTree(map[string][]byte{"relay": cPod(t, "relay", 65536)}),
+		Store: n.store, Images: imageTree(map[string][]byte{"relay": testpods.Fixture(t, "relay", 65536)}),
 		HandlerTimeout: 2 * time.Second, APIHost: apiHost, APIPort: apiPort, Log: log.add})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 func TestModuleOverItsMemoryLimitDoesNotStart(t *testing.T) {
-	p := New(Config{Namespace: "default", Name: "big", Module: cWasm(t, "bigmem", 131072), MemoryLimit: 64 * 1024})
+	p := New(Config{Namespace: "default", Name: "big", Module: testpods.Fixture(t, "bigmem", 131072), MemoryLimit: 64 * 1024})
 	defer p.Stop()
 	err := p.Start(context.Background())
 	if err == nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Relay posts commands to the relay test pod (host/kubelet/testdata/relay.c)
+// Relay posts commands to the relay test pod (internal/testpods/c/relay.c)
 // target, "namespace/name", through the pod server at podURL, with extra
 // request headers given as name, value pairs, and returns its answer.
 func Relay(podURL, target, commands string, header ...string) (string, error) {
