@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -171,25 +170,9 @@ func TestThreeNodes(t *testing.T) {
 	})
 
 	t.Run("crossing calls across nodes end", func(t *testing.T) {
-		var wg sync.WaitGroup
-		outs := make([]string, 2)
-		for i, pair := range [][2]string{{"a", "b"}, {"b", "a"}} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				out, err := tryRelay(pods[pair[0]], pair[0], "spin 50\ncall GET http://"+pair[1]+"/ 300 4096\nspin 50\n")
-				if err != nil {
-					out = err.Error()
-				}
-				outs[i] = out
-			}()
-		}
-		wg.Wait()
-		for _, out := range outs {
-			if !strings.Contains(out, "call rc=200 ") && !strings.Contains(out, "call rc=-110 ") {
-				t.Errorf("want an answer or TIMEOUT:\n%s", out)
-			}
-		}
+		testpods.CrossingCalls(t, "a", "b", func(from, commands string) (string, error) {
+			return tryRelay(pods[from], from, commands)
+		})
 	})
 
 	t.Run("logs of a worker's pod", func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -150,26 +149,10 @@ func TestCallsOnOneNode(t *testing.T) {
 // requests end, with an answer or K32_ERR_TIMEOUT.
 func TestCrossingCallsDoNotDeadlock(t *testing.T) {
 	n := callsNode(t)
-	for round := 0; round < 3; round++ {
-		var wg sync.WaitGroup
-		outs := make([]string, 2)
-		for i, pair := range [][2]string{{"default/a", "b"}, {"default/b", "a"}} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				out, err := n.tryRelay(pair[0], "spin 50\ncall GET http://"+pair[1]+"/ 300 4096\nspin 50\n")
-				if err != nil {
-					out = err.Error()
-				}
-				outs[i] = out
-			}()
-		}
-		wg.Wait()
-		for _, out := range outs {
-			if !strings.Contains(out, "call rc=200 ") && !strings.Contains(out, "call rc=-110 ") {
-				t.Errorf("round %d: want an answer or TIMEOUT:\n%s", round, out)
-			}
-		}
+	for range 3 {
+		testpods.CrossingCalls(t, "a", "b", func(from, commands string) (string, error) {
+			return n.tryRelay("default/"+from, commands)
+		})
 	}
 }
 
