@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,22 +22,6 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
-
-// chatImages writes an image tree holding the channels test pod (see
-// internal/testpods/c/chat.c) and returns its folder.
-func chatImages(t *testing.T) string {
-	t.Helper()
-	wasm := testpods.Fixture(t, "chat", 65536)
-	dir := t.TempDir()
-	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
-	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(wasmDir, "chat.wasm"), wasm, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // chat is a chat pod on node receiving topics (none: no annotation), with
 // CHANNEL_IPC when ipc.
@@ -186,7 +169,7 @@ func TestChannelsTwoNodes(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(chatImages(t)), Objects: objs, Nodes: 2, Token: testToken})
+	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs, Nodes: 2, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestHTTPSCalls(t *testing.T) {
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("a2", "a2", ControlPlaneName), relay("b", "b", w1)}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(relayImages(t)), Objects: objs, Nodes: 2, Token: testToken,
+	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 10 * time.Second, EgressCA: ca.WritePEM(t),
 		Logf: func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
 		PodLog: func(namespace, name string, line pod.Line) {

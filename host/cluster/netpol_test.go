@@ -40,7 +40,7 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("b", "b", w1), relay("b2", "b2", w1), svc("a"), svc("b2")}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(relayImages(t)), Objects: objs, Nodes: 2, Token: testToken,
+	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 5 * time.Second, PodLog: podLog})
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,22 +17,23 @@ import (
 	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
 const testToken = "nodes-test-token"
 
-// relayImages writes an image tree holding the relay test pod (see
-// internal/testpods/c/relay.c) and returns its folder.
-func relayImages(t *testing.T) string {
+// fixtureImages writes an image tree holding the shared C test pod name
+// (see internal/testpods/c) as name.wasm and returns its folder.
+func fixtureImages(t *testing.T, name string) string {
 	t.Helper()
-	wasm := testpods.Fixture(t, "relay", 65536)
+	wasm := testpods.Fixture(t, name, 65536)
 	dir := t.TempDir()
 	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
 	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(wasmDir, "relay.wasm"), wasm, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(wasmDir, name+".wasm"), wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -130,7 +129,7 @@ func tryRelay(podURL, target, commands string) (string, error) {
 }
 
 func TestThreeNodes(t *testing.T) {
-	c := startNodes(t, relayImages(t))
+	c := startNodes(t, fixtureImages(t, "relay"))
 	if len(c.Workers) != 2 {
 		t.Fatalf("%d workers, want 2", len(c.Workers))
 	}
@@ -176,16 +175,8 @@ func TestThreeNodes(t *testing.T) {
 	})
 
 	t.Run("logs of a worker's pod", func(t *testing.T) {
-		req, _ := http.NewRequest(http.MethodGet, c.APIURL()+"/api/v1/namespaces/default/pods/b/log", nil)
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("logs of pod b on %s: %d %s", w1, resp.StatusCode, b)
+		if r := testhttp.Get(t, c.APIURL()+"/api/v1/namespaces/default/pods/b/log", "Authorization: Bearer "+testToken); r.Status != 200 {
+			t.Errorf("logs of pod b on %s: %s", w1, r)
 		}
 	})
 
@@ -196,19 +187,12 @@ func TestThreeNodes(t *testing.T) {
 	t.Run("ingress round-robin across workers", func(t *testing.T) {
 		seen := map[string]int{}
 		for i := 0; i < 6; i++ {
-			req, _ := http.NewRequest(http.MethodGet, c.IngressURL()+"/x", nil)
-			req.Header.Set("X-Kube32-Call-Chain", "default/web-1,default/web-2")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
+			r := testhttp.Get(t, c.IngressURL()+"/x", "X-Kube32-Call-Chain: default/web-1,default/web-2")
+			if r.Status != 200 {
+				t.Fatalf("ingress: %s", r)
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				t.Fatalf("ingress: %d %s", resp.StatusCode, b)
-			}
-			seen[resp.Header.Get("X-Relay")]++
-			testpods.Contains(t, string(b), "chain=\n", "path=/x\n")
+			seen[r.Header.Get("X-Relay")]++
+			testpods.Contains(t, r.Body, "chain=\n", "path=/x\n")
 		}
 		if seen["web-1"] != 3 || seen["web-2"] != 3 {
 			t.Errorf("answers by pod %v, want 3 each", seen)
@@ -219,7 +203,7 @@ func TestThreeNodes(t *testing.T) {
 // Pods without a nodeSelector spread over the Ready nodes, the workers'
 // as well as the control plane.
 func TestPodsSpreadOverNodes(t *testing.T) {
-	images := relayImages(t)
+	images := fixtureImages(t, "relay")
 	var objs []manifest.Object
 	for _, name := range []string{"s1", "s2", "s3"} {
 		o := relay(name, "s", "")

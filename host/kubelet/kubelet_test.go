@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"context"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,7 @@ import (
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -96,17 +96,12 @@ func (n *node) waitPhase(t *testing.T, name string, phase corev1.PodPhase) *core
 // target ("" for none).
 func (n *node) call(t *testing.T, target, path string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, n.podURL+path, nil)
+	var header []string
 	if target != "" {
-		req.Header.Set(HeaderPod, target)
+		header = append(header, HeaderPod+": "+target)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	r := testhttp.Get(t, n.podURL+path, header...)
+	return r.Status, r.Body
 }
 
 func TestRunRegistersTheNode(t *testing.T) {
