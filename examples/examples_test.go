@@ -13,6 +13,7 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testserve"
 )
@@ -55,6 +56,15 @@ func build(t *testing.T, dir string) string {
 		t.Fatalf("kube32 build %s: exit %d\n%s", dir, code, out)
 	}
 	return out
+}
+
+// serveC builds the C example name from a copy and serves it.
+func serveC(t *testing.T, name string) *cluster.Cluster {
+	t.Helper()
+	testenv.Tool(t, "clang")
+	dir := copyExamples(t, name)
+	build(t, dir)
+	return serve(t, dir)
 }
 
 // serve runs `kube32 serve dir` in-process on free ports until the test ends
