@@ -4,17 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/kube32/kube32/internal/testenv"
 )
 
 // examples/demo: the page of the built-in demo, from a StaticBundle, sends a
 // message to the echo pod on load and shows its reply.
 func TestDemo(t *testing.T) {
-	testenv.Tool(t, "clang")
-	dir := copyExamples(t, "demo")
-	build(t, dir)
-	c := serve(t, dir)
+	c := serveC(t, "demo")
 	status, header, page := fetch(t, http.MethodGet, c.IngressURL()+"/", "")
 	if status != http.StatusOK || !strings.Contains(page, "<title>kube32 demo</title>") || header.Get("Cache-Control") != "no-cache" {
 		t.Fatalf("GET /: %d %v\n%s", status, header, page)

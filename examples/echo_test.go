@@ -4,17 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-
-	"github.com/kube32/kube32/internal/testenv"
 )
 
 // examples/echo: the spec's echo pod answers POST /echo/hello through the
 // Ingress with its greeting and the request it received.
 func TestEcho(t *testing.T) {
-	testenv.Tool(t, "clang")
-	dir := copyExamples(t, "echo")
-	build(t, dir)
-	c := serve(t, dir)
+	c := serveC(t, "echo")
 	status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/echo/hello", "ping")
 	var got map[string]string
 	if status != http.StatusOK || json.Unmarshal([]byte(body), &got) != nil {

@@ -4,7 +4,6 @@
 package examples_test
 
 import (
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testserve"
 )
 
@@ -57,6 +58,15 @@ func build(t *testing.T, dir string) string {
 	return out
 }
 
+// serveC builds the C example name from a copy and serves it.
+func serveC(t *testing.T, name string) *cluster.Cluster {
+	t.Helper()
+	testenv.Tool(t, "clang")
+	dir := copyExamples(t, name)
+	build(t, dir)
+	return serve(t, dir)
+}
+
 // serve runs `kube32 serve dir` in-process on free ports until the test ends
 // and returns the cluster once it is ready.
 func serve(t *testing.T, dir string) *cluster.Cluster {
@@ -68,18 +78,6 @@ func serve(t *testing.T, dir string) *cluster.Cluster {
 // fetch sends a request and returns the status, headers and body.
 func fetch(t *testing.T, method, url, body string) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(b)
+	r := testhttp.Do(t, method, url, body)
+	return r.Status, r.Header, r.Body
 }

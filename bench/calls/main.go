@@ -4,7 +4,7 @@
 // net/http, in one run of a 2-node `kube32 serve` cluster.
 //
 // The calls are made through the control plane's pod.Caller, as a pod's
-// k32_http_call is, to relay pods (host/kubelet/testdata/relay.c, built with clang).
+// k32_http_call is, to relay pods (internal/testpods/c/relay.c, built with clang).
 //
 //	go run ./bench/calls [-n 2000] [-d 5s] [-c 8]
 package main
@@ -162,7 +162,7 @@ func startPlain() (net.Listener, error) {
 }
 
 // buildRelay compiles the kubelet's relay test pod
-// (host/kubelet/testdata/relay.c) into a new image tree.
+// (internal/testpods/c/relay.c) into a new image tree.
 func buildRelay() (string, error) {
 	_, self, _, _ := runtime.Caller(0)
 	here := filepath.Dir(self)
@@ -176,7 +176,7 @@ func buildRelay() (string, error) {
 	}
 	args := append([]string{}, compile.BaseCFlags...)
 	args = append(args, "-Wl,--initial-memory=65536", "-I"+filepath.Join(here, "..", "..", "sdk", "c"),
-		"-o", filepath.Join(wasmDir, "relay.wasm"), filepath.Join(here, "..", "..", "host", "kubelet", "testdata", "relay.c"))
+		"-o", filepath.Join(wasmDir, "relay.wasm"), filepath.Join(here, "..", "..", "internal", "testpods", "c", "relay.c"))
 	if out, err := exec.Command("clang", args...).CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("clang relay.c: %v\n%s", err, out)

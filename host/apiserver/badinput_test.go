@@ -3,14 +3,13 @@ package apiserver_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 const goodPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"app":"web"}},
@@ -18,25 +17,15 @@ const goodPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","label
 
 const goodService = `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`
 
+// send sends method url with body of contentType ("" for none) and the
+// header lines ("Name: value"), and returns the status and body.
 func send(t *testing.T, method, url, contentType, body string, header ...string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+		header = append(header, "Content-Type: "+contentType)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	r := testhttp.Do(t, method, url, body, header...)
+	return r.Status, r.Body
 }
 
 // TestBadInputAnswersAPreciseStatusAndChangesNothing: "Bad input gets a
@@ -134,7 +123,7 @@ func TestBearerToken(t *testing.T) {
 	if code, body := send(t, "GET", srv.URL+"/api/v1/pods", "", ""); code != 401 || !strings.Contains(body, `"reason":"Unauthorized"`) {
 		t.Errorf("without the token: %d %s, want 401 Unauthorized Status", code, body)
 	}
-	if code, _ := send(t, "GET", srv.URL+"/api/v1/pods", "", "", "Authorization", "Bearer wrong"); code != 401 {
+	if code, _ := send(t, "GET", srv.URL+"/api/v1/pods", "", "", "Authorization: Bearer wrong"); code != 401 {
 		t.Errorf("with a wrong token: %d, want 401", code)
 	}
 	if code, _ := send(t, "GET", srv.URL+"/readyz", "", ""); code != 200 {

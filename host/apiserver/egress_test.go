@@ -21,6 +21,7 @@ import (
 	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testtls"
 )
 
@@ -158,17 +159,13 @@ func TestEgressGatewayFreesTheSessionWhenTheWorkerLeaves(t *testing.T) {
 	}
 	cancel() // the worker closes the connection
 	<-held
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.EventuallyNil(t, "the session to be freed", func() error {
 		resp, body, err := egress(context.Background(), client, g, "pod=default/b&timeout=5000&limit=5", "https://"+host+"/")
 		if err == nil && resp.StatusCode == 200 && body == "fast" {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the session was never freed: %v %q, %v", resp, body, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("%v %q, %v", resp, body, err)
+	})
 }
 
 func TestNoEgressGatewayIs404(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/host/cluster"
@@ -96,18 +95,6 @@ func (e *env) cmd(t *testing.T, extraEnv []string, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.kubeconfig)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	return cmd
-}
-
-// poll retries until cond holds; tests wait for convergence, not durations.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 // table splits kubectl's table output into the header's columns and rows

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // TestKubectl drives the real kubectl against a cluster: apply the spec's
@@ -26,7 +27,7 @@ func TestKubectl(t *testing.T) {
 			t.Errorf("kubectl apply said %q, lacking %q", out, want)
 		}
 	}
-	poll(t, "pod echo to run and the ingress to get its address", func() bool {
+	testenv.Eventually(t, "pod echo to run and the ingress to get its address", func() bool {
 		o, ok := e.c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: "echo"})
 		return ok && o.(*corev1.Pod).Status.Phase == corev1.PodRunning && e.c.Ready()
 	})
@@ -142,10 +143,10 @@ spec:
 			t.Fatal(err)
 		}
 		defer follow.Process.Kill()
-		poll(t, "logs -f to print the start", func() bool { return strings.Count(buf.String(), "started") == 1 })
+		testenv.Eventually(t, "logs -f to print the start", func() bool { return strings.Count(buf.String(), "started") == 1 })
 		e.run(t, false, "patch", "pod", "echo", "-p", `{"spec":{"containers":[{"name":"echo","env":[{"name":"GREETING","value":"hello again"}]}]}}`)
-		poll(t, "logs -f to print the restart", func() bool { return strings.Count(buf.String(), "started") >= 2 })
-		poll(t, "the restarted pod to answer with its new env", func() bool {
+		testenv.Eventually(t, "logs -f to print the restart", func() bool { return strings.Count(buf.String(), "started") >= 2 })
+		testenv.Eventually(t, "the restarted pod to answer with its new env", func() bool {
 			resp, err := http.Post(e.c.IngressURL()+"/echo/x", "text/plain", nil)
 			if err != nil {
 				return false
@@ -164,7 +165,7 @@ spec:
 			t.Fatal(err)
 		}
 		defer watch.Process.Kill()
-		poll(t, "the watch to list the pod", func() bool { return strings.Contains(buf.String(), "echo") })
+		testenv.Eventually(t, "the watch to list the pod", func() bool { return strings.Contains(buf.String(), "echo") })
 		e.run(t, false, "label", "pod", "echo", "seen=yes")
 		out := e.run(t, false, "delete", "pod", "echo")
 		if !strings.Contains(out, `pod "echo" deleted`) {
@@ -173,7 +174,7 @@ spec:
 		if _, ok := e.c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: "echo"}); ok {
 			t.Error("pod still in the store after kubectl delete waited for it")
 		}
-		poll(t, "the watch to see MODIFIED, Terminating and DELETED", func() bool {
+		testenv.Eventually(t, "the watch to see MODIFIED, Terminating and DELETED", func() bool {
 			s := buf.String()
 			return strings.Contains(s, "MODIFIED") && strings.Contains(s, "Terminating") && strings.Contains(s, "DELETED")
 		})
@@ -192,7 +193,7 @@ spec:
   containers: [{name: c, image: "wasm://embedded/echo"}]
 `), 0o644)
 		e.run(t, false, "apply", "-f", nowhere)
-		poll(t, "the FailedScheduling event", func() bool {
+		testenv.Eventually(t, "the FailedScheduling event", func() bool {
 			out := e.run(t, false, "describe", "pod", "nowhere")
 			return strings.Contains(out, "FailedScheduling") && strings.Contains(out, "didn't match Pod's node affinity/selector")
 		})

@@ -202,8 +202,9 @@ func dnsReply(q []byte, names map[string]string) []byte {
 	return out
 }
 
-// doCall makes an outside call to url with o and a ctx bounded by timeout.
-func doCall(t *testing.T, o *Outside, c pod.Call, timeout time.Duration) (pod.CallResult, error) {
+// prepare fills in c's defaults (caller default/caller, GET, a 4096-byte
+// answer) and returns the target of its URL and a ctx bounded by timeout.
+func prepare(t *testing.T, c *pod.Call, timeout time.Duration) (Target, context.Context, context.CancelFunc) {
 	t.Helper()
 	if c.From == "" {
 		c.From = "default/caller"
@@ -219,6 +220,13 @@ func doCall(t *testing.T, o *Outside, c pod.Call, timeout time.Duration) (pod.Ca
 		t.Fatalf("ParseTarget(%q): %v", c.URL, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	return tg, ctx, cancel
+}
+
+// doCall makes an outside call to url with o and a ctx bounded by timeout.
+func doCall(t *testing.T, o *Outside, c pod.Call, timeout time.Duration) (pod.CallResult, error) {
+	t.Helper()
+	tg, ctx, cancel := prepare(t, &c, timeout)
 	defer cancel()
 	return o.Do(ctx, tg.Outside(), c)
 }

@@ -40,20 +40,7 @@ func (l *tlsLog) String() string {
 // httpsCall makes call c to url with s and a ctx bounded by timeout.
 func httpsCall(t *testing.T, s *TLS, c pod.Call, allow AllowFunc, timeout time.Duration) (pod.CallResult, error) {
 	t.Helper()
-	if c.From == "" {
-		c.From = "default/caller"
-	}
-	if c.Method == "" {
-		c.Method = "GET"
-	}
-	if c.RespCap == 0 {
-		c.RespCap = 4096
-	}
-	tg, err := ParseTarget(c.URL, "default")
-	if err != nil {
-		t.Fatalf("ParseTarget(%q): %v", c.URL, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	tg, ctx, cancel := prepare(t, &c, timeout)
 	defer cancel()
 	return s.CallHTTPS(ctx, tg, c, allow)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // next waits for n messages of s.
@@ -141,11 +142,9 @@ func TestUpstream(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); w.Run(ctx) }()
 	}
-	for deadline := time.Now().Add(30 * time.Second); !workers[0].Connected() || !workers[1].Connected(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the workers never followed the control plane")
-		}
-	}
+	testenv.Eventually(t, "the workers to follow the control plane", func() bool {
+		return workers[0].Connected() && workers[1].Connected()
+	})
 	subs := []*Subscription{cp.Subscribe("cp", []string{"t"}, 100), workers[0].Subscribe("w0", []string{"t"}, 100), workers[1].Subscribe("w1", []string{"t"}, 100)}
 	for i := range 10 {
 		from := workers[i%2]

@@ -20,7 +20,7 @@ import (
 func TestChannelsInChromium(t *testing.T) {
 	chromium := testenv.Tool(t, "chromium")
 	objs := []manifest.Object{chat("chat-cp", ControlPlaneName, "room", true), svc("chat-cp"), chatIngress()}
-	c, err := Start(context.Background(), Options{Images: os.DirFS(chatImages(t)), Objects: objs})
+	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs})
 	if err != nil {
 		t.Fatal(err)
 	}

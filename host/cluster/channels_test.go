@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,28 +19,9 @@ import (
 	"github.com/kube32/kube32/host/ingress"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
-
-// chatImages writes an image tree holding the channels test pod (see
-// host/channel/testdata/chat.c) and returns its folder.
-func chatImages(t *testing.T) string {
-	t.Helper()
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm := testpods.C(t, filepath.Join("..", "channel", "testdata", "chat.c"), 65536, "-I"+sdk)
-	dir := t.TempDir()
-	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
-	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(wasmDir, "chat.wasm"), wasm, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // chat is a chat pod on node receiving topics (none: no annotation), with
 // CHANNEL_IPC when ipc.
@@ -99,24 +79,17 @@ func podDo(t *testing.T, podURL, name, method, path, body string) string {
 // waitEvents polls pod name's GET /events until it holds every want line.
 func waitEvents(t *testing.T, podURL, name string, want ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got := podDo(t, podURL, name, http.MethodGet, "/events", "")
-		missing := ""
+	var got string
+	testenv.EventuallyNil(t, "pod "+name+"'s events", func() error {
+		got = podDo(t, podURL, name, http.MethodGet, "/events", "")
 		for _, w := range want {
 			if !strings.Contains(got, w+"\n") {
-				missing = w
-				break
+				return fmt.Errorf("no %q in:\n%s", w, got)
 			}
 		}
-		if missing == "" {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pod %s never received %q; it has:\n%s", name, missing, got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return got
 }
 
 // sseFrame is one Server-Sent Events frame.
@@ -196,7 +169,7 @@ func TestChannelsTwoNodes(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(chatImages(t)), Objects: objs, Nodes: 2, Token: testToken})
+	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs, Nodes: 2, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,15 +237,11 @@ func TestChannelsTwoNodes(t *testing.T) {
 		podDo(t, cp, "chat-cp", http.MethodPost, "/pub/room", "after restart")
 		got := waitEvents(t, wk, "chat-w1", "chat-w1 room after restart")
 		testpods.Lacks(t, got, "after mute")
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		testenv.Eventually(t, "chat-w1 to restart after /exit", func() bool {
 			o, _ := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: "chat-w1"})
-			if st := o.(*corev1.Pod).Status.ContainerStatuses; len(st) == 1 && st[0].RestartCount >= 1 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("chat-w1 was not restarted after /exit")
-			}
-		}
+			st := o.(*corev1.Pod).Status.ContainerStatuses
+			return len(st) == 1 && st[0].RestartCount >= 1
+		})
 	})
 
 	t.Run("API endpoint with the token", func(t *testing.T) {

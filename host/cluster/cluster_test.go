@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -22,6 +21,7 @@ import (
 	"github.com/kube32/kube32/host/scheduler"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -51,11 +51,7 @@ func buildEcho(t *testing.T) (string, []manifest.Object) {
 		t.Fatalf("building examples/echo: %v", err)
 	}
 
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	big := testpods.C(t, filepath.Join("testdata", "bigmem.c"), 131072, "-I"+sdk)
+	big := testpods.Fixture(t, "bigmem", 131072)
 	bigPath := filepath.Join(res.BuildDir, filepath.FromSlash(images.InRoot(images.Firmware, images.FirmwareWasmDir)), "big.wasm")
 	if err := os.WriteFile(bigPath, big, 0o644); err != nil {
 		t.Fatal(err)
@@ -68,38 +64,12 @@ func buildEcho(t *testing.T) (string, []manifest.Object) {
 	return res.BuildDir, objs
 }
 
-// fetch sends a request and returns the status, headers and body.
-func fetch(t *testing.T, method, url, body string, header map[string]string) (int, http.Header, string) {
+// fetch sends a request with the header lines ("Name: value") and returns
+// the status, headers and body.
+func fetch(t *testing.T, method, url, body string, headers ...string) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(b)
-}
-
-// poll retries until cond holds; tests wait for convergence, not durations.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	r := testhttp.Do(t, method, url, body, headers...)
+	return r.Status, r.Header, r.Body
 }
 
 func getPod(t *testing.T, s *store.Store, name string) *corev1.Pod {
@@ -149,13 +119,13 @@ func TestEchoCluster(t *testing.T) {
 	// /readyz on the API URL is 200 once every pod has started or failed for
 	// good: the pod over its memory limit and the unschedulable pod must not
 	// hold it up.
-	poll(t, "/readyz to answer 200", func() bool {
-		status, _, _ := fetch(t, http.MethodGet, c.APIURL()+"/readyz", "", nil)
+	testenv.Eventually(t, "/readyz to answer 200", func() bool {
+		status, _, _ := fetch(t, http.MethodGet, c.APIURL()+"/readyz", "")
 		return status == http.StatusOK
 	})
 
 	t.Run("ingress routes POST /echo/hello to the echo pod", func(t *testing.T) {
-		status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/echo/hello", "ping from the test", nil)
+		status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/echo/hello", "ping from the test")
 		if status != http.StatusOK {
 			t.Fatalf("POST /echo/hello: %d %q\npod log:\n%s", status, body, podLogText())
 		}
@@ -180,12 +150,12 @@ func TestEchoCluster(t *testing.T) {
 	})
 
 	t.Run("the pod port reaches the pod named by X-Kube32-Pod", func(t *testing.T) {
-		status, _, body := fetch(t, http.MethodGet, c.PodURL()+"/direct", "", map[string]string{"X-Kube32-Pod": "default/echo"})
+		status, _, body := fetch(t, http.MethodGet, c.PodURL()+"/direct", "", "X-Kube32-Pod: default/echo")
 		var got echoReply
 		if status != http.StatusOK || json.Unmarshal([]byte(body), &got) != nil || got.Path != "/direct" || got.Method != "GET" {
 			t.Errorf("pod port GET /direct: %d %q, want the echo JSON for GET /direct", status, body)
 		}
-		if status, _, body := fetch(t, http.MethodGet, c.PodURL()+"/", "", nil); status != http.StatusBadRequest {
+		if status, _, body := fetch(t, http.MethodGet, c.PodURL()+"/", ""); status != http.StatusBadRequest {
 			t.Errorf("pod port without X-Kube32-Pod: %d %q, want 400", status, body)
 		}
 	})
@@ -201,7 +171,7 @@ func TestEchoCluster(t *testing.T) {
 			}
 		}
 		// The cluster still serves echo.
-		if status, _, body := fetch(t, http.MethodGet, c.IngressURL()+"/echo/still", "", nil); status != http.StatusOK || !strings.Contains(body, "hello from echo") {
+		if status, _, body := fetch(t, http.MethodGet, c.IngressURL()+"/echo/still", ""); status != http.StatusOK || !strings.Contains(body, "hello from echo") {
 			t.Errorf("GET /echo/still: %d %q", status, body)
 		}
 	})
@@ -228,9 +198,9 @@ func TestEchoCluster(t *testing.T) {
 			t.Fatal("pod echo was not in the store")
 		}
 		var header http.Header
-		poll(t, "the ingress to answer 503", func() bool {
+		testenv.Eventually(t, "the ingress to answer 503", func() bool {
 			var status int
-			status, header, _ = fetch(t, http.MethodGet, c.IngressURL()+"/echo/gone", "", nil)
+			status, header, _ = fetch(t, http.MethodGet, c.IngressURL()+"/echo/gone", "")
 			return status == http.StatusServiceUnavailable
 		})
 		if got := header.Get("Retry-After"); got != "2" {

@@ -19,6 +19,7 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testtls"
 )
@@ -44,13 +45,12 @@ func (l *lineLog) String() string {
 // waitLog waits until the log holds want.
 func (l *lineLog) waitLog(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(l.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("log lacks %q:\n%s", want, l)
+	testenv.EventuallyNil(t, fmt.Sprintf("%q in the log", want), func() error {
+		if s := l.String(); !strings.Contains(s, want) {
+			return fmt.Errorf("the log is:\n%s", s)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // TestHTTPSCalls checks the spec's HTTPS and Egress gateway sections under
@@ -87,7 +87,7 @@ func TestHTTPSCalls(t *testing.T) {
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("a2", "a2", ControlPlaneName), relay("b", "b", w1)}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(relayImages(t)), Objects: objs, Nodes: 2, Token: testToken,
+	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 10 * time.Second, EgressCA: ca.WritePEM(t),
 		Logf: func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
 		PodLog: func(namespace, name string, line pod.Line) {

@@ -21,7 +21,7 @@ import (
 // process: its kubelet registers over the API with the token, runs the
 // pod bound to it, and pods of both processes call each other.
 func TestJoinFromAnotherProcess(t *testing.T) {
-	images := relayImages(t)
+	images := fixtureImages(t, "relay")
 	testenv.Tool(t, "clang")
 	goTool := testenv.Tool(t, "go")
 	bin := filepath.Join(t.TempDir(), "kube32")

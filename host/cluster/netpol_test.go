@@ -17,6 +17,7 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -39,7 +40,7 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("b", "b", w1), relay("b2", "b2", w1), svc("a"), svc("b2")}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(relayImages(t)), Objects: objs, Nodes: 2, Token: testToken,
+	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 5 * time.Second, PodLog: podLog})
 	if err != nil {
 		t.Fatal(err)
@@ -55,17 +56,12 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 	// change reaches the worker within about 7 s.
 	eventually := func(url, want string) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			out := call(url)
-			if strings.Contains(out, want) {
-				return
+		testenv.EventuallyNil(t, fmt.Sprintf("call %s from b on the worker to answer %q", url, want), func() error {
+			if out := call(url); !strings.Contains(out, want) {
+				return fmt.Errorf("got:\n%s", out)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("call %s from b on the worker: want %q, got:\n%s", url, want, out)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 
 	testpods.Contains(t, call("http://a/"), "call rc=200 ", "who=a\n")

@@ -2,13 +2,10 @@ package cluster
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,26 +16,24 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
 const testToken = "nodes-test-token"
 
-// relayImages writes an image tree holding the relay test pod (see
-// host/kubelet/testdata/relay.c) and returns its folder.
-func relayImages(t *testing.T) string {
+// fixtureImages writes an image tree holding the shared C test pod name
+// (see internal/testpods/c) as name.wasm and returns its folder.
+func fixtureImages(t *testing.T, name string) string {
 	t.Helper()
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm := testpods.C(t, filepath.Join("..", "kubelet", "testdata", "relay.c"), 65536, "-I"+sdk)
+	wasm := testpods.Fixture(t, name, 65536)
 	dir := t.TempDir()
 	wasmDir := filepath.Join(dir, "firmware", "images", "wasm")
 	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(wasmDir, "relay.wasm"), wasm, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(wasmDir, name+".wasm"), wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -110,18 +105,11 @@ func startNodes(t *testing.T, images string) *Cluster {
 // waitReadyPods waits until the named pods are Ready in the store.
 func waitReadyPods(t *testing.T, c *Cluster, names ...string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
 	for _, name := range names {
-		for {
+		testenv.Eventually(t, "pod "+name+" to be ready", func() bool {
 			o, ok := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
-			if ok && service.Ready(o.(*corev1.Pod)) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("pod %s never became ready", name)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return ok && service.Ready(o.(*corev1.Pod))
+		})
 	}
 }
 
@@ -141,7 +129,7 @@ func tryRelay(podURL, target, commands string) (string, error) {
 }
 
 func TestThreeNodes(t *testing.T) {
-	c := startNodes(t, relayImages(t))
+	c := startNodes(t, fixtureImages(t, "relay"))
 	if len(c.Workers) != 2 {
 		t.Fatalf("%d workers, want 2", len(c.Workers))
 	}
@@ -181,38 +169,14 @@ func TestThreeNodes(t *testing.T) {
 	})
 
 	t.Run("crossing calls across nodes end", func(t *testing.T) {
-		var wg sync.WaitGroup
-		outs := make([]string, 2)
-		for i, pair := range [][2]string{{"a", "b"}, {"b", "a"}} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				out, err := tryRelay(pods[pair[0]], pair[0], "spin 50\ncall GET http://"+pair[1]+"/ 300 4096\nspin 50\n")
-				if err != nil {
-					out = err.Error()
-				}
-				outs[i] = out
-			}()
-		}
-		wg.Wait()
-		for _, out := range outs {
-			if !strings.Contains(out, "call rc=200 ") && !strings.Contains(out, "call rc=-110 ") {
-				t.Errorf("want an answer or TIMEOUT:\n%s", out)
-			}
-		}
+		testpods.CrossingCalls(t, "a", "b", func(from, commands string) (string, error) {
+			return tryRelay(pods[from], from, commands)
+		})
 	})
 
 	t.Run("logs of a worker's pod", func(t *testing.T) {
-		req, _ := http.NewRequest(http.MethodGet, c.APIURL()+"/api/v1/namespaces/default/pods/b/log", nil)
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("logs of pod b on %s: %d %s", w1, resp.StatusCode, b)
+		if r := testhttp.Get(t, c.APIURL()+"/api/v1/namespaces/default/pods/b/log", "Authorization: Bearer "+testToken); r.Status != 200 {
+			t.Errorf("logs of pod b on %s: %s", w1, r)
 		}
 	})
 
@@ -223,19 +187,12 @@ func TestThreeNodes(t *testing.T) {
 	t.Run("ingress round-robin across workers", func(t *testing.T) {
 		seen := map[string]int{}
 		for i := 0; i < 6; i++ {
-			req, _ := http.NewRequest(http.MethodGet, c.IngressURL()+"/x", nil)
-			req.Header.Set("X-Kube32-Call-Chain", "default/web-1,default/web-2")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
+			r := testhttp.Get(t, c.IngressURL()+"/x", "X-Kube32-Call-Chain: default/web-1,default/web-2")
+			if r.Status != 200 {
+				t.Fatalf("ingress: %s", r)
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				t.Fatalf("ingress: %d %s", resp.StatusCode, b)
-			}
-			seen[resp.Header.Get("X-Relay")]++
-			testpods.Contains(t, string(b), "chain=\n", "path=/x\n")
+			seen[r.Header.Get("X-Relay")]++
+			testpods.Contains(t, r.Body, "chain=\n", "path=/x\n")
 		}
 		if seen["web-1"] != 3 || seen["web-2"] != 3 {
 			t.Errorf("answers by pod %v, want 3 each", seen)
@@ -246,7 +203,7 @@ func TestThreeNodes(t *testing.T) {
 // Pods without a nodeSelector spread over the Ready nodes, the workers'
 // as well as the control plane.
 func TestPodsSpreadOverNodes(t *testing.T) {
-	images := relayImages(t)
+	images := fixtureImages(t, "relay")
 	var objs []manifest.Object
 	for _, name := range []string{"s1", "s2", "s3"} {
 		o := relay(name, "s", "")

@@ -52,14 +52,14 @@ func TestStaticBundleStripsTheMatchedPrefix(t *testing.T) {
 		"/impl/style.css":          "style.css",
 	} {
 		got := e.get(t, "", path)
-		if got.status != http.StatusOK || got.body != file(t, want) {
-			t.Errorf("GET %s: %d %q, want %s", path, got.status, got.body, want)
+		if got.Status != http.StatusOK || got.Body != file(t, want) {
+			t.Errorf("GET %s: %d %q, want %s", path, got.Status, got.Body, want)
 		}
 	}
 	// An Exact route strips nothing: the whole path names the file, and
 	// exact/app.js is not in the bundle.
-	if got := e.get(t, "", "/exact/app.js"); got.status != http.StatusNotFound {
-		t.Errorf("GET /exact/app.js: %d %q, want 404", got.status, got.body)
+	if got := e.get(t, "", "/exact/app.js"); got.Status != http.StatusNotFound {
+		t.Errorf("GET /exact/app.js: %d %q, want 404", got.Status, got.Body)
 	}
 }
 
@@ -69,10 +69,10 @@ func TestStaticBundleServesGzipVariant(t *testing.T) {
 	e := bundleEnv(t)
 	for _, accept := range []string{"gzip", "gzip, deflate, br", "br;q=1.0, gzip;q=0.5", "*"} {
 		got := e.get(t, "", "/app.js", "Accept-Encoding: "+accept)
-		if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "gzip" {
-			t.Fatalf("Accept-Encoding %q: %d Content-Encoding %q, want 200 gzip", accept, got.status, got.header.Get("Content-Encoding"))
+		if got.Status != http.StatusOK || got.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("Accept-Encoding %q: %d Content-Encoding %q, want 200 gzip", accept, got.Status, got.Header.Get("Content-Encoding"))
 		}
-		zr, err := gzip.NewReader(strings.NewReader(got.body))
+		zr, err := gzip.NewReader(strings.NewReader(got.Body))
 		if err != nil {
 			t.Fatalf("Accept-Encoding %q: body is not gzip: %v", accept, err)
 		}
@@ -80,15 +80,15 @@ func TestStaticBundleServesGzipVariant(t *testing.T) {
 		if err != nil || string(plain) != file(t, "app.js") {
 			t.Fatalf("Accept-Encoding %q: gunzipped body %q (%v), want app.js", accept, plain, err)
 		}
-		if ct := mediaType(got.header.Get("Content-Type")); ct != "text/javascript" && ct != "application/javascript" {
+		if ct := mediaType(got.Header.Get("Content-Type")); ct != "text/javascript" && ct != "application/javascript" {
 			t.Errorf("Accept-Encoding %q: Content-Type %q, want the type of .js, not of .gz", accept, ct)
 		}
 	}
 	// Without gzip (or with gzip refused) the plain file is sent.
 	for _, accept := range []string{"", "identity", "br", "gzip;q=0"} {
 		got := e.get(t, "", "/app.js", "Accept-Encoding: "+accept)
-		if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "" || got.body != file(t, "app.js") {
-			t.Errorf("Accept-Encoding %q: %d Content-Encoding %q body %q, want the plain app.js", accept, got.status, got.header.Get("Content-Encoding"), got.body)
+		if got.Status != http.StatusOK || got.Header.Get("Content-Encoding") != "" || got.Body != file(t, "app.js") {
+			t.Errorf("Accept-Encoding %q: %d Content-Encoding %q body %q, want the plain app.js", accept, got.Status, got.Header.Get("Content-Encoding"), got.Body)
 		}
 	}
 }
@@ -111,54 +111,54 @@ func TestStaticBundleServesBrotliVariantUnderServe(t *testing.T) {
 		{"/app.js", "br, gzip", "gzip", "app.js.gz"}, // no .br: gzip as before
 	} {
 		got := e.get(t, "", c.path, "Accept-Encoding: "+c.accept)
-		if got.status != http.StatusOK || got.header.Get("Content-Encoding") != c.encoding || got.body != file(t, c.variant) {
-			t.Errorf("GET %s, Accept-Encoding %q: %d Content-Encoding %q, want 200 %q with %s", c.path, c.accept, got.status, got.header.Get("Content-Encoding"), c.encoding, c.variant)
+		if got.Status != http.StatusOK || got.Header.Get("Content-Encoding") != c.encoding || got.Body != file(t, c.variant) {
+			t.Errorf("GET %s, Accept-Encoding %q: %d Content-Encoding %q, want 200 %q with %s", c.path, c.accept, got.Status, got.Header.Get("Content-Encoding"), c.encoding, c.variant)
 			continue
 		}
-		if ct := mediaType(got.header.Get("Content-Type")); ct != "text/javascript" && ct != "text/plain" {
+		if ct := mediaType(got.Header.Get("Content-Type")); ct != "text/javascript" && ct != "text/plain" {
 			t.Errorf("GET %s (%s): Content-Type %q, want the type of the file, not of its variant", c.path, c.accept, ct)
 		}
-		if got.header.Get("Vary") != "Accept-Encoding" || got.header.Get("Cache-Control") != "public, max-age=3600" {
-			t.Errorf("GET %s (%s): Vary %q Cache-Control %q", c.path, c.accept, got.header.Get("Vary"), got.header.Get("Cache-Control"))
+		if got.Header.Get("Vary") != "Accept-Encoding" || got.Header.Get("Cache-Control") != "public, max-age=3600" {
+			t.Errorf("GET %s (%s): Vary %q Cache-Control %q", c.path, c.accept, got.Header.Get("Vary"), got.Header.Get("Cache-Control"))
 		}
 	}
-	if plain := unbrotli(e.get(t, "", "/lib.js", "Accept-Encoding: br").body); plain != file(t, "lib.js") {
+	if plain := unbrotli(e.get(t, "", "/lib.js", "Accept-Encoding: br").Body); plain != file(t, "lib.js") {
 		t.Errorf("the br body decodes to %q, want lib.js", plain)
 	}
 	head := e.do(t, http.MethodHead, "", "/lib.js", "Accept-Encoding: br")
-	if head.status != http.StatusOK || head.body != "" || head.header.Get("Content-Encoding") != "br" ||
-		head.header.Get("Content-Length") != strconv.Itoa(len(file(t, "lib.js.br"))) {
-		t.Errorf("HEAD /lib.js (br): %d %v, want 200, br, the .br's length, no body", head.status, head.header)
+	if head.Status != http.StatusOK || head.Body != "" || head.Header.Get("Content-Encoding") != "br" ||
+		head.Header.Get("Content-Length") != strconv.Itoa(len(file(t, "lib.js.br"))) {
+		t.Errorf("HEAD /lib.js (br): %d %v, want 200, br, the .br's length, no body", head.Status, head.Header)
 	}
 	// A file stored only as .gz still answers 406 to a client that accepts
 	// neither gzip nor br.
-	if got := e.get(t, "", "/packed.txt", "Accept-Encoding: identity"); got.status != http.StatusNotAcceptable {
-		t.Errorf("GET /packed.txt without gzip or br: %d, want 406", got.status)
+	if got := e.get(t, "", "/packed.txt", "Accept-Encoding: identity"); got.Status != http.StatusNotAcceptable {
+		t.Errorf("GET /packed.txt without gzip or br: %d, want 406", got.Status)
 	}
 	// A .br alone is not a file: /lone.txt is a 404, /lone (no extension)
 	// falls back to index.html.
-	if got := e.get(t, "", "/lone.txt", "Accept-Encoding: br"); got.status != http.StatusNotFound {
-		t.Errorf("GET /lone.txt (br): %d %q, want 404: a .br is only ever an extra variant", got.status, got.body)
+	if got := e.get(t, "", "/lone.txt", "Accept-Encoding: br"); got.Status != http.StatusNotFound {
+		t.Errorf("GET /lone.txt (br): %d %q, want 404: a .br is only ever an extra variant", got.Status, got.Body)
 	}
-	if got := e.get(t, "", "/lone", "Accept-Encoding: br"); got.status != http.StatusOK || got.body != file(t, "index.html") {
-		t.Errorf("GET /lone (br): %d %q, want the index.html fallback", got.status, got.body)
+	if got := e.get(t, "", "/lone", "Accept-Encoding: br"); got.Status != http.StatusOK || got.Body != file(t, "index.html") {
+		t.Errorf("GET /lone (br): %d %q, want the index.html fallback", got.Status, got.Body)
 	}
 }
 
 func TestStaticBundleGzipOnlyFileIs406WithoutGzip(t *testing.T) {
 	// "A file stored only in .gz form returns 406 to clients that do not accept gzip."
 	e := bundleEnv(t)
-	if got := e.get(t, "", "/only.txt", "Accept-Encoding: identity"); got.status != http.StatusNotAcceptable {
-		t.Errorf("without gzip: %d %q, want 406", got.status, got.body)
+	if got := e.get(t, "", "/only.txt", "Accept-Encoding: identity"); got.Status != http.StatusNotAcceptable {
+		t.Errorf("without gzip: %d %q, want 406", got.Status, got.Body)
 	}
-	if got := e.get(t, "", "/only.txt", "Accept-Encoding: gzip;q=0"); got.status != http.StatusNotAcceptable {
-		t.Errorf("with gzip;q=0: %d %q, want 406", got.status, got.body)
+	if got := e.get(t, "", "/only.txt", "Accept-Encoding: gzip;q=0"); got.Status != http.StatusNotAcceptable {
+		t.Errorf("with gzip;q=0: %d %q, want 406", got.Status, got.Body)
 	}
 	got := e.get(t, "", "/only.txt", "Accept-Encoding: gzip")
-	if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "gzip" {
-		t.Fatalf("with gzip: %d Content-Encoding %q, want 200 gzip", got.status, got.header.Get("Content-Encoding"))
+	if got.Status != http.StatusOK || got.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("with gzip: %d Content-Encoding %q, want 200 gzip", got.Status, got.Header.Get("Content-Encoding"))
 	}
-	if ct := mediaType(got.header.Get("Content-Type")); ct != "text/plain" {
+	if ct := mediaType(got.Header.Get("Content-Type")); ct != "text/plain" {
 		t.Errorf("with gzip: Content-Type %q, want text/plain", ct)
 	}
 }
@@ -169,14 +169,14 @@ func TestStaticBundleFallsBackToIndexHTML(t *testing.T) {
 	e := bundleEnv(t)
 	for _, path := range []string{"/", "/products", "/products/42", "/docs", "/sub/app/checkout"} {
 		got := e.get(t, "", path)
-		if got.status != http.StatusOK || got.body != file(t, "index.html") {
-			t.Errorf("GET %s: %d %q, want index.html", path, got.status, got.body)
+		if got.Status != http.StatusOK || got.Body != file(t, "index.html") {
+			t.Errorf("GET %s: %d %q, want index.html", path, got.Status, got.Body)
 		}
 	}
 	// A path with an extension that matches no file is a plain 404.
 	for _, path := range []string{"/missing.js", "/docs/missing.html"} {
-		if got := e.get(t, "", path); got.status != http.StatusNotFound {
-			t.Errorf("GET %s: %d %q, want 404", path, got.status, got.body)
+		if got := e.get(t, "", path); got.Status != http.StatusNotFound {
+			t.Errorf("GET %s: %d %q, want 404", path, got.Status, got.Body)
 		}
 	}
 }
@@ -195,8 +195,8 @@ func TestStaticBundleCacheControl(t *testing.T) {
 		"/sub/app/app.js":  "public, max-age=3600",
 	} {
 		got := e.get(t, "", path, "Accept-Encoding: gzip")
-		if got.status != http.StatusOK || got.header.Get("Cache-Control") != want {
-			t.Errorf("GET %s: %d Cache-Control %q, want %q", path, got.status, got.header.Get("Cache-Control"), want)
+		if got.Status != http.StatusOK || got.Header.Get("Cache-Control") != want {
+			t.Errorf("GET %s: %d Cache-Control %q, want %q", path, got.Status, got.Header.Get("Cache-Control"), want)
 		}
 	}
 }
@@ -211,13 +211,13 @@ func TestStaticBundleContentTypeByExtension(t *testing.T) {
 		"/logo.svg":   {"image/svg+xml"},
 	} {
 		got := e.get(t, "", path)
-		ct := mediaType(got.header.Get("Content-Type"))
+		ct := mediaType(got.Header.Get("Content-Type"))
 		ok := false
 		for _, w := range want {
 			ok = ok || ct == w
 		}
-		if got.status != http.StatusOK || !ok {
-			t.Errorf("GET %s: %d Content-Type %q, want %v", path, got.status, got.header.Get("Content-Type"), want)
+		if got.Status != http.StatusOK || !ok {
+			t.Errorf("GET %s: %d Content-Type %q, want %v", path, got.Status, got.Header.Get("Content-Type"), want)
 		}
 	}
 }
@@ -227,30 +227,30 @@ func TestStaticBundleHeadAndVary(t *testing.T) {
 	for _, accept := range []string{"gzip", "identity"} {
 		head := e.do(t, http.MethodHead, "", "/app.js", "Accept-Encoding: "+accept)
 		get := e.get(t, "", "/app.js", "Accept-Encoding: "+accept)
-		if head.status != http.StatusOK || head.body != "" {
-			t.Errorf("HEAD (%s): %d body %q, want 200 without a body", accept, head.status, head.body)
+		if head.Status != http.StatusOK || head.Body != "" {
+			t.Errorf("HEAD (%s): %d body %q, want 200 without a body", accept, head.Status, head.Body)
 		}
-		if cl := head.header.Get("Content-Length"); cl != strconv.Itoa(len(get.body)) {
-			t.Errorf("HEAD (%s): Content-Length %q, want %d (the GET body)", accept, cl, len(get.body))
+		if cl := head.Header.Get("Content-Length"); cl != strconv.Itoa(len(get.Body)) {
+			t.Errorf("HEAD (%s): Content-Length %q, want %d (the GET body)", accept, cl, len(get.Body))
 		}
 		for _, r := range []reply{head, get} {
-			if r.header.Get("Vary") != "Accept-Encoding" {
-				t.Errorf("(%s) Vary %q, want Accept-Encoding: the answer depends on it", accept, r.header.Get("Vary"))
+			if r.Header.Get("Vary") != "Accept-Encoding" {
+				t.Errorf("(%s) Vary %q, want Accept-Encoding: the answer depends on it", accept, r.Header.Get("Vary"))
 			}
 		}
-		if head.header.Get("Content-Encoding") != get.header.Get("Content-Encoding") {
+		if head.Header.Get("Content-Encoding") != get.Header.Get("Content-Encoding") {
 			t.Errorf("HEAD and GET disagree on Content-Encoding")
 		}
 	}
-	if got := e.do(t, http.MethodPost, "", "/app.js"); got.status != http.StatusMethodNotAllowed {
-		t.Errorf("POST: %d, want 405", got.status)
+	if got := e.do(t, http.MethodPost, "", "/app.js"); got.Status != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d, want 405", got.Status)
 	}
 }
 
 func TestStaticBundleMissingFromFirmwareIs503(t *testing.T) {
 	e := bundleEnv(t)
-	if got := e.get(t, "", "/missing/x"); got.status != http.StatusServiceUnavailable || !strings.Contains(got.body, "nope") {
-		t.Errorf("GET /missing/x: %d %q, want 503 naming the bundle", got.status, got.body)
+	if got := e.get(t, "", "/missing/x"); got.Status != http.StatusServiceUnavailable || !strings.Contains(got.Body, "nope") {
+		t.Errorf("GET /missing/x: %d %q, want 503 naming the bundle", got.Status, got.Body)
 	}
 }
 
@@ -278,12 +278,12 @@ func TestStaticBundleCannotBeEscaped(t *testing.T) {
 		"//secret.txt",
 	} {
 		got := e.raw(t, target)
-		if strings.Contains(got.body, "SECRET") || bytes.Contains(gunzip(got.body), []byte("SECRET")) {
-			t.Errorf("GET %s escaped the bundle: %d %q", target, got.status, got.body)
+		if strings.Contains(got.Body, "SECRET") || bytes.Contains(gunzip(got.Body), []byte("SECRET")) {
+			t.Errorf("GET %s escaped the bundle: %d %q", target, got.Status, got.Body)
 			continue
 		}
-		if got.status == http.StatusOK && got.body != file(t, "index.html") {
-			t.Errorf("GET %s: 200 %q, want a refusal or the index.html fallback", target, got.body)
+		if got.Status == http.StatusOK && got.Body != file(t, "index.html") {
+			t.Errorf("GET %s: 200 %q, want a refusal or the index.html fallback", target, got.Body)
 		}
 	}
 }

@@ -20,7 +20,7 @@ var assetCases = []e2eCase{
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			for path, file := range map[string]string{"/assets/style.css": "whoami/style.css", "/assets/page.html": "whoami/page.html"} {
-				if got := e.get(t, "", path); got.status != http.StatusOK || got.body != e.file(t, file) {
+				if got := e.get(t, "", path); got.Status != http.StatusOK || got.Body != e.file(t, file) {
 					t.Errorf("GET %s: %s, want %s", path, got, file)
 				}
 			}
@@ -33,8 +33,8 @@ var assetCases = []e2eCase{
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			for _, p := range []string{"/assets/style.css", "/assets/app.js"} {
-				if got := e.get(t, "", p, "Accept-Encoding: gzip"); got.status != http.StatusOK || got.header.Get("X-Whoami") != "alpha-1" {
-					t.Errorf("GET %s: %d X-Whoami %q, want 200 with X-Whoami: alpha-1", p, got.status, got.header.Get("X-Whoami"))
+				if got := e.get(t, "", p, "Accept-Encoding: gzip"); got.Status != http.StatusOK || got.Header.Get("X-Whoami") != "alpha-1" {
+					t.Errorf("GET %s: %d X-Whoami %q, want 200 with X-Whoami: alpha-1", p, got.Status, got.Header.Get("X-Whoami"))
 				}
 			}
 		},
@@ -61,8 +61,8 @@ var assetCases = []e2eCase{
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			got := wantHead(t, e, "/assets/style.css", "whoami/style.css", "text/css")
-			if got.header.Get("X-Whoami") != "alpha-1" {
-				t.Errorf("HEAD /assets/style.css: X-Whoami %q, want alpha-1", got.header.Get("X-Whoami"))
+			if got.Header.Get("X-Whoami") != "alpha-1" {
+				t.Errorf("HEAD /assets/style.css: X-Whoami %q, want alpha-1", got.Header.Get("X-Whoami"))
 			}
 		},
 	},
@@ -74,11 +74,11 @@ var assetCases = []e2eCase{
 			for _, p := range []string{"/assets/missing.txt", "/assets/docs/nothing.html", "/assets/app"} {
 				got := e.get(t, "", p)
 				want := "fallback from alpha-1 for " + p + "\n"
-				if got.status != http.StatusNotFound || got.body != want || got.header.Get("X-Whoami") != "alpha-1" {
-					t.Errorf("GET %s: %s X-Whoami %q, want 404 %q with X-Whoami: alpha-1", p, got, got.header.Get("X-Whoami"), want)
+				if got.Status != http.StatusNotFound || got.Body != want || got.Header.Get("X-Whoami") != "alpha-1" {
+					t.Errorf("GET %s: %s X-Whoami %q, want 404 %q with X-Whoami: alpha-1", p, got, got.Header.Get("X-Whoami"), want)
 				}
-				if got.header.Get("Content-Encoding") != "" || got.header.Get("Cache-Control") != "" {
-					t.Errorf("GET %s: the failed asset call left headers behind: %v", p, got.header)
+				if got.Header.Get("Content-Encoding") != "" || got.Header.Get("Cache-Control") != "" {
+					t.Errorf("GET %s: the failed asset call left headers behind: %v", p, got.Header)
 				}
 			}
 		},

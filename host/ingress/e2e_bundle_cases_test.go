@@ -26,7 +26,7 @@ var bundleCases = []e2eCase{
 				"/static/style.css":       "site/style.css",
 				"/static/docs/guide.html": "site/docs/guide.html",
 			} {
-				if got := e.get(t, "", path); got.status != http.StatusOK || got.body != e.file(t, file) {
+				if got := e.get(t, "", path); got.Status != http.StatusOK || got.Body != e.file(t, file) {
 					t.Errorf("GET %s: %s, want %s", path, got, file)
 				}
 			}
@@ -62,12 +62,12 @@ var bundleCases = []e2eCase{
 				{"", "/static/"},
 				{"", "/static/items/42"},
 			} {
-				if got := e.get(t, c.host, c.path); got.status != http.StatusOK || got.body != index {
+				if got := e.get(t, c.host, c.path); got.Status != http.StatusOK || got.Body != index {
 					t.Errorf("GET %s%s: %s, want index.html", c.host, c.path, got)
 				}
 			}
 			for _, p := range []string{"/static/missing.js", "/static/docs/missing.html"} {
-				if got := e.get(t, "", p); got.status != http.StatusNotFound {
+				if got := e.get(t, "", p); got.Status != http.StatusNotFound {
 					t.Errorf("GET %s: %s, want 404 (a path with an extension does not fall back)", p, got)
 				}
 			}
@@ -86,8 +86,8 @@ var bundleCases = []e2eCase{
 				"/static/style.css":       "public, max-age=3600",
 				"/static/docs/guide.html": "public, max-age=3600",
 			} {
-				if got := e.get(t, "", path); got.status != http.StatusOK || got.header.Get("Cache-Control") != want {
-					t.Errorf("GET %s: %d Cache-Control %q, want %q", path, got.status, got.header.Get("Cache-Control"), want)
+				if got := e.get(t, "", path); got.Status != http.StatusOK || got.Header.Get("Cache-Control") != want {
+					t.Errorf("GET %s: %d Cache-Control %q, want %q", path, got.Status, got.Header.Get("Cache-Control"), want)
 				}
 			}
 		},
@@ -122,8 +122,8 @@ var bundleCases = []e2eCase{
 		check: func(t *testing.T, e *e2e) {
 			for _, ae := range []string{"", "gzip"} {
 				for _, p := range []string{"/static/app.js", "/static/style.css"} {
-					if got := e.get(t, "", p, "Accept-Encoding: "+ae); got.header.Get("Vary") != "Accept-Encoding" {
-						t.Errorf("GET %s (Accept-Encoding %q): Vary %q, want Accept-Encoding", p, ae, got.header.Get("Vary"))
+					if got := e.get(t, "", p, "Accept-Encoding: "+ae); got.Header.Get("Vary") != "Accept-Encoding" {
+						t.Errorf("GET %s (Accept-Encoding %q): Vary %q, want Accept-Encoding", p, ae, got.Header.Get("Vary"))
 					}
 				}
 			}
@@ -150,12 +150,12 @@ var bundleCases = []e2eCase{
 				"/static/outside-dir/secret.txt",
 			} {
 				got := e.raw(t, target)
-				plain, _ := gunzip(got.body)
-				if strings.Contains(got.body, "SECRET") || strings.Contains(plain, "SECRET") {
+				plain, _ := gunzip(got.Body)
+				if strings.Contains(got.Body, "SECRET") || strings.Contains(plain, "SECRET") {
 					t.Errorf("GET %s escaped the bundle: %s", target, got)
 					continue
 				}
-				if got.status == http.StatusOK && got.body != index {
+				if got.Status == http.StatusOK && got.Body != index {
 					t.Errorf("GET %s: %s, want a refusal or the index.html fallback", target, got)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // controllerCases checks the spec's "Ingress controller" section: the route
@@ -25,10 +26,10 @@ var controllerCases = []e2eCase{
 				o.(*networkingv1.Ingress).Spec.Rules[0].HTTP.Paths[0].Path = "/v2"
 				return true
 			})
-			e.poll(t, "", "/v2/x", "the new path to route", func(r reply) bool { return r.pod() == "alpha-1" })
+			e.poll(t, "", "/v2/x", "the new path to route", func(r reply) bool { return podOf(r) == "alpha-1" })
 			e.want404(t, "", "/v1/x")
 			e.c.Store.Delete(key)
-			e.poll(t, "", "/v2/x", "the deleted Ingress to stop routing", func(r reply) bool { return r.status == http.StatusNotFound })
+			e.poll(t, "", "/v2/x", "the deleted Ingress to stop routing", func(r reply) bool { return r.Status == http.StatusNotFound })
 		},
 	},
 	{
@@ -46,7 +47,7 @@ spec: {selector: {pod: alpha-1}, ports: [{port: 80}]}
 				o.(*corev1.Service).Spec.Selector = map[string]string{"pod": "beta-1"}
 				return true
 			})
-			e.poll(t, "", "/switch", "the changed selector to route to beta-1", func(r reply) bool { return r.pod() == "beta-1" })
+			e.poll(t, "", "/switch", "the changed selector to route to beta-1", func(r reply) bool { return podOf(r) == "beta-1" })
 		},
 	},
 	{
@@ -62,9 +63,9 @@ spec: {selector: {app: gamma}, ports: [{port: 80}]}
 		check: func(t *testing.T, e *e2e) {
 			e.wantPod(t, "", "/gamma", "gamma-1")
 			e.c.Store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "gamma-1"})
-			e.poll(t, "", "/gamma", "the deleted pod's route to answer 503", func(r reply) bool { return r.status == http.StatusServiceUnavailable })
+			e.poll(t, "", "/gamma", "the deleted pod's route to answer 503", func(r reply) bool { return r.Status == http.StatusServiceUnavailable })
 			e.applyNoWait(t, whoamiPod("gamma-2", "gamma"))
-			e.poll(t, "", "/gamma", "the new pod to answer", func(r reply) bool { return r.pod() == "gamma-2" })
+			e.poll(t, "", "/gamma", "the new pod to answer", func(r reply) bool { return podOf(r) == "gamma-2" })
 		},
 	},
 	{
@@ -87,7 +88,7 @@ spec: {selector: {app: gamma}, ports: [{port: 80}]}
 			// tick can pick these up.
 			e.applyNoWait(t, classIngress("status-routed", "", "/status")+classIngress("status-ignored", "nginx", "/ignored"))
 			routed := store.Key{Kind: "Ingress", Namespace: "default", Name: "status-routed"}
-			pollStore(t, "the IP in status-routed's status", func() bool { return len(lbStatus(t, e, routed)) > 0 })
+			testenv.Eventually(t, "the IP in status-routed's status", func() bool { return len(lbStatus(t, e, routed)) > 0 })
 			if lb := lbStatus(t, e, routed); len(lb) != 1 || lb[0].IP != "127.0.0.1" {
 				t.Errorf("status.loadBalancer.ingress = %+v, want [{ip: 127.0.0.1}]", lb)
 			}

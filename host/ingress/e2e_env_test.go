@@ -1,14 +1,12 @@
 package ingress_test
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +22,8 @@ import (
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -252,56 +252,30 @@ func (e *e2e) applyNoWait(t *testing.T, yaml string) {
 }
 
 // reply is a response with its body read.
-type reply struct {
-	status int
-	header http.Header
-	body   string
-}
+type reply = testhttp.Reply
 
 // whoami is what testdata/e2e/whoami.c answers outside /assets/.
 type whoami struct {
 	Pod, Method, Path string
 }
 
-// pod is the pod that answered, "" when the reply is not whoami's.
-func (r reply) pod() string {
+// podOf is the pod that answered r, "" when r is not whoami's answer.
+func podOf(r reply) string {
 	var w whoami
-	if r.status != http.StatusOK || json.Unmarshal([]byte(r.body), &w) != nil {
+	if r.Status != http.StatusOK || json.Unmarshal([]byte(r.Body), &w) != nil {
 		return ""
 	}
 	return w.Pod
 }
 
-func (r reply) String() string { return fmt.Sprintf("%d %q", r.status, r.body) }
-
 // do sends method path with Host host ("" for the ingress address) and the
-// header lines ("Name: value"). The client asks for exactly what the case
-// says: no transparent gzip.
+// header lines ("Name: value").
 func (e *e2e) do(t *testing.T, method, host, path string, headers ...string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, "http://"+e.addr+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if host != "" {
-		req.Host = host
+		headers = append(headers, "Host: "+host)
 	}
-	for _, h := range headers {
-		name, value, _ := strings.Cut(h, ":")
-		req.Header.Set(name, strings.TrimSpace(value))
-	}
-	tr := &http.Transport{DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s%s: %v", method, host, path, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply{resp.StatusCode, resp.Header, string(body)}
+	return testhttp.Do(t, method, "http://"+e.addr+path, "", headers...)
 }
 
 func (e *e2e) get(t *testing.T, host, path string, headers ...string) reply {
@@ -313,25 +287,13 @@ func (e *e2e) get(t *testing.T, host, path string, headers ...string) reply {
 // cleaning or escaping).
 func (e *e2e) raw(t *testing.T, target string) reply {
 	t.Helper()
-	conn, err := net.Dial("tcp", e.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: e2e.test\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n", target)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("GET %s: %v", target, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, resp.Header, string(body)}
+	return testhttp.Raw(t, e.addr, "e2e.test", target)
 }
 
 // wantPod checks that GET host path is answered by pod.
 func (e *e2e) wantPod(t *testing.T, host, path, pod string) {
 	t.Helper()
-	if got := e.get(t, host, path); got.pod() != pod {
+	if got := e.get(t, host, path); podOf(got) != pod {
 		t.Errorf("GET %s%s: %s, want an answer from pod %s", host, path, got, pod)
 	}
 }
@@ -342,8 +304,8 @@ func (e *e2e) want404(t *testing.T, host, path string) {
 	t.Helper()
 	got := e.get(t, host, path)
 	var body map[string]any
-	if got.status != http.StatusNotFound || got.header.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(got.body), &body) != nil {
-		t.Errorf("GET %s%s: %s (Content-Type %q), want the 404 JSON of an unmatched request", host, path, got, got.header.Get("Content-Type"))
+	if got.Status != http.StatusNotFound || got.Header.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(got.Body), &body) != nil {
+		t.Errorf("GET %s%s: %s (Content-Type %q), want the 404 JSON of an unmatched request", host, path, got, got.Header.Get("Content-Type"))
 	}
 }
 
@@ -351,17 +313,14 @@ func (e *e2e) want404(t *testing.T, host, path string) {
 // convergence, never for a duration.
 func (e *e2e) poll(t *testing.T, host, path string, what string, done func(reply) bool) reply {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r := e.get(t, host, path)
-		if done(r) {
-			return r
+	var r reply
+	testenv.EventuallyNil(t, fmt.Sprintf("GET %s%s: %s", host, path, what), func() error {
+		if r = e.get(t, host, path); done(r) {
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s%s: gave up waiting for %s; last answer %s", host, path, what, r)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("last answer %s", r)
+	})
+	return r
 }
 
 // pollPods sends GET path until every pod of want has answered, failing at
@@ -374,25 +333,13 @@ func (e *e2e) pollPods(t *testing.T, path string, want ...string) {
 	}
 	seen := map[string]bool{}
 	e.poll(t, "", path, fmt.Sprintf("answers from each of %v", want), func(r reply) bool {
-		p := r.pod()
+		p := podOf(r)
 		if !allowed[p] {
 			t.Fatalf("GET %s: %s, want an answer from one of %v", path, r, want)
 		}
 		seen[p] = true
 		return len(seen) == len(allowed)
 	})
-}
-
-// pollStore waits until cond holds.
-func pollStore(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // lbStatus is the status.loadBalancer.ingress of the Ingress of key.

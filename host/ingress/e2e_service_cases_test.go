@@ -3,6 +3,8 @@ package ingress_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // serviceCases checks the spec's "Services and Endpoints" and "Service
@@ -70,10 +72,10 @@ var serviceCases = []e2eCase{
 			// A table rebuilt between two requests starts its rotation
 			// again, so look for one quiet stretch rather than assume it.
 			var last []string
-			pollStore(t, "four requests in a row to alternate between the two pods", func() bool {
+			testenv.Eventually(t, "four requests in a row to alternate between the two pods", func() bool {
 				last = last[:0]
 				for range 4 {
-					last = append(last, e.get(t, "", "/rr").pod())
+					last = append(last, podOf(e.get(t, "", "/rr")))
 				}
 				return last[0] != "" && last[1] != "" && last[0] != last[1] && last[2] == last[0] && last[3] == last[1]
 			})
@@ -85,8 +87,8 @@ var serviceCases = []e2eCase{
 		manifest: ing("none", rule("", toPod("Prefix", "/none", "nobody"))),
 		check: func(t *testing.T, e *e2e) {
 			got := e.get(t, "", "/none")
-			if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "2" {
-				t.Errorf("GET /none: %s Retry-After %q, want 503 with Retry-After: 2", got, got.header.Get("Retry-After"))
+			if got.Status != http.StatusServiceUnavailable || got.Header.Get("Retry-After") != "2" {
+				t.Errorf("GET /none: %s Retry-After %q, want 503 with Retry-After: 2", got, got.Header.Get("Retry-After"))
 			}
 		},
 	},
@@ -105,7 +107,7 @@ var serviceCases = []e2eCase{
 			} {
 				got := e.do(t, c.method, "", c.target)
 				var w whoami
-				if got.pod() != "alpha-1" || jsonInto(got.body, &w) != nil || w.Method != c.method || w.Path != c.path {
+				if podOf(got) != "alpha-1" || jsonInto(got.Body, &w) != nil || w.Method != c.method || w.Path != c.path {
 					t.Errorf("%s %s: %s, want alpha-1 to see %s %s", c.method, c.target, got, c.method, c.path)
 				}
 			}

@@ -1,18 +1,14 @@
 package ingress
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -21,6 +17,8 @@ import (
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 // controllerIP is the address the test controllers publish.
@@ -98,39 +96,15 @@ func start(t *testing.T, objs ...runtime.Object) *env {
 }
 
 // reply is a response with its body read.
-type reply struct {
-	status int
-	header http.Header
-	body   string
-}
+type reply = testhttp.Reply
 
 // do sends method host path with the given header lines ("Name: value").
 func (e *env) do(t *testing.T, method, host, path string, headers ...string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, e.url+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if host != "" {
-		req.Host = host
+		headers = append(headers, "Host: "+host)
 	}
-	for _, h := range headers {
-		name, value, _ := strings.Cut(h, ":")
-		req.Header.Set(name, strings.TrimSpace(value))
-	}
-	// Ask for exactly what the test says: no transparent gzip.
-	tr := &http.Transport{DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s%s: %v", method, host, path, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply{resp.StatusCode, resp.Header, string(body)}
+	return testhttp.Do(t, method, e.url+path, "", headers...)
 }
 
 func (e *env) get(t *testing.T, host, path string, headers ...string) reply {
@@ -142,19 +116,7 @@ func (e *env) get(t *testing.T, host, path string, headers ...string) reply {
 // cleaning or escaping), for the bundle escape tests.
 func (e *env) raw(t *testing.T, target string) reply {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: example.test\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n", target)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("GET %s: %v", target, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, resp.Header, string(body)}
+	return testhttp.Raw(t, strings.TrimPrefix(e.url, "http://"), "example.test", target)
 }
 
 // Object builders. Every Service selects app=<its name> and has port 80
@@ -229,15 +191,13 @@ const (
 // deadline; tests wait for convergence, never for a duration.
 func pollUntil(t *testing.T, f func() (reply, bool)) reply {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r, done := f()
-		if done {
-			return r
+	var r reply
+	testenv.EventuallyNil(t, "the controller to converge", func() error {
+		var done bool
+		if r, done = f(); done {
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting; last answer %d %q", r.status, r.body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("last answer %d %q", r.Status, r.Body)
+	})
+	return r
 }

@@ -174,13 +174,13 @@ func TestHostAndPathMatching(t *testing.T) {
 			for _, rq := range tc.requests {
 				got := e.get(t, rq.host, rq.path)
 				if rq.want == "" {
-					if got.status != http.StatusNotFound {
-						t.Errorf("Host %q, path %q: status %d (%q), want 404", rq.host, rq.path, got.status, got.body)
+					if got.Status != http.StatusNotFound {
+						t.Errorf("Host %q, path %q: status %d (%q), want 404", rq.host, rq.path, got.Status, got.Body)
 					}
 					continue
 				}
-				if got.status != http.StatusOK || got.body != "pod "+rq.want {
-					t.Errorf("Host %q, path %q: %d %q, want pod %s", rq.host, rq.path, got.status, got.body, rq.want)
+				if got.Status != http.StatusOK || got.Body != "pod "+rq.want {
+					t.Errorf("Host %q, path %q: %d %q, want pod %s", rq.host, rq.path, got.Status, got.Body, rq.want)
 				}
 			}
 		})
@@ -195,8 +195,8 @@ func TestUnmatchedRequestsGoToTheDefaultBackend(t *testing.T) {
 	objs := append([]runtime.Object{withDefault}, backends("default", "api", "fallback")...)
 	e := start(t, objs...)
 	for path, want := range map[string]string{"/api/x": "pod default/api", "/other": "pod default/fallback", "/": "pod default/fallback"} {
-		if got := e.get(t, "", path); got.status != http.StatusOK || got.body != want {
-			t.Errorf("GET %s: %d %q, want %q", path, got.status, got.body, want)
+		if got := e.get(t, "", path); got.Status != http.StatusOK || got.Body != want {
+			t.Errorf("GET %s: %d %q, want %q", path, got.Status, got.Body, want)
 		}
 	}
 }
@@ -208,18 +208,18 @@ func TestUnmatchedRequestsReturn404JSON(t *testing.T) {
 	e := start(t, objs...)
 	for _, rq := range []struct{ host, path string }{{"shop.example.com", "/nope"}, {"other.test", "/api"}, {"", "/"}} {
 		got := e.get(t, rq.host, rq.path)
-		if got.status != http.StatusNotFound {
-			t.Fatalf("Host %q %s: status %d, want 404", rq.host, rq.path, got.status)
+		if got.Status != http.StatusNotFound {
+			t.Fatalf("Host %q %s: status %d, want 404", rq.host, rq.path, got.Status)
 		}
-		if ct := got.header.Get("Content-Type"); ct != "application/json" {
+		if ct := got.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("Host %q %s: Content-Type %q, want application/json", rq.host, rq.path, ct)
 		}
 		var body map[string]any
-		if err := json.Unmarshal([]byte(got.body), &body); err != nil {
-			t.Errorf("Host %q %s: body %q is not JSON: %v", rq.host, rq.path, got.body, err)
+		if err := json.Unmarshal([]byte(got.Body), &body); err != nil {
+			t.Errorf("Host %q %s: body %q is not JSON: %v", rq.host, rq.path, got.Body, err)
 		}
 		if body["path"] != rq.path {
-			t.Errorf("Host %q %s: body %q does not name the path", rq.host, rq.path, got.body)
+			t.Errorf("Host %q %s: body %q does not name the path", rq.host, rq.path, got.Body)
 		}
 	}
 }
@@ -251,8 +251,8 @@ func TestTableFollowsStoreChanges(t *testing.T) {
 	// "It rebuilds the routing table when an Ingress, Service, or Pod changes
 	// in the store, at most once every 250 ms on the request path and on a 1 s tick."
 	e := start(t)
-	if got := e.get(t, "", "/late"); got.status != http.StatusNotFound {
-		t.Fatalf("before the Ingress: %d %q, want 404", got.status, got.body)
+	if got := e.get(t, "", "/late"); got.Status != http.StatusNotFound {
+		t.Fatalf("before the Ingress: %d %q, want 404", got.Status, got.Body)
 	}
 	for _, o := range append([]runtime.Object{ingress("default", "late", nil, rule("", toService(prefix, "/late", "late")))},
 		backends("default", "late")...) {
@@ -261,14 +261,14 @@ func TestTableFollowsStoreChanges(t *testing.T) {
 	// Poll: the rebuild is rate-limited, not instant.
 	got := pollUntil(t, func() (reply, bool) {
 		r := e.get(t, "", "/late")
-		return r, r.status == http.StatusOK
+		return r, r.Status == http.StatusOK
 	})
-	if got.body != "pod default/late" {
-		t.Fatalf("after the Ingress: %d %q", got.status, got.body)
+	if got.Body != "pod default/late" {
+		t.Fatalf("after the Ingress: %d %q", got.Status, got.Body)
 	}
 	e.store.Delete(store.Key{Kind: "Ingress", Namespace: "default", Name: "late"})
 	pollUntil(t, func() (reply, bool) {
 		r := e.get(t, "", "/late")
-		return r, r.status == http.StatusNotFound
+		return r, r.Status == http.StatusNotFound
 	})
 }

@@ -33,8 +33,8 @@ func TestServiceWithoutRunningPodAnswers503RetryAfter2(t *testing.T) {
 	)
 	for _, path := range []string{"/web", "/ghost/x"} {
 		got := e.get(t, "", path)
-		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "2" {
-			t.Errorf("GET %s: %d Retry-After %q (%q), want 503 with Retry-After: 2", path, got.status, got.header.Get("Retry-After"), got.body)
+		if got.Status != http.StatusServiceUnavailable || got.Header.Get("Retry-After") != "2" {
+			t.Errorf("GET %s: %d Retry-After %q (%q), want 503 with Retry-After: 2", path, got.Status, got.Header.Get("Retry-After"), got.Body)
 		}
 	}
 }
@@ -44,16 +44,16 @@ func TestServiceBackendFollowsItsPods(t *testing.T) {
 	// with Retry-After: 2": also once its only pod is deleted.
 	objs := append([]runtime.Object{ingress("default", "site", nil, rule("", toService(prefix, "/", "web")))}, backends("default", "web")...)
 	e := start(t, objs...)
-	if got := e.get(t, "", "/"); got.body != "pod default/web" {
-		t.Fatalf("with the pod: %d %q", got.status, got.body)
+	if got := e.get(t, "", "/"); got.Body != "pod default/web" {
+		t.Fatalf("with the pod: %d %q", got.Status, got.Body)
 	}
 	e.store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "web"})
 	got := pollUntil(t, func() (reply, bool) {
 		r := e.get(t, "", "/")
-		return r, r.status == http.StatusServiceUnavailable
+		return r, r.Status == http.StatusServiceUnavailable
 	})
-	if got.header.Get("Retry-After") != "2" {
-		t.Errorf("after the pod went: Retry-After %q, want 2", got.header.Get("Retry-After"))
+	if got.Header.Get("Retry-After") != "2" {
+		t.Errorf("after the pod went: Retry-After %q, want 2", got.Header.Get("Retry-After"))
 	}
 }
 
@@ -67,13 +67,13 @@ func TestServiceBackendSkipsPodsWithoutAHandler(t *testing.T) {
 	e := start(t, objs...)
 	e.pods.setDown("default/web-a")
 	for i := 0; i < 4; i++ {
-		if got := e.get(t, "", "/"); got.body != "pod default/web-b" {
-			t.Fatalf("request %d: %d %q, want pod default/web-b", i, got.status, got.body)
+		if got := e.get(t, "", "/"); got.Body != "pod default/web-b" {
+			t.Fatalf("request %d: %d %q, want pod default/web-b", i, got.Status, got.Body)
 		}
 	}
 	e.pods.setDown("default/web-b")
-	if got := e.get(t, "", "/"); got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "2" {
-		t.Fatalf("no live pod: %d Retry-After %q, want 503 with Retry-After: 2", got.status, got.header.Get("Retry-After"))
+	if got := e.get(t, "", "/"); got.Status != http.StatusServiceUnavailable || got.Header.Get("Retry-After") != "2" {
+		t.Fatalf("no live pod: %d Retry-After %q, want 503 with Retry-After: 2", got.Status, got.Header.Get("Retry-After"))
 	}
 }
 
@@ -86,7 +86,7 @@ func TestServiceBackendRoundRobin(t *testing.T) {
 		pod("default", "web-c", map[string]string{"app": "web"}, corev1.PodRunning))
 	var got []string
 	for i := 0; i < 6; i++ {
-		got = append(got, e.get(t, "", "/").body)
+		got = append(got, e.get(t, "", "/").Body)
 	}
 	for i := 3; i < 6; i++ {
 		if got[i] != got[i-3] {
@@ -110,8 +110,8 @@ func TestServiceBackendByPortNumberOrName(t *testing.T) {
 	objs = append(objs, backends("other", "elsewhere")...) // not in the Ingress's namespace
 	e := start(t, objs...)
 	for path, want := range map[string]int{"/by-name": 200, "/by-number": 200, "/wrong-name": 503, "/wrong-number": 503, "/other-namespace": 503} {
-		if got := e.get(t, "", path); got.status != want {
-			t.Errorf("GET %s: %d %q, want %d", path, got.status, got.body, want)
+		if got := e.get(t, "", path); got.Status != want {
+			t.Errorf("GET %s: %d %q, want %d", path, got.Status, got.Body, want)
 		}
 	}
 }
@@ -124,8 +124,8 @@ func TestNamedTargetPortSelectsOnlyPodsThatHaveIt(t *testing.T) {
 		pod("default", "has-port", map[string]string{"app": "web"}, corev1.PodRunning, corev1.ContainerPort{Name: "web", ContainerPort: 7000}),
 		pod("default", "lacks-port", map[string]string{"app": "web"}, corev1.PodRunning, corev1.ContainerPort{Name: "other", ContainerPort: 7000}))
 	for i := 0; i < 4; i++ {
-		if got := e.get(t, "", "/"); got.body != "pod default/has-port" {
-			t.Fatalf("request %d: %d %q, want pod default/has-port", i, got.status, got.body)
+		if got := e.get(t, "", "/"); got.Body != "pod default/has-port" {
+			t.Fatalf("request %d: %d %q, want pod default/has-port", i, got.Status, got.Body)
 		}
 	}
 }

@@ -54,10 +54,10 @@ func TestServiceBackendProxiesToWorkerPods(t *testing.T) {
 	var got []string
 	for i := 0; i < 6; i++ {
 		r := e.get(t, "", "/x", "X-Kube32-Call-Chain: default/web-b")
-		if r.status != 200 {
-			t.Fatalf("GET /x: %d %s", r.status, r.body)
+		if r.Status != 200 {
+			t.Fatalf("GET /x: %d %s", r.Status, r.Body)
 		}
-		got = append(got, r.body)
+		got = append(got, r.Body)
 	}
 	sort.Strings(got)
 	want := []string{

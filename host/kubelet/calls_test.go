@@ -4,7 +4,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -44,7 +44,7 @@ func relayService(namespace, name, app string) *corev1.Service {
 // no pod.
 func callsNode(t *testing.T) *node {
 	t.Helper()
-	n := startNode(t, imageTree(map[string][]byte{"relay": cPod(t, "relay", 65536)}))
+	n := startNode(t, imageTree(map[string][]byte{"relay": testpods.Fixture(t, "relay", 65536)}))
 	for _, p := range []*corev1.Pod{relayPod("default", "a"), relayPod("default", "b"), relayPod("default", "c"), relayPod("other", "o")} {
 		n.store.Apply(p)
 		n.store.Apply(relayService(p.Namespace, p.Name, p.Name))
@@ -52,7 +52,7 @@ func callsNode(t *testing.T) *node {
 	n.store.Apply(relayService("default", "idle", "nobody"))
 	for _, key := range []string{"default/a", "default/b", "default/c", "other/o"} {
 		namespace, name, _ := strings.Cut(key, "/")
-		waitFor(t, "pod "+key+" ready", func() bool {
+		testenv.Eventually(t, "pod "+key+" ready", func() bool {
 			o, ok := n.store.Get(store.Key{Kind: "Pod", Namespace: namespace, Name: name})
 			return ok && podReady(o.(*corev1.Pod))
 		})
@@ -149,26 +149,10 @@ func TestCallsOnOneNode(t *testing.T) {
 // requests end, with an answer or K32_ERR_TIMEOUT.
 func TestCrossingCallsDoNotDeadlock(t *testing.T) {
 	n := callsNode(t)
-	for round := 0; round < 3; round++ {
-		var wg sync.WaitGroup
-		outs := make([]string, 2)
-		for i, pair := range [][2]string{{"default/a", "b"}, {"default/b", "a"}} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				out, err := n.tryRelay(pair[0], "spin 50\ncall GET http://"+pair[1]+"/ 300 4096\nspin 50\n")
-				if err != nil {
-					out = err.Error()
-				}
-				outs[i] = out
-			}()
-		}
-		wg.Wait()
-		for _, out := range outs {
-			if !strings.Contains(out, "call rc=200 ") && !strings.Contains(out, "call rc=-110 ") {
-				t.Errorf("round %d: want an answer or TIMEOUT:\n%s", round, out)
-			}
-		}
+	for range 3 {
+		testpods.CrossingCalls(t, "a", "b", func(from, commands string) (string, error) {
+			return n.tryRelay("default/"+from, commands)
+		})
 	}
 }
 

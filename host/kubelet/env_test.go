@@ -10,12 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 // TestServiceVariablesAtPodStart runs real pods and reads what k32_env_get
 // gives them (the spec's "Service environment variables").
 func TestServiceVariablesAtPodStart(t *testing.T) {
-	wasm := cPod(t, "envpod", 65536)
+	wasm := testpods.Fixture(t, "envpod", 65536)
 	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))
 	web := testPod("web-1", "wasm://embedded/envpod")
 	web.Labels = map[string]string{"app": "web"}
@@ -38,7 +40,7 @@ func TestServiceVariablesAtPodStart(t *testing.T) {
 	for _, p := range []*corev1.Pod{client, noLinks, own} {
 		n.store.Apply(p)
 	}
-	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+	testenv.Eventually(t, "the node's pods to settle", n.kubelet.Settled)
 
 	for _, tt := range []struct {
 		rule, pod string
@@ -68,7 +70,7 @@ func TestServiceVariablesAtPodStart(t *testing.T) {
 // TestDeletionTimestampEndsInRemoval: a pod deleted through the API keeps
 // running as Terminating until its kubelet stopped it, then is gone.
 func TestDeletionTimestampEndsInRemoval(t *testing.T) {
-	wasm := cPod(t, "envpod", 65536)
+	wasm := testpods.Fixture(t, "envpod", 65536)
 	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))
 	n.store.Apply(testPod("a", "wasm://embedded/envpod"))
 	n.waitPhase(t, "a", corev1.PodRunning)
@@ -78,7 +80,7 @@ func TestDeletionTimestampEndsInRemoval(t *testing.T) {
 		o.(*corev1.Pod).DeletionTimestamp = &now
 		return true
 	})
-	waitFor(t, "the kubelet to remove the terminating pod", func() bool {
+	testenv.Eventually(t, "the kubelet to remove the terminating pod", func() bool {
 		_, ok := n.store.Get(key)
 		return !ok
 	})

@@ -2,12 +2,10 @@ package kubelet
 
 import (
 	"context"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +18,8 @@ import (
 
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -28,16 +28,6 @@ const (
 	apiHost  = "127.0.0.1"
 	apiPort  = 6443
 )
-
-// cPod builds testdata/<name>.c against the C SDK headers.
-func cPod(t *testing.T, name string, initialMemory int) []byte {
-	t.Helper()
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return testpods.C(t, filepath.Join("testdata", name+".c"), initialMemory, "-I"+sdk)
-}
 
 // imageTree is a firmware image tree holding modules by image name.
 func imageTree(modules map[string][]byte) fs.FS {
@@ -92,22 +82,10 @@ func (n *node) pod(t *testing.T, name string) *corev1.Pod {
 	return o.(*corev1.Pod)
 }
 
-// waitFor polls until cond holds; tests wait for convergence, not durations.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func (n *node) waitPhase(t *testing.T, name string, phase corev1.PodPhase) *corev1.Pod {
 	t.Helper()
 	var p *corev1.Pod
-	waitFor(t, "pod "+name+" "+string(phase), func() bool {
+	testenv.Eventually(t, "pod "+name+" "+string(phase), func() bool {
 		p = n.pod(t, name)
 		return p.Status.Phase == phase
 	})
@@ -118,23 +96,18 @@ func (n *node) waitPhase(t *testing.T, name string, phase corev1.PodPhase) *core
 // target ("" for none).
 func (n *node) call(t *testing.T, target, path string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, n.podURL+path, nil)
+	var header []string
 	if target != "" {
-		req.Header.Set(HeaderPod, target)
+		header = append(header, HeaderPod+": "+target)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	r := testhttp.Get(t, n.podURL+path, header...)
+	return r.Status, r.Body
 }
 
 func TestRunRegistersTheNode(t *testing.T) {
 	n := startNode(t, imageTree(nil))
 	var node *corev1.Node
-	waitFor(t, "the Node object", func() bool {
+	testenv.Eventually(t, "the Node object", func() bool {
 		o, ok := n.store.Get(store.Key{Kind: "Node", Name: nodeName})
 		if ok {
 			node = o.(*corev1.Node)
@@ -226,7 +199,7 @@ func TestPodServerRejectsBadTargets(t *testing.T) {
 }
 
 func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
-	wasm := cPod(t, "envpod", 65536)
+	wasm := testpods.Fixture(t, "envpod", 65536)
 	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))
 	n.store.Apply(testPod("a", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "a"}))
 	n.store.Apply(testPod("b", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "b"},
@@ -234,7 +207,7 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 	other := testPod("elsewhere", "wasm://embedded/envpod")
 	other.Spec.NodeName = "node-2"
 	n.store.Apply(other)
-	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+	testenv.Eventually(t, "the node's pods to settle", n.kubelet.Settled)
 
 	for _, name := range []string{"a", "b"} {
 		p := n.waitPhase(t, name, corev1.PodRunning)
@@ -269,11 +242,11 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 	// A changed spec runs in a new runtime; the old one, stopping, must not
 	// overwrite the new one's status.
 	n.store.Apply(testPod("a", "wasm://embedded/envpod", corev1.EnvVar{Name: "WHO", Value: "a2"}))
-	waitFor(t, "the changed pod to answer", func() bool {
+	testenv.Eventually(t, "the changed pod to answer", func() bool {
 		_, body := n.call(t, "default/a", "/")
 		return strings.Contains(body, "WHO=a2\n")
 	})
-	waitFor(t, "the node's pods to settle", n.kubelet.Settled)
+	testenv.Eventually(t, "the node's pods to settle", n.kubelet.Settled)
 	p := n.pod(t, "a")
 	if c := condition(p, corev1.PodReady); p.Status.Phase != corev1.PodRunning || c == nil || c.Status != corev1.ConditionTrue {
 		t.Errorf("after the spec change: phase %q Ready %+v, want Running and Ready", p.Status.Phase, c)
@@ -281,7 +254,7 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 
 	// A deleted pod stops answering.
 	n.store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: "b"})
-	waitFor(t, "the deleted pod to be gone", func() bool {
+	testenv.Eventually(t, "the deleted pod to be gone", func() bool {
 		status, _ := n.call(t, "default/b", "/")
 		return status == http.StatusNotFound
 	})
@@ -295,7 +268,7 @@ func TestImagePullFailureIsFinal(t *testing.T) {
 		t.Errorf("reason %q message %q, want ErrImagePull saying the module was not found", p.Status.Reason, p.Status.Message)
 	}
 	// The pod has failed for good: /readyz must not wait for it.
-	waitFor(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
+	testenv.Eventually(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
 	if _, ok := n.kubelet.Handler("default", "ghost"); ok {
 		t.Error("a pod that never started has a handler")
 	}
@@ -305,7 +278,7 @@ func TestImagePullFailureIsFinal(t *testing.T) {
 }
 
 func TestModuleOverItsMemoryLimitFailsThePod(t *testing.T) {
-	big := cPod(t, "bigmem", 131072)
+	big := testpods.Fixture(t, "bigmem", 131072)
 	n := startNode(t, imageTree(map[string][]byte{"bigmem": big}))
 	p := testPod("big", "wasm://embedded/bigmem")
 	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}
@@ -323,5 +296,5 @@ func TestModuleOverItsMemoryLimitFailsThePod(t *testing.T) {
 			t.Errorf("messages %q / %q lack %q", p.Status.Message, cs[0].State.Terminated.Message, want)
 		}
 	}
-	waitFor(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
+	testenv.Eventually(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
 }

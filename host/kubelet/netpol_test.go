@@ -20,6 +20,7 @@ import (
 
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -58,7 +59,7 @@ func netpolNode(t *testing.T) (*node, *nodeLog) {
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	n.podPort, _ = strconv.Atoi(port)
 	n.kubelet = New(Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
-		Store: n.store, Images: imageTree(map[string][]byte{"relay": cPod(t, "relay", 65536)}),
+		Store: n.store, Images: imageTree(map[string][]byte{"relay": testpods.Fixture(t, "relay", 65536)}),
 		HandlerTimeout: 2 * time.Second, APIHost: apiHost, APIPort: apiPort, Log: log.add})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -83,7 +84,7 @@ func netpolNode(t *testing.T) (*node, *nodeLog) {
 	back.Spec.Selector = map[string]string{"tier": "back"}
 	n.store.Apply(back)
 	for _, p := range pods {
-		waitFor(t, "pod "+p.Namespace+"/"+p.Name+" ready", func() bool {
+		testenv.Eventually(t, "pod "+p.Namespace+"/"+p.Name+" ready", func() bool {
 			o, ok := n.store.Get(store.KeyOf(p))
 			return ok && podReady(o.(*corev1.Pod))
 		})
@@ -151,7 +152,7 @@ func TestNetworkPolicyEgress(t *testing.T) {
 		testpods.Contains(t, call("http://o.other/"), "call rc=-1 ")
 		// Another pod is not selected.
 		testpods.Contains(t, n.relay(t, "default/b", "call GET http://c/ 0 4096\n"), "call rc=200 ", "x-relay=c\n")
-		waitFor(t, "the [NETPOL] line", func() bool {
+		testenv.Eventually(t, "the [NETPOL] line", func() bool {
 			return strings.Contains(log.String(), "[default/a] [NETPOL] default/a -> b.default denied: no egress rule of NetworkPolicy default/deny")
 		})
 	})

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 func TestTrapAnswers500AndThePodKeepsServing(t *testing.T) {
@@ -57,7 +59,7 @@ func TestEndlessLoopIsStoppedAndRestartedAlone(t *testing.T) {
 	if res := get(t, loopURL+"/hello"); res.status != http.StatusOK {
 		t.Errorf("after restart: %d %q", res.status, res.body)
 	}
-	waitFor(t, "the restarted pod to be ready", func() bool { return looping.Status().Ready })
+	testenv.Eventually(t, "the restarted pod to be ready", func() bool { return looping.Status().Ready })
 	mu.Lock()
 	sawDown := false
 	for _, s := range statuses {
@@ -102,7 +104,7 @@ func TestStopInterruptsACallback(t *testing.T) {
 	url := serve(t, p)
 	done := make(chan response)
 	go func() { done <- get(t, url+"/sleep-long") }()
-	waitFor(t, "the callback to start", func() bool { return len(p.lock) == 1 })
+	testenv.Eventually(t, "the callback to start", func() bool { return len(p.lock) == 1 })
 	p.Stop()
 	res := <-done
 	t.Logf("interrupted: %d %q", res.status, res.body)

@@ -71,19 +71,6 @@ func get(t testing.TB, url string, header ...string) response {
 	return do(t, http.MethodGet, url, "", header...)
 }
 
-// waitFor polls cond; it fails the test after a generous bound, so it
-// asserts an eventual state, not a timing.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // lines collects log lines given to Config.Log.
 type lines struct {
 	mu sync.Mutex

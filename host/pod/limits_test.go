@@ -4,10 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 func TestModuleOverItsMemoryLimitDoesNotStart(t *testing.T) {
-	p := New(Config{Namespace: "default", Name: "big", Module: cWasm(t, "bigmem", 131072), MemoryLimit: 64 * 1024})
+	p := New(Config{Namespace: "default", Name: "big", Module: testpods.Fixture(t, "bigmem", 131072), MemoryLimit: 64 * 1024})
 	defer p.Stop()
 	err := p.Start(context.Background())
 	if err == nil {
@@ -84,10 +87,10 @@ func TestLongRunningMainEndsPerRestartPolicy(t *testing.T) {
 				c.RestartPolicy = tt.policy
 			})
 			if tt.restarts {
-				waitFor(t, "a restart", func() bool { return p.Status().RestartCount >= 1 })
+				testenv.Eventually(t, "a restart", func() bool { return p.Status().RestartCount >= 1 })
 				return
 			}
-			waitFor(t, "phase "+tt.phase, func() bool { return p.Status().Phase == tt.phase })
+			testenv.Eventually(t, "phase "+tt.phase, func() bool { return p.Status().Phase == tt.phase })
 			if !logged(p, "k32", "main ran") {
 				t.Errorf("k32_main did not run: %v", p.Logs())
 			}

@@ -1,18 +1,10 @@
 package pod
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/kube32/kube32/internal/testpods"
 )
 
-// cWasm builds testdata/<name>.c with initialMemory bytes of initial memory.
-// Without clang the test is skipped, or fails when CI=true.
-func cWasm(t testing.TB, name string, initialMemory int) []byte {
-	t.Helper()
-	return testpods.C(t, filepath.Join("testdata", name+".c"), initialMemory)
-}
-
-// onePage builds a one-page (64Ki) C pod.
-func onePage(t testing.TB, name string) []byte { return cWasm(t, name, 65536) }
+// onePage builds the shared C test pod name with one page (64Ki) of memory.
+func onePage(t testing.TB, name string) []byte { return testpods.Fixture(t, name, 65536) }

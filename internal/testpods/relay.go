@@ -5,10 +5,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// Relay posts commands to the relay test pod (host/kubelet/testdata/relay.c)
+// Relay posts commands to the relay test pod (internal/testpods/c/relay.c)
 // target, "namespace/name", through the pod server at podURL, with extra
 // request headers given as name, value pairs, and returns its answer.
 func Relay(podURL, target, commands string, header ...string) (string, error) {
@@ -48,6 +49,35 @@ func Lacks(t testing.TB, out string, unwanted ...string) {
 	for _, w := range unwanted {
 		if strings.Contains(out, w) {
 			t.Errorf("unexpected %q in:\n%s", w, out)
+		}
+	}
+}
+
+// CrossingCalls has relay pod a call b while b calls a, each spinning before
+// and after its call so that the two overlap, and fails t unless both end
+// with an answer or K32_ERR_TIMEOUT: each pod holds its callback lock while
+// it waits for the other's, and only the calls' deadlines break the wait.
+// relay sends commands to the pod named from, through whatever path the
+// test checks.
+func CrossingCalls(t testing.TB, a, b string, relay func(from, commands string) (string, error)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	for i, pair := range [][2]string{{a, b}, {b, a}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := relay(pair[0], "spin 50\ncall GET http://"+pair[1]+"/ 300 4096\nspin 50\n")
+			if err != nil {
+				out = err.Error()
+			}
+			outs[i] = out
+		}()
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if !strings.Contains(out, "call rc=200 ") && !strings.Contains(out, "call rc=-110 ") {
+			t.Errorf("the call from %s: want an answer or TIMEOUT:\n%s", []string{a, b}[i], out)
 		}
 	}
 }

@@ -1,5 +1,5 @@
 // Test-only declarations of the k32_app_abi imports, written by hand so the
-// tests do not depend on sdk/c. Build: see cFlags in main_test.go.
+// fixtures that need odd imports do not depend on sdk/c.
 #include <stdint.h>
 #define K32_IMPORT(name) __attribute__((import_module("k32"), import_name(#name)))
 #define K32_EXPORT(name) __attribute__((export_name(#name)))

@@ -1,3 +1,0 @@
-// no_entry: exports no entry point.
-#include "k32test.h"
-K32_EXPORT(helper) int32_t helper(void) { return k32_log(1, LIT("x")); }

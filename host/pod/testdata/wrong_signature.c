@@ -1,4 +1,0 @@
-// wrong_signature: k32_log with a parameter missing.
-#include <stdint.h>
-__attribute__((import_module("k32"), import_name("k32_log"))) int32_t k32_log_short(const char *msg, uint32_t len);
-__attribute__((export_name("k32_handle"))) int32_t k32_handle(void) { return k32_log_short("x", 1); }
