@@ -124,3 +124,20 @@ func TestClusterCallsOtherNodesWithPodHeader(t *testing.T) {
 		t.Errorf("the target node saw %v", seen)
 	}
 }
+
+func TestClusterCallsOnlyReadyPods(t *testing.T) {
+	// Calls go to ready pods; a Service whose running pods are all not
+	// ready is K32_ERR_NOENT (the Ingress would still route to them).
+	s := store.New()
+	s.Apply(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "svc"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "svc"}, Ports: []corev1.ServicePort{{Port: 80}}}})
+	s.Apply(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p1", Labels: map[string]string{"app": "svc"}},
+		Spec: corev1.PodSpec{NodeName: "n1"},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1",
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}}})
+	c := &Cluster{Node: "n1", Objects: service.StoreObjects(s), Local: localPods{"default/p1": true}}
+	_, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{From: "default/a", Method: "GET"})
+	wantErrno(t, err, abi.ErrNoEnt)
+	_, err = c.CallService(context.Background(), callTarget(t, "http://svc:81/"), pod.Call{From: "default/a", Method: "GET"})
+	wantErrno(t, err, abi.ErrNoEnt) // no such port
+}
