@@ -7,6 +7,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 )
 
 // Services carries calls to Services in the cluster. The control plane
@@ -17,19 +18,14 @@ import (
 type Services interface {
 	// CallService makes call to the Service t.Namespace/t.Service on
 	// t.Port (0: its first port). The caller headers a target pod may see
-	// are ServiceHeader(call.Header). It returns ErrNoService (possibly
-	// wrapped) when no such Service exists, so the "<service>.<namespace>"
+	// are ServiceHeader(call.Header). It returns service.ErrNoService
+	// (possibly wrapped) when no such Service exists, so the "<service>.<namespace>"
 	// form can fall back to a host outside; pod.Errno(K32_ERR_NOENT) when
 	// the port is unknown or no ready pod is selected; LOOP, NOMEM, IO,
 	// TIMEOUT, … as pod.Errno; and a result with Truncated set when the
 	// body exceeded call.RespCap.
 	CallService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error)
 }
-
-// ErrNoService is what Services.CallService returns when the Service does
-// not exist. The pod gets K32_ERR_NOENT, unless the URL's host may name a
-// host outside instead.
-var ErrNoService = errors.New("no such Service")
 
 // Caller carries out k32_http_call for the pods of a node: it implements
 // pod.Caller. The zero Caller calls hosts outside the cluster over http://
@@ -60,7 +56,9 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 	}
 	if t.Kind == ServiceTarget {
 		res, err := c.callService(ctx, t, call)
-		if !errors.Is(err, ErrNoService) {
+		// No such Service: the pod gets K32_ERR_NOENT, unless the URL's
+		// host may name a host outside instead.
+		if !errors.Is(err, service.ErrNoService) {
 			return res, err
 		}
 		if !t.FallbackOutside {
@@ -85,7 +83,7 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 // Service exists when there is none.
 func (c *Caller) callService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error) {
 	if c.Services == nil {
-		return pod.CallResult{}, ErrNoService
+		return pod.CallResult{}, service.ErrNoService
 	}
 	return c.Services.CallService(ctx, t, call)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 )
 
 // fakeServices knows the Services in known ("namespace/name") and records
@@ -23,7 +24,7 @@ type fakeServices struct {
 func (f *fakeServices) CallService(_ context.Context, t Target, c pod.Call) (pod.CallResult, error) {
 	f.asked = append(f.asked, t)
 	if !f.known[t.Namespace+"/"+t.Service] {
-		return pod.CallResult{}, fmt.Errorf("services: %s/%s: %w", t.Namespace, t.Service, ErrNoService)
+		return pod.CallResult{}, fmt.Errorf("services: %s/%s: %w", t.Namespace, t.Service, service.ErrNoService)
 	}
 	return pod.CallResult{Status: 200, Body: []byte("from " + t.Service), Header: ServiceHeader(c.Header)}, nil
 }

@@ -2,85 +2,61 @@ package call
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 )
 
-// Backend is one ready pod behind a Service port.
-type Backend struct {
-	Namespace, Name string
-	// Node is the node the pod runs on; Addr that node's pod HTTP server,
-	// "<InternalIP>:<pod port>", which pods on other nodes are called at.
-	Node, Addr string
-	// IP is the pod's IP (its node's address) and Port the Service port's
-	// target port on the pod, which NetworkPolicy rules compare.
-	IP   string
-	Port int32
-}
-
-// ID is the pod as a call chain names it, "<namespace>/<name>".
-func (b Backend) ID() string { return b.Namespace + "/" + b.Name }
-
-// Resolver finds the ready pods behind a Service port: the control plane
-// reads them from its object store (StoreResolver), workers from the API
-// server (APIResolver).
-type Resolver interface {
-	// Resolve returns the ready pods behind port of the Service
-	// namespace/name (0: its first port). It fails with ErrNoService
-	// (possibly wrapped) when no such Service exists and with
-	// pod.Errno(K32_ERR_NOENT) when it has no such port; no ready pod is an
-	// empty list.
-	Resolve(ctx context.Context, namespace, name string, port int) ([]Backend, error)
-}
-
-// LocalPods gives the in-process handlers of the pods of this node.
-type LocalPods interface {
-	Handler(namespace, name string) (http.Handler, bool)
-}
-
-// Cluster implements Services for one node: it resolves the Service with
-// Resolver, picks a ready pod round-robin, refuses a loop, and calls the
-// pod in-process on the caller's goroutine when it runs on this node, over
-// Remote's keep-alive pool otherwise.
+// Cluster implements Services for one node: it resolves the Service from
+// Objects (service.Resolve), picks a ready pod round-robin, refuses a
+// loop, and calls the pod in-process on the caller's goroutine when it
+// runs on this node, over Remote's keep-alive pool otherwise.
 type Cluster struct {
-	Node     string // this node's name
-	Resolver Resolver
-	Local    LocalPods
+	Node string // this node's name
+	// Objects are where Services resolve from: the object store on the
+	// control plane, the API server (with its 3 s cache) on a worker; nil
+	// knows no Service.
+	Objects service.Objects
+	Local   service.LocalPods
 	// Remote calls pods on other nodes; nil means a shared default pool.
 	Remote *Remote
 	// Allow, when set, checks whether NetworkPolicy lets the pod from
 	// ("<namespace>/<name>") connect to a backend; nil allows, an error
 	// says why not. The call goes to one of the backends it allows; when
 	// it allows none, the call fails with a *DeniedError (K32_ERR_PERM).
-	Allow func(ctx context.Context, from string, b Backend) error
+	Allow func(ctx context.Context, from string, b service.Backend) error
 
-	next atomic.Uint64
+	next service.RoundRobin
 }
 
 var _ Services = (*Cluster)(nil)
 
 // CallService implements Services.
 func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error) {
-	if c.Resolver == nil {
-		return pod.CallResult{}, ErrNoService
+	if c.Objects == nil {
+		return pod.CallResult{}, service.ErrNoService
 	}
-	backends, err := c.Resolver.Resolve(ctx, t.Namespace, t.Service, t.Port)
+	backends, err := service.Resolve(ctx, c.Objects, t.Namespace, t.Service, service.PortRef{Number: int32(t.Port)})
+	if errors.Is(err, service.ErrNoPort) {
+		return pod.CallResult{}, pod.Errno(abi.ErrNoEnt)
+	}
 	if err != nil {
 		return pod.CallResult{}, err
 	}
+	backends = ready(backends)
 	if len(backends) == 0 {
 		return pod.CallResult{}, pod.Errno(abi.ErrNoEnt) // no ready pod selected
 	}
 	if backends, err = c.allowed(ctx, t, call.From, backends); err != nil {
 		return pod.CallResult{}, err
 	}
-	b := backends[int(c.next.Add(1)-1)%len(backends)]
+	b := backends[c.next.Next(len(backends))]
 	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= pod.MaxCallChain {
 		return pod.CallResult{}, pod.Errno(abi.ErrLoop)
 	}
@@ -102,13 +78,24 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 	return r.Do(ctx, b, t, call)
 }
 
+// ready keeps the ready backends: calls go to ready pods only.
+func ready(backends []service.Backend) []service.Backend {
+	out := backends[:0:0]
+	for _, b := range backends {
+		if b.Ready {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // allowed keeps the backends Allow lets from connect to, or fails with
 // the first refusal's reason when it lets none.
-func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends []Backend) ([]Backend, error) {
+func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends []service.Backend) ([]service.Backend, error) {
 	if c.Allow == nil {
 		return backends, nil
 	}
-	var ok []Backend
+	var ok []service.Backend
 	var first error
 	for _, b := range backends {
 		err := c.Allow(ctx, from, b)

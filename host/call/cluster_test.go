@@ -2,10 +2,11 @@ package call
 
 import (
 	"context"
-	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,14 +15,36 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
-// fixedResolver answers every Service with the same backends.
-type fixedResolver []Backend
-
-func (f fixedResolver) Resolve(context.Context, string, string, int) ([]Backend, error) {
-	return f, nil
+// objects returns the Objects of a store in which the Service svc of
+// default (port 80) selects one ready pod per backend b, on node b.Node,
+// whose Node reports b.Addr as its pod HTTP server.
+func objects(t *testing.T, backends ...service.Backend) service.Objects {
+	t.Helper()
+	s := store.New()
+	s.Apply(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "svc"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "svc"}, Ports: []corev1.ServicePort{{Port: 80}}}})
+	for _, b := range backends {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: b.Node}}
+		if b.Addr != "" {
+			host, port, err := net.SplitHostPort(b.Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := strconv.Atoi(port)
+			node.Status = corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: host}},
+				DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(n)}}}
+		}
+		s.Apply(node)
+		s.Apply(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: b.Namespace, Name: b.Name, Labels: map[string]string{"app": "svc"}},
+			Spec: corev1.PodSpec{NodeName: b.Node},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1",
+				Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}})
+	}
+	return service.StoreObjects(s)
 }
 
 // localPods serves every pod of this node with a handler that names it.
@@ -47,7 +70,7 @@ func callTarget(t *testing.T, url string) Target {
 }
 
 func TestClusterPicksRoundRobinAndFiltersHeaders(t *testing.T) {
-	c := &Cluster{Node: "n1", Resolver: fixedResolver{{Namespace: "default", Name: "p1", Node: "n1"}, {Namespace: "default", Name: "p2", Node: "n1"}},
+	c := &Cluster{Node: "n1", Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}, service.Backend{Namespace: "default", Name: "p2", Node: "n1"}),
 		Local: localPods{"default/p1": true, "default/p2": true}}
 	call := pod.Call{From: "default/a", Chain: []string{"x/y", "default/a"}, Method: "GET", RespCap: 100,
 		Header: http.Header{"Cookie": {"c=1"}, "Authorization": {"Bearer t"}}}
@@ -66,7 +89,7 @@ func TestClusterPicksRoundRobinAndFiltersHeaders(t *testing.T) {
 }
 
 func TestClusterRefusesLoops(t *testing.T) {
-	c := &Cluster{Node: "n1", Resolver: fixedResolver{{Namespace: "default", Name: "p1", Node: "n1"}}, Local: localPods{"default/p1": true}}
+	c := &Cluster{Node: "n1", Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}), Local: localPods{"default/p1": true}}
 	for _, chain := range [][]string{
 		{"default/p1", "default/a"},                                    // the target is already in the chain
 		{"1/a", "2/a", "3/a", "4/a", "5/a", "6/a", "7/a", "default/a"}, // the chain has reached 8
@@ -74,7 +97,7 @@ func TestClusterRefusesLoops(t *testing.T) {
 		_, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{From: "default/a", Chain: chain, Method: "GET"})
 		wantErrno(t, err, abi.ErrLoop)
 	}
-	_, err := (&Cluster{Node: "n1", Resolver: fixedResolver{}}).CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{Method: "GET"})
+	_, err := (&Cluster{Node: "n1", Objects: objects(t)}).CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{Method: "GET"})
 	wantErrno(t, err, abi.ErrNoEnt)
 }
 
@@ -87,7 +110,7 @@ func TestClusterCallsOtherNodesWithPodHeader(t *testing.T) {
 	}))
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	c := &Cluster{Node: "n1", Resolver: fixedResolver{{Namespace: "default", Name: "far", Node: "n2", Addr: addr}}}
+	c := &Cluster{Node: "n1", Objects: objects(t, service.Backend{Namespace: "default", Name: "far", Node: "n2", Addr: addr})}
 	res, err := c.CallService(context.Background(), callTarget(t, "http://svc/p?q=1"), pod.Call{From: "default/a", Chain: []string{"default/a"},
 		Method: "GET", RespCap: 10, Header: http.Header{"X-Request-Id": {"r1"}, "X-Secret": {"s"}}})
 	if err != nil {
@@ -102,41 +125,19 @@ func TestClusterCallsOtherNodesWithPodHeader(t *testing.T) {
 	}
 }
 
-func TestStoreResolverSeesChanges(t *testing.T) {
+func TestClusterCallsOnlyReadyPods(t *testing.T) {
+	// Calls go to ready pods; a Service whose running pods are all not
+	// ready is K32_ERR_NOENT (the Ingress would still route to them).
 	s := store.New()
-	s.Apply(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Status: corev1.NodeStatus{
-		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.2"}},
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 7000}}}})
-	s.Apply(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}, {Port: 81}}}})
-	ready := func(name string, ok bool) *corev1.Pod {
-		status := corev1.ConditionFalse
-		if ok {
-			status = corev1.ConditionTrue
-		}
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}},
-			Spec: corev1.PodSpec{NodeName: "w1"},
-			Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.2",
-				Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}}}
-	}
-	s.Apply(ready("web-1", true))
-	s.Apply(ready("web-2", false))
-	r := &StoreResolver{Store: s}
-	b, err := r.Resolve(context.Background(), "default", "web", 0)
-	if err != nil || len(b) != 1 || b[0].Name != "web-1" || b[0].Addr != "127.0.0.2:7000" || b[0].Node != "w1" {
-		t.Fatalf("Resolve = %+v, %v", b, err)
-	}
-	s.Apply(ready("web-2", true)) // a Pod changed: resolved again
-	if b, _ := r.Resolve(context.Background(), "default", "web", 81); len(b) != 2 {
-		t.Errorf("after web-2 became ready: %+v", b)
-	}
-	if _, err := r.Resolve(context.Background(), "default", "web", 82); err == nil {
-		t.Error("port 82: want NOENT")
-	} else {
-		wantErrno(t, err, abi.ErrNoEnt)
-	}
-	s.Delete(store.Key{Kind: "Service", Namespace: "default", Name: "web"}) // a Service changed
-	if _, err := r.Resolve(context.Background(), "default", "web", 0); !errors.Is(err, ErrNoService) {
-		t.Errorf("after the Service was deleted: %v, want ErrNoService", err)
-	}
+	s.Apply(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "svc"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "svc"}, Ports: []corev1.ServicePort{{Port: 80}}}})
+	s.Apply(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p1", Labels: map[string]string{"app": "svc"}},
+		Spec: corev1.PodSpec{NodeName: "n1"},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1",
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}}})
+	c := &Cluster{Node: "n1", Objects: service.StoreObjects(s), Local: localPods{"default/p1": true}}
+	_, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{From: "default/a", Method: "GET"})
+	wantErrno(t, err, abi.ErrNoEnt)
+	_, err = c.CallService(context.Background(), callTarget(t, "http://svc:81/"), pod.Call{From: "default/a", Method: "GET"})
+	wantErrno(t, err, abi.ErrNoEnt) // no such port
 }

@@ -7,16 +7,17 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 )
 
 // "A call to a Service goes to one of its pods that the policies allow.
 // When they allow none ... the call returns K32_ERR_PERM".
 func TestClusterCallsOnlyAllowedPods(t *testing.T) {
 	c := &Cluster{Node: "n1",
-		Resolver: fixedResolver{{Namespace: "default", Name: "p1", Node: "n1"}, {Namespace: "default", Name: "p2", Node: "n1"}},
-		Local:    localPods{"default/p1": true, "default/p2": true}}
+		Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}, service.Backend{Namespace: "default", Name: "p2", Node: "n1"}),
+		Local:   localPods{"default/p1": true, "default/p2": true}}
 	allowed := map[string]bool{"default/p2": true}
-	c.Allow = func(_ context.Context, from string, b Backend) error {
+	c.Allow = func(_ context.Context, from string, b service.Backend) error {
 		if from != "default/a" {
 			t.Errorf("Allow asked for %q", from)
 		}

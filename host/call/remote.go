@@ -10,6 +10,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 )
 
 // HeaderPod names the pod a request to a node's pod HTTP server is for,
@@ -45,7 +46,7 @@ func NewPool() *http.Transport {
 // Do sends call to pod b on its node and reads at most call.RespCap bytes
 // of the answer. An unreachable node or a failed connection is K32_ERR_IO,
 // a passed deadline K32_ERR_TIMEOUT.
-func (r *Remote) Do(ctx context.Context, b Backend, t Target, call pod.Call) (pod.CallResult, error) {
+func (r *Remote) Do(ctx context.Context, b service.Backend, t Target, call pod.Call) (pod.CallResult, error) {
 	tr := r.Transport
 	if tr == nil {
 		tr = defaultRemote.Transport

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
 	"github.com/kube32/kube32/host/channel"
+	svcs "github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -32,8 +33,11 @@ const (
 
 // Config wires the controller to the cluster.
 type Config struct {
-	Store  *store.Store
-	Local  LocalPods
+	Store *store.Store
+	// Node is the node the controller runs on (the control plane): its
+	// pods are called in-process through Local, never proxied.
+	Node   string
+	Local  svcs.LocalPods
 	Images fs.FS // holds firmware/images/web/<bundle>/
 	IP     string
 	// Log receives the controller's log lines.
@@ -58,13 +62,17 @@ type Controller struct {
 
 	// ann keeps the annotations' streams and counters across rebuilds.
 	ann annotationState
+
+	// objects are the store's Services, Endpoints and Nodes, which the
+	// Service backends resolve from.
+	objects svcs.Objects
 }
 
 var _ http.Handler = (*Controller)(nil)
 
 // New returns a controller with a table built from the store as it is.
 func New(cfg Config) *Controller {
-	c := &Controller{cfg: cfg}
+	c := &Controller{cfg: cfg, objects: svcs.StoreObjects(cfg.Store)}
 	c.ann.started = time.Now()
 	c.rebuild()
 	return c
@@ -174,7 +182,7 @@ func (c *Controller) addIngress(t *table, ing *networkingv1.Ingress) {
 func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBackend, path, strip string) http.Handler {
 	switch {
 	case b.Service != nil:
-		sb, err := resolveServiceBackend(c.cfg.Store, ing.Namespace, b.Service, c.cfg.Local)
+		sb, err := c.resolveServiceBackend(ing.Namespace, b.Service)
 		if err != nil {
 			c.logf("[INGRESS] %s/%s %s: %v", ing.Namespace, ing.Name, path, err)
 		}

@@ -71,7 +71,7 @@ func start(t *testing.T, objs ...runtime.Object) *env {
 	pods := &fakePods{}
 	var logs []string
 	var logMu sync.Mutex
-	ctl := New(Config{Store: s, Local: pods, Images: os.DirFS("testdata/images"), IP: controllerIP,
+	ctl := New(Config{Store: s, Node: controlPlane, Local: pods, Images: os.DirFS("testdata/images"), IP: controllerIP,
 		Log: func(format string, args ...any) {
 			logMu.Lock()
 			defer logMu.Unlock()
@@ -123,15 +123,23 @@ func (e *env) raw(t *testing.T, target string) reply {
 // named http; backends(ns, names...) makes a Service and a Running pod of
 // the same name for each.
 
+// controlPlane is the node the controller runs on, and the pods' node.
+const controlPlane = "kube32-control-plane"
+
+// pod is a pod on the control plane; a Running one has its node's IP.
 func pod(ns, name string, podLabels map[string]string, phase corev1.PodPhase, ports ...corev1.ContainerPort) *corev1.Pod {
-	return &corev1.Pod{
+	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: podLabels},
 		Spec: corev1.PodSpec{
-			NodeName:   "kube32-control-plane",
+			NodeName:   controlPlane,
 			Containers: []corev1.Container{{Name: "c", Image: "wasm://embedded/" + name, Ports: ports}},
 		},
 		Status: corev1.PodStatus{Phase: phase},
 	}
+	if phase == corev1.PodRunning {
+		p.Status.PodIP = "127.0.0.1"
+	}
+	return p
 }
 
 func service(ns, name string, ports ...corev1.ServicePort) *corev1.Service {

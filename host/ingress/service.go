@@ -1,57 +1,41 @@
 package ingress
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
-	"sync/atomic"
 
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/host/call"
 	svcs "github.com/kube32/kube32/host/service"
-	"github.com/kube32/kube32/host/store"
 )
-
-// LocalPods gives the in-process handlers of the pods on the control plane.
-type LocalPods interface {
-	Handler(namespace, name string) (http.Handler, bool)
-}
-
-// endpoint is one running pod behind a Service.
-type endpoint struct {
-	namespace, name string
-	nodeName        string
-	targetPort      int32
-	// addr is the pod HTTP server of the pod's worker node
-	// ("<InternalIP>:<pod port>"); "" for a pod on the control plane.
-	addr string
-}
 
 // serviceBackend balances requests round-robin over a Service's running
 // pods; with none it answers 503 with Retry-After: 2.
 type serviceBackend struct {
-	service   string
-	endpoints []endpoint
-	next      atomic.Uint64
-	local     LocalPods
+	service  string
+	backends []svcs.Backend
+	next     svcs.RoundRobin
+	node     string // the controller's node, whose pods are served in-process
+	local    svcs.LocalPods
 }
 
 func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only nodes set the call chain: a client's would make its pod's calls
 	// fail with K32_ERR_LOOP.
 	r.Header.Del(callChainHeader)
-	for range b.endpoints {
-		ep := b.endpoints[int(b.next.Add(1)-1)%len(b.endpoints)]
+	for range b.backends {
+		be := b.backends[b.next.Next(len(b.backends))]
 		// The pod runs on the control plane: call its k32_handle in-process.
-		if h, ok := b.local.Handler(ep.namespace, ep.name); ok {
+		if h, ok := b.local.Handler(be.Namespace, be.Name); ok {
 			h.ServeHTTP(w, r)
 			return
 		}
 		// The pod runs on a worker: proxy to its node's pod HTTP server.
-		if ep.addr != "" {
-			proxyToNode(w, r, ep)
+		if be.Node != b.node && be.Addr != "" {
+			proxyToNode(w, r, be)
 			return
 		}
 	}
@@ -60,78 +44,36 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // resolveServiceBackend finds the Service a backend names in namespace and
-// the running pods it selects, with the target port resolved per pod.
-func resolveServiceBackend(s *store.Store, namespace string, ref *networkingv1.IngressServiceBackend, local LocalPods) (*serviceBackend, error) {
-	obj, ok := s.Get(store.Key{Kind: "Service", Namespace: namespace, Name: ref.Name})
-	b := &serviceBackend{service: namespace + "/" + ref.Name, local: local}
-	if !ok {
-		return b, fmt.Errorf("service %s/%s not found", namespace, ref.Name)
-	}
-	svc := obj.(*corev1.Service)
-	port, err := servicePort(svc, ref.Port)
-	if err != nil {
-		return b, err
-	}
-	for _, p := range svcs.SelectPods(s, svc) {
-		if target, ok := svcs.ResolveTargetPort(port, p); ok {
-			b.endpoints = append(b.endpoints, endpoint{namespace: p.Namespace, name: p.Name, nodeName: p.Spec.NodeName,
-				targetPort: target, addr: workerAddr(s, p.Spec.NodeName)})
-		}
-	}
-	return b, nil
-}
-
-// workerAddr is the pod HTTP server of a worker node, "" for the control
-// plane (whose pods run in-process) or a node the store does not know.
-func workerAddr(s *store.Store, node string) string {
-	obj, ok := s.Get(store.Key{Kind: "Node", Name: node})
-	if !ok {
-		return ""
-	}
-	n := obj.(*corev1.Node)
-	if _, cp := n.Labels[labelControlPlane]; cp {
-		return ""
-	}
-	return call.NodeAddr(n)
+// the running pods behind the port it names.
+func (c *Controller) resolveServiceBackend(namespace string, ref *networkingv1.IngressServiceBackend) (*serviceBackend, error) {
+	b := &serviceBackend{service: namespace + "/" + ref.Name, node: c.cfg.Node, local: c.cfg.Local}
+	var err error
+	port := svcs.PortRef{Name: ref.Port.Name, Number: ref.Port.Number}
+	b.backends, err = svcs.Resolve(context.Background(), c.objects, namespace, ref.Name, port)
+	return b, err
 }
 
 // callChainHeader is pod.HeaderCallChain (the test helpers' name "pod"
 // shadows the package here).
 const callChainHeader = "X-Kube32-Call-Chain"
 
-// labelControlPlane marks the control plane's Node.
-const labelControlPlane = "node-role.kubernetes.io/control-plane"
-
 // nodePool is the keep-alive pool of the proxied requests to worker nodes.
 var nodePool = call.NewPool()
 
-// proxyToNode sends r to pod ep on its worker node over the keep-alive
+// proxyToNode sends r to pod b on its worker node over the keep-alive
 // pool, with X-Kube32-Pod naming the pod, and streams the answer back.
-func proxyToNode(w http.ResponseWriter, r *http.Request, ep endpoint) {
+func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) {
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme, pr.Out.URL.Host = "http", ep.addr
+			pr.Out.URL.Scheme, pr.Out.URL.Host = "http", b.Addr
 			pr.Out.Host = r.Host
-			pr.Out.Header.Set(call.HeaderPod, ep.namespace+"/"+ep.name)
+			pr.Out.Header.Set(call.HeaderPod, b.ID())
 			pr.SetXForwarded()
 		},
 		Transport: nodePool,
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
-			http.Error(w, fmt.Sprintf("pod %s/%s on node %s: %v", ep.namespace, ep.name, ep.nodeName, err), http.StatusBadGateway)
+			http.Error(w, fmt.Sprintf("pod %s on node %s: %v", b.ID(), b.Node, err), http.StatusBadGateway)
 		},
 	}
 	rp.ServeHTTP(w, r)
-}
-
-// servicePort finds the Service port a backend names by number or by name.
-func servicePort(svc *corev1.Service, ref networkingv1.ServiceBackendPort) (corev1.ServicePort, error) {
-	for _, p := range svc.Spec.Ports {
-		if (ref.Name != "" && p.Name == ref.Name) || (ref.Name == "" && p.Port == ref.Number) {
-			return p, nil
-		}
-	}
-	if ref.Name != "" {
-		return corev1.ServicePort{}, fmt.Errorf("service %s/%s has no port named %q", svc.Namespace, svc.Name, ref.Name)
-	}
-	return corev1.ServicePort{}, fmt.Errorf("service %s/%s has no port %d", svc.Namespace, svc.Name, ref.Number)
 }

@@ -44,6 +44,7 @@ func TestServiceBackendProxiesToWorkerPods(t *testing.T) {
 	onWorker := func(name string) *corev1.Pod {
 		p := pod("default", name, map[string]string{"app": "web"}, corev1.PodRunning)
 		p.Spec.NodeName = "w1"
+		p.Status.PodIP = "127.0.0.2"
 		return p
 	}
 	e := start(t, worker, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))), service("default", "web"),

@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -243,62 +243,45 @@ func (s *apiSource) fetch(key string, get func() (any, error)) (any, error) {
 	return obj, err
 }
 
-// Resolve implements call.Resolver from the Service, its Endpoints and the
-// Nodes of its ready addresses.
-func (s *apiSource) Resolve(ctx context.Context, namespace, name string, port int) ([]call.Backend, error) {
-	core := s.client.CoreV1()
+// Service implements service.Objects, through the cache.
+func (s *apiSource) Service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
 	obj, err := s.fetch("svc/"+namespace+"/"+name, func() (any, error) {
-		return core.Services(namespace).Get(ctx, name, metav1.GetOptions{})
+		return s.client.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
 	})
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("service %s/%s: %w", namespace, name, call.ErrNoService)
+		return nil, fmt.Errorf("service %s/%s: %w", namespace, name, service.ErrNoService)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("service %s/%s: %v: %w", namespace, name, err, pod.Errno(abi.ErrIO))
 	}
-	sp, ok := call.ServicePort(obj.(*corev1.Service), port)
-	if !ok {
-		return nil, pod.Errno(abi.ErrNoEnt)
-	}
-	obj, err = s.fetch("ep/"+namespace+"/"+name, func() (any, error) {
-		return core.Endpoints(namespace).Get(ctx, name, metav1.GetOptions{})
+	return obj.(*corev1.Service), nil
+}
+
+// Endpoints implements service.Objects, through the cache: the API server
+// computes them as the control plane resolves its own calls.
+func (s *apiSource) Endpoints(ctx context.Context, svc *corev1.Service) (*corev1.Endpoints, error) {
+	obj, err := s.fetch("ep/"+svc.Namespace+"/"+svc.Name, func() (any, error) {
+		return s.client.CoreV1().Endpoints(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
 	})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("endpoints %s/%s: %v: %w", namespace, name, err, pod.Errno(abi.ErrIO))
+		return nil, fmt.Errorf("endpoints %s/%s: %v: %w", svc.Namespace, svc.Name, err, pod.Errno(abi.ErrIO))
 	}
-	var out []call.Backend
-	for _, subset := range obj.(*corev1.Endpoints).Subsets {
-		target, ok := subsetPort(subset.Ports, sp.Name)
-		if !ok {
-			continue
-		}
-		for _, a := range subset.Addresses {
-			if a.TargetRef == nil || a.NodeName == nil {
-				continue
-			}
-			b := call.Backend{Namespace: namespace, Name: a.TargetRef.Name, Node: *a.NodeName, IP: a.IP, Port: target}
-			if n, err := s.fetch("node/"+b.Node, func() (any, error) {
-				return core.Nodes().Get(ctx, b.Node, metav1.GetOptions{})
-			}); err == nil {
-				b.Addr = call.NodeAddr(n.(*corev1.Node))
-			}
-			out = append(out, b)
-		}
-	}
-	return out, nil
+	return obj.(*corev1.Endpoints), nil
 }
 
-// subsetPort is the target port of the Service port named name in an
-// Endpoints subset (ports match by name; a lone unnamed port has ""), and
-// whether the subset serves it.
-func subsetPort(ports []corev1.EndpointPort, name string) (int32, bool) {
-	for _, p := range ports {
-		if p.Name == name {
-			return p.Port, true
-		}
+// Node implements service.Objects, through the cache.
+func (s *apiSource) Node(ctx context.Context, name string) (*corev1.Node, error) {
+	obj, err := s.fetch("node/"+name, func() (any, error) {
+		return s.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
 	}
-	return 0, false
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", name, err)
+	}
+	return obj.(*corev1.Node), nil
 }

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -26,12 +27,8 @@ type apiPolicies struct {
 	mu       sync.Mutex
 	labels   map[string]map[string]string             // the node's pods by "namespace/name"
 	policies map[string][]*networkingv1.NetworkPolicy // by namespace; absent: not loaded
+	failed   map[string]error                         // why the last load of a namespace not loaded failed
 }
-
-var (
-	_ policyView   = (*apiSource)(nil)
-	_ policySyncer = (*apiSource)(nil)
-)
 
 // PodsSynced records the labels of the node's pods and loads the policies
 // of the namespaces not loaded yet; namespaces without pods are forgotten,
@@ -57,6 +54,11 @@ func (s *apiSource) PodsSynced(ctx context.Context, pods []*corev1.Pod) {
 			delete(np.policies, ns)
 		}
 	}
+	for ns := range np.failed {
+		if !namespaces[ns] {
+			delete(np.failed, ns)
+		}
+	}
 	np.mu.Unlock()
 	for _, ns := range missing {
 		_ = s.loadPolicies(ctx, ns) // a failure leaves ns unloaded: its pods' calls are denied until a later load
@@ -68,20 +70,26 @@ func (s *apiSource) loadPolicies(ctx context.Context, namespace string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	list, err := s.client.NetworkingV1().NetworkPolicies(namespace).List(ctx, metav1.ListOptions{})
+	np := &s.netpol
+	np.mu.Lock()
+	defer np.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("listing the NetworkPolicies of namespace %s: %w", namespace, err)
+		err = fmt.Errorf("listing the NetworkPolicies of namespace %s: %w", namespace, err)
+		if np.failed == nil {
+			np.failed = map[string]error{}
+		}
+		np.failed[namespace] = err
+		return err
 	}
 	out := make([]*networkingv1.NetworkPolicy, len(list.Items))
 	for i := range list.Items {
 		out[i] = &list.Items[i]
 	}
-	np := &s.netpol
-	np.mu.Lock()
-	defer np.mu.Unlock()
 	if np.policies == nil {
 		np.policies = map[string][]*networkingv1.NetworkPolicy{}
 	}
 	np.policies[namespace] = out
+	delete(np.failed, namespace)
 	return nil
 }
 
@@ -109,11 +117,19 @@ func (s *apiSource) refreshPolicies(ctx context.Context) {
 	}
 }
 
-func (s *apiSource) Policies(namespace string) ([]*networkingv1.NetworkPolicy, bool) {
+// Policies returns the policies of namespace as last loaded, or why the
+// node has not loaded them.
+func (s *apiSource) Policies(namespace string) ([]*networkingv1.NetworkPolicy, error) {
 	s.netpol.mu.Lock()
 	defer s.netpol.mu.Unlock()
-	p, ok := s.netpol.policies[namespace]
-	return p, ok
+	if p, ok := s.netpol.policies[namespace]; ok {
+		return p, nil
+	}
+	why := "the node has not loaded the NetworkPolicies of namespace " + namespace
+	if err := s.netpol.failed[namespace]; err != nil {
+		why += ": " + err.Error()
+	}
+	return nil, errors.New(why)
 }
 
 func (s *apiSource) CallerLabels(namespace, name string) (map[string]string, bool) {

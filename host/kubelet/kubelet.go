@@ -22,6 +22,7 @@ import (
 	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -104,12 +105,12 @@ func New(cfg Config) *Kubelet {
 	if cfg.Source == nil && cfg.Store != nil {
 		k.cfg.Source = StoreSource(cfg.Store)
 	}
-	var resolver call.Resolver
+	var objects service.Objects
 	if k.cfg.Source != nil {
-		resolver = k.cfg.Source
+		objects = k.cfg.Source
 	}
 	k.caller = &deniedLogger{k: k, caller: &call.Caller{Outside: k.outside(), HTTPS: cfg.HTTPS, Services: &call.Cluster{
-		Node: cfg.NodeName, Resolver: resolver, Local: k, Remote: cfg.Remote, Allow: k.allowBackend,
+		Node: cfg.NodeName, Objects: objects, Local: k, Remote: cfg.Remote, Allow: k.allowBackend,
 	}}}
 	return k
 }
@@ -260,7 +261,7 @@ func (k *Kubelet) Pod(namespace, name string) (*pod.Pod, bool) {
 // Settled reports whether every pod bound to this node has started or
 // failed for good, which /readyz waits for.
 func (k *Kubelet) Settled() bool {
-	if s, ok := k.cfg.Source.(interface{ Synced() bool }); ok && !s.Synced() {
+	if !k.cfg.Source.Synced() {
 		return false
 	}
 	k.mu.Lock()

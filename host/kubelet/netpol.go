@@ -8,51 +8,23 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/lograte"
 	"github.com/kube32/kube32/host/netpol"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
-// policyView is what the kubelet checks its pods' connections against
-// NetworkPolicy with. Both Sources implement it: the control plane reads
-// the object store at each call, a worker what it loaded from the API
-// server (see apiPolicies).
-type policyView interface {
-	// Policies returns the NetworkPolicies of namespace, and false while
-	// the node has not loaded them (a worker denies the calls then).
-	Policies(namespace string) ([]*networkingv1.NetworkPolicy, bool)
-	// CallerLabels returns the labels of the calling pod namespace/name.
-	CallerLabels(namespace, name string) (map[string]string, bool)
-	// NamespaceLabels returns a namespace's labels (nil when unknown).
-	NamespaceLabels(ctx context.Context, name string) map[string]string
-	// TargetPod reads a pod behind a Service, when a rule compares its
-	// labels or port names.
-	TargetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
-}
-
-// policySyncer is a policyView that learns the node's pods at each pod
-// sync: a worker records their labels and loads the policies of their
-// namespaces before they start.
-type policySyncer interface {
-	PodsSynced(ctx context.Context, pods []*corev1.Pod)
-}
-
-// syncPolicies tells a worker's Source the pods of this sync, before any
-// of them starts.
+// syncPolicies tells the Source the pods of this sync, before any of them
+// starts: a worker loads their namespaces' NetworkPolicies then.
 func (k *Kubelet) syncPolicies(ctx context.Context, pods map[store.Key]*corev1.Pod) {
-	s, ok := k.cfg.Source.(policySyncer)
-	if !ok {
-		return
-	}
 	list := make([]*corev1.Pod, 0, len(pods))
 	for _, p := range pods {
 		list = append(list, p)
 	}
-	s.PodsSynced(ctx, list)
+	k.cfg.Source.PodsSynced(ctx, list)
 }
 
 // allowHost is call.Outside.Allow: NetworkPolicy for a host outside the
@@ -67,37 +39,33 @@ func (k *Kubelet) allowHost(ctx context.Context, from string, addr netip.AddrPor
 
 // allowBackend is call.Cluster.Allow: NetworkPolicy for a pod behind a
 // Service.
-func (k *Kubelet) allowBackend(ctx context.Context, from string, b call.Backend) error {
+func (k *Kubelet) allowBackend(ctx context.Context, from string, b service.Backend) error {
 	ip, _ := netip.ParseAddr(b.IP) // an unknown IP matches no ipBlock
-	dest := netpol.Dest{Addr: ip, Port: b.Port, Namespace: b.Namespace, Name: b.Name}
-	if view, ok := k.cfg.Source.(policyView); ok {
-		dest.Pod = func() (*corev1.Pod, error) { return view.TargetPod(ctx, b.Namespace, b.Name) }
-	}
+	dest := netpol.Dest{Addr: ip, Port: b.Port, Namespace: b.Namespace, Name: b.Name,
+		Pod: func() (*corev1.Pod, error) { return k.cfg.Source.TargetPod(ctx, b.Namespace, b.Name) }}
 	if d := k.evaluate(ctx, from, dest); !d.Allowed {
 		return errors.New(d.Reason)
 	}
 	return nil
 }
 
-// evaluate decides a connection of the pod from ("<namespace>/<name>").
+// evaluate decides a connection of the pod from ("<namespace>/<name>"). A
+// node that cannot tell the policies of the pod's namespace denies it.
 func (k *Kubelet) evaluate(ctx context.Context, from string, to netpol.Dest) netpol.Decision {
-	view, ok := k.cfg.Source.(policyView)
-	if !ok {
-		return netpol.Decision{Allowed: true, Reason: "the node enforces no NetworkPolicy"}
-	}
+	src := k.cfg.Source
 	namespace, name, _ := strings.Cut(from, "/")
-	policies, loaded := view.Policies(namespace)
-	if !loaded {
-		return netpol.Decision{Reason: "the node has not loaded the NetworkPolicies of namespace " + namespace}
+	policies, err := src.Policies(namespace)
+	if err != nil {
+		return netpol.Decision{Reason: err.Error()}
 	}
 	if len(policies) == 0 {
 		return netpol.Decision{Allowed: true, Reason: "no egress policy selects the pod"}
 	}
-	labels, ok := view.CallerLabels(namespace, name)
+	labels, ok := src.CallerLabels(namespace, name)
 	if !ok {
 		return netpol.Decision{Reason: "the node does not know the labels of pod " + from}
 	}
-	namespaces := func(ns string) map[string]string { return view.NamespaceLabels(ctx, ns) }
+	namespaces := func(ns string) map[string]string { return src.NamespaceLabels(ctx, ns) }
 	return netpol.Evaluate(netpol.Pod{Namespace: namespace, Name: name, Labels: labels}, policies, namespaces, to)
 }
 

@@ -6,23 +6,28 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
-// Source is how a kubelet reads and writes the cluster's objects: the
-// control plane's kubelet works on the object store directly
+// Source is everything a kubelet reads and writes of the cluster's
+// objects: the control plane's kubelet works on the object store directly
 // (StoreSource), a worker's only over HTTP through the API server
-// (NewAPISource), as board workers do.
+// (NewAPISource), as board workers do. Both implement all of it; a
+// question a Source cannot answer is an error, and the kubelet denies what
+// depends on it.
 type Source interface {
 	// RegisterNode creates or replaces the node's Node object.
 	RegisterNode(ctx context.Context, n *corev1.Node) error
 	// Pods returns the pods bound to node, terminating ones included.
 	Pods(node string) []*corev1.Pod
+	// Synced reports whether Pods knows the node's pods yet (a worker's
+	// first list has arrived): before that the kubelet is not settled.
+	Synced() bool
 	// Changes signals, coalesced, whenever the pods of node may have
 	// changed, until ctx ends.
 	Changes(ctx context.Context, node string) <-chan struct{}
@@ -37,19 +42,44 @@ type Source interface {
 	// NamespaceServices returns the Services and Endpoints of a namespace,
 	// for the Service environment variables.
 	NamespaceServices(namespace string) ([]*corev1.Service, []*corev1.Endpoints)
-	// Resolver resolves Services for k32_http_call.
-	call.Resolver
+
+	// The Services, Endpoints and Nodes k32_http_call resolves Services
+	// from (service.Resolve).
+	service.Objects
+
+	// What NetworkPolicy checks the node's calls against (netpol.go).
+
+	// PodsSynced tells the Source the node's pods at each pod sync, before
+	// any of them starts: a worker records their labels and loads the
+	// policies of their namespaces.
+	PodsSynced(ctx context.Context, pods []*corev1.Pod)
+	// Policies returns the NetworkPolicies of namespace, or why the node
+	// cannot tell them (a worker that has not loaded them): the calls of
+	// the namespace's pods are denied then.
+	Policies(namespace string) ([]*networkingv1.NetworkPolicy, error)
+	// CallerLabels returns the labels of the calling pod namespace/name.
+	CallerLabels(namespace, name string) (map[string]string, bool)
+	// NamespaceLabels returns a namespace's labels (nil when unknown).
+	NamespaceLabels(ctx context.Context, name string) map[string]string
+	// TargetPod reads a pod behind a Service, when a rule compares its
+	// labels or port names.
+	TargetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
 }
+
+var (
+	_ Source = (*storeSource)(nil)
+	_ Source = (*apiSource)(nil)
+)
 
 // StoreSource is the Source of the control plane's kubelet: the object
 // store itself.
 func StoreSource(s *store.Store) Source {
-	return &storeSource{store: s, StoreResolver: &call.StoreResolver{Store: s}}
+	return &storeSource{store: s, Objects: service.StoreObjects(s)}
 }
 
 type storeSource struct {
 	store *store.Store
-	*call.StoreResolver
+	service.Objects
 }
 
 func (s *storeSource) RegisterNode(_ context.Context, n *corev1.Node) error {
@@ -66,6 +96,9 @@ func (s *storeSource) Pods(node string) []*corev1.Pod {
 	}
 	return out
 }
+
+// Synced is always true: the store is the source of truth.
+func (s *storeSource) Synced() bool { return true }
 
 func (s *storeSource) Changes(ctx context.Context, _ string) <-chan struct{} {
 	events, cancel := s.store.Subscribe()

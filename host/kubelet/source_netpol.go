@@ -13,15 +13,17 @@ import (
 // The control plane's kubelet reads policies, pods and namespaces from the
 // object store at every call: a change applies from the next call.
 
-var _ policyView = (*storeSource)(nil)
+// PodsSynced has nothing to do: the store holds every pod's labels and
+// every namespace's policies.
+func (s *storeSource) PodsSynced(context.Context, []*corev1.Pod) {}
 
-func (s *storeSource) Policies(namespace string) ([]*networkingv1.NetworkPolicy, bool) {
+func (s *storeSource) Policies(namespace string) ([]*networkingv1.NetworkPolicy, error) {
 	objs, _ := s.store.ListShared("NetworkPolicy", namespace) // only read
 	out := make([]*networkingv1.NetworkPolicy, 0, len(objs))
 	for _, o := range objs {
 		out = append(out, o.(*networkingv1.NetworkPolicy))
 	}
-	return out, true
+	return out, nil
 }
 
 func (s *storeSource) CallerLabels(namespace, name string) (map[string]string, bool) {

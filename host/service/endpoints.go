@@ -42,7 +42,7 @@ func backends(svc *corev1.Service, pods []*corev1.Pod, withTerminating bool) []b
 		}
 		var ports []corev1.EndpointPort
 		for _, sp := range svc.Spec.Ports {
-			if target, ok := ResolveTargetPort(sp, p); ok {
+			if target, ok := resolveTargetPort(sp, p); ok {
 				ports = append(ports, corev1.EndpointPort{Name: sp.Name, Port: target, Protocol: protocol(sp.Protocol), AppProtocol: sp.AppProtocol})
 			}
 		}

@@ -259,7 +259,7 @@ func TestResolveTargetPort(t *testing.T) {
 		{"an unknown name resolves nothing", intstr.FromString("nope"), 0, false},
 		{"unset defaults to port", intstr.IntOrString{}, 80, true},
 	} {
-		got, ok := ResolveTargetPort(corev1.ServicePort{Port: 80, TargetPort: tt.target}, p)
+		got, ok := resolveTargetPort(corev1.ServicePort{Port: 80, TargetPort: tt.target}, p)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%s: got %d %v, want %d %v", tt.rule, got, ok, tt.want, tt.ok)
 		}

@@ -70,7 +70,7 @@ func serviceTarget(svc *corev1.Service, p *corev1.Pod, ep *corev1.Endpoints, nod
 	var ports []resolvedPort
 	if Selects(svc, p) {
 		for _, sp := range svc.Spec.Ports {
-			if target, ok := ResolveTargetPort(sp, p); ok {
+			if target, ok := resolveTargetPort(sp, p); ok {
 				ports = append(ports, resolvedPort{sp, target})
 			}
 		}
