@@ -73,13 +73,13 @@ func (s *Server) serveEgress(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	resp, err := s.cfg.Egress.TLS.Open(ctx, t, c, s.egressAllow)
 	var denied *call.DeniedError
-	var code pod.Errno
+	var code abi.Errno
 	switch {
 	case errors.As(err, &denied):
 		s.refuseEgress(w, r, from, "NetworkPolicy: "+denied.Target+" denied: "+denied.Reason)
 		return
 	case errors.As(err, &code):
-		egressFailed(w, int32(code))
+		egressFailed(w, code)
 		return
 	case err != nil:
 		return // the worker is gone: nobody to answer
@@ -189,7 +189,7 @@ func (s *Server) refuseEgress(w http.ResponseWriter, r *http.Request, from, reas
 
 // egressFailed answers a call that failed before the host answered: code
 // in X-Kube32-Egress-Result with a 4xx or 5xx status.
-func egressFailed(w http.ResponseWriter, code int32) {
+func egressFailed(w http.ResponseWriter, code abi.Errno) {
 	status := http.StatusBadGateway
 	switch code {
 	case abi.ErrPerm:
@@ -205,7 +205,7 @@ func egressFailed(w http.ResponseWriter, code int32) {
 	w.Header().Set(call.HeaderEgressResult, strconv.Itoa(int(code)))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
-	io.WriteString(w, abi.ErrorName(code)+"\n")
+	io.WriteString(w, code.Name()+"\n")
 }
 
 // readEgressRequest reads the pod's request from r's message/http body:

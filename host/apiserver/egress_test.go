@@ -181,8 +181,8 @@ func TestNoEgressGatewayIs404(t *testing.T) {
 	tg, _ := call.ParseTarget("https://127.0.0.1/", "default")
 	_, err = (&call.Egress{API: g.url, NodeIP: "127.0.0.2"}).CallHTTPS(context.Background(), tg,
 		pod.Call{From: "default/b", Method: "GET", URL: "https://127.0.0.1/", RespCap: 10}, nil)
-	var code pod.Errno
-	if !errors.As(err, &code) || int32(code) != abi.ErrNotSup {
+	var code abi.Errno
+	if !errors.As(err, &code) || code != abi.ErrNotSup {
 		t.Fatalf("worker client: %v", err)
 	}
 }

@@ -19,9 +19,9 @@ type Services interface {
 	// t.Port (0: its first port). The caller headers a target pod may see
 	// are ServiceHeader(call.Header). It returns ErrNoService (possibly
 	// wrapped) when no such Service exists, so the "<service>.<namespace>"
-	// form can fall back to a host outside; pod.Errno(K32_ERR_NOENT) when
+	// form can fall back to a host outside; abi.Errno(K32_ERR_NOENT) when
 	// the port is unknown or no ready pod is selected; LOOP, NOMEM, IO,
-	// TIMEOUT, … as pod.Errno; and a result with Truncated set when the
+	// TIMEOUT, … as abi.Errno; and a result with Truncated set when the
 	// body exceeded call.RespCap.
 	CallService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error)
 }
@@ -64,7 +64,7 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 			return res, err
 		}
 		if !t.FallbackOutside {
-			return pod.CallResult{}, pod.Errno(abi.ErrNoEnt)
+			return pod.CallResult{}, abi.ErrNoEnt
 		}
 		t = t.Outside()
 	}
@@ -74,7 +74,7 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 	}
 	if t.Scheme == "https" {
 		if c.HTTPS == nil {
-			return pod.CallResult{}, pod.Errno(abi.ErrNotSup)
+			return pod.CallResult{}, abi.ErrNotSup
 		}
 		return c.HTTPS.CallHTTPS(ctx, t, call, o.Allow)
 	}

@@ -34,7 +34,7 @@ type Resolver interface {
 	// Resolve returns the ready pods behind port of the Service
 	// namespace/name (0: its first port). It fails with ErrNoService
 	// (possibly wrapped) when no such Service exists and with
-	// pod.Errno(K32_ERR_NOENT) when it has no such port; no ready pod is an
+	// abi.Errno(K32_ERR_NOENT) when it has no such port; no ready pod is an
 	// empty list.
 	Resolve(ctx context.Context, namespace, name string, port int) ([]Backend, error)
 }
@@ -75,25 +75,25 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 		return pod.CallResult{}, err
 	}
 	if len(backends) == 0 {
-		return pod.CallResult{}, pod.Errno(abi.ErrNoEnt) // no ready pod selected
+		return pod.CallResult{}, abi.ErrNoEnt // no ready pod selected
 	}
 	if backends, err = c.allowed(ctx, t, call.From, backends); err != nil {
 		return pod.CallResult{}, err
 	}
 	b := backends[int(c.next.Add(1)-1)%len(backends)]
 	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= pod.MaxCallChain {
-		return pod.CallResult{}, pod.Errno(abi.ErrLoop)
+		return pod.CallResult{}, abi.ErrLoop
 	}
 	if b.Node == c.Node && c.Local != nil {
 		h, ok := c.Local.Handler(b.Namespace, b.Name)
 		if !ok {
 			// Ready in the store but gone here: stopped a moment ago.
-			return pod.CallResult{}, pod.Errno(abi.ErrNoEnt)
+			return pod.CallResult{}, abi.ErrNoEnt
 		}
 		return callLocal(ctx, h, t, call)
 	}
 	if b.Addr == "" {
-		return pod.CallResult{}, fmt.Errorf("call %s on node %s: the node has no pod server address: %w", b.ID(), b.Node, pod.Errno(abi.ErrIO))
+		return pod.CallResult{}, fmt.Errorf("call %s on node %s: the node has no pod server address: %w", b.ID(), b.Node, abi.ErrIO)
 	}
 	r := c.Remote
 	if r == nil {

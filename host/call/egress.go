@@ -57,7 +57,7 @@ var _ HTTPS = (*Egress)(nil)
 // code in X-Kube32-Egress-Result the call's result.
 func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ AllowFunc) (pod.CallResult, error) {
 	if t.Kind != OutsideTarget || t.Scheme != "https" {
-		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+		return pod.CallResult{}, abi.ErrInval
 	}
 	msg, err := egressMessage(t, call)
 	if err != nil {
@@ -71,7 +71,7 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 		"&timeout=" + strconv.Itoa(timeout) + "&limit=" + strconv.Itoa(call.RespCap)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(msg))
 	if err != nil {
-		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+		return pod.CallResult{}, abi.ErrInval
 	}
 	req.Header.Set("Content-Type", EgressContentType)
 	if e.Token != "" {
@@ -85,15 +85,15 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 	result, err := strconv.Atoi(resp.Header.Get(HeaderEgressResult))
 	switch {
 	case err != nil && resp.StatusCode == http.StatusNotFound:
-		return pod.CallResult{}, pod.Errno(abi.ErrNotSup) // an API server without the gateway
+		return pod.CallResult{}, abi.ErrNotSup // an API server without the gateway
 	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
-		return pod.CallResult{}, pod.Errno(abi.ErrPerm)
+		return pod.CallResult{}, abi.ErrPerm
 	case err != nil:
-		return pod.CallResult{}, pod.Errno(abi.ErrIO)
+		return pod.CallResult{}, abi.ErrIO
 	case result < 0:
-		return pod.CallResult{}, pod.Errno(int32(result))
+		return pod.CallResult{}, abi.Errno(result)
 	case result < 200 || result > 599:
-		return pod.CallResult{}, pod.Errno(abi.ErrIO)
+		return pod.CallResult{}, abi.ErrIO
 	}
 	body, truncated, err := readBody(resp.Body, -1, call.RespCap)
 	if err != nil {

@@ -82,7 +82,7 @@ func TestEgressClientResults(t *testing.T) {
 		name   string
 		status int
 		result string
-		code   int32
+		code   abi.Errno
 	}{
 		{"API server without the gateway", 404, "", abi.ErrNotSup},
 		{"refused by the gateway", 403, "-1", abi.ErrPerm},

@@ -41,13 +41,13 @@ type Outside struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// Allow, when set, checks each connection against the calling pod's
-	// NetworkPolicies before it is opened; its error (pod.Errno(K32_ERR_PERM)
+	// NetworkPolicies before it is opened; its error (abi.Errno(K32_ERR_PERM)
 	// when refused) fails the call. Name lookups are not subject to it.
 	Allow func(ctx context.Context, from string, addr netip.AddrPort) error
 }
 
 // Do makes call to the OutsideTarget t over http:// and reads the answer.
-// Failures are pod.Errno codes: NOENT (name does not resolve), TIMEOUT
+// Failures are abi.Errno codes: NOENT (name does not resolve), TIMEOUT
 // (ctx's deadline passed), CONNREFUSED, HOSTUNREACH, IO (any other
 // connection failure, a malformed answer or a head over HeadLimit), INVAL
 // (a method or header that cannot be sent). When ctx is cancelled without
@@ -110,7 +110,7 @@ func (o *Outside) headLimit() int {
 func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
 		if !a.Is4() {
-			return nil, pod.Errno(abi.ErrInval)
+			return nil, abi.ErrInval
 		}
 		return []netip.Addr{a}, nil
 	}
@@ -126,13 +126,13 @@ func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error)
 		}
 		return addrs, nil
 	case ctx.Err() == context.DeadlineExceeded:
-		return nil, pod.Errno(abi.ErrTimeout)
+		return nil, abi.ErrTimeout
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	}
 	// Not found, no answer from the name server, no server at all: to the
 	// pod, the name does not resolve.
-	return nil, pod.Errno(abi.ErrNoEnt)
+	return nil, abi.ErrNoEnt
 }
 
 // connect opens one connection to the first of addrs that accepts it.

@@ -52,7 +52,7 @@ func (r *Remote) Do(ctx context.Context, b Backend, t Target, call pod.Call) (po
 	}
 	req, err := http.NewRequestWithContext(ctx, call.Method, "http://"+b.Addr+t.RequestURI, bytes.NewReader(call.Body))
 	if err != nil {
-		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+		return pod.CallResult{}, abi.ErrInval
 	}
 	req.Host = t.HostHeader
 	req.Header = chainHeader(call)

@@ -55,7 +55,7 @@ func ServiceHeader(h http.Header) http.Header {
 // body (and for an empty one where a body is expected), Connection: close.
 // A method or header that cannot travel fails with K32_ERR_INVAL.
 func buildRequest(t Target, call pod.Call) ([]byte, error) {
-	inval := pod.Errno(abi.ErrInval)
+	inval := abi.ErrInval
 	if !validToken(call.Method) {
 		return nil, inval
 	}

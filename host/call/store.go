@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
@@ -65,7 +64,7 @@ func (r *StoreResolver) resolve(namespace, name string, port int) ([]Backend, er
 	svc := obj.(*corev1.Service)
 	sp, ok := ServicePort(svc, port)
 	if !ok {
-		return nil, pod.Errno(abi.ErrNoEnt)
+		return nil, abi.ErrNoEnt
 	}
 	var out []Backend
 	for _, p := range service.SelectPods(r.Store, svc) {

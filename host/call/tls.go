@@ -129,7 +129,7 @@ func (s *TLS) CallHTTPS(ctx context.Context, t Target, call pod.Call, allow Allo
 
 // Open takes a session, connects to t (allow checking the connection),
 // shakes hands, sends call and reads the answer's head. Failures are
-// pod.Errno codes: BUSY (every session in use), CERT (the certificate was
+// abi.Errno codes: BUSY (every session in use), CERT (the certificate was
 // refused), TLS (any other handshake failure), and those of Outside.Do.
 // The caller must Close the Response.
 func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc) (*Response, error) {
@@ -141,7 +141,7 @@ func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 		return nil, err
 	}
 	if !s.acquire() {
-		return nil, pod.Errno(abi.ErrBusy)
+		return nil, abi.ErrBusy
 	}
 	resp, err := s.open(ctx, t, call, allow, req)
 	if err != nil {
@@ -209,13 +209,13 @@ func (s *TLS) handshakeErrno(ctx context.Context, err error, from string, t Targ
 	var verify *tls.CertificateVerificationError
 	if errors.As(err, &verify) {
 		s.logCert(from, t, verify.Err)
-		return pod.Errno(abi.ErrCert)
+		return abi.ErrCert
 	}
 	var ne net.Error
 	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return ioErrno(ctx, err)
 	}
-	return pod.Errno(abi.ErrTLS)
+	return abi.ErrTLS
 }
 
 // logCert writes the [EGRESS] certificate line, unless one was written

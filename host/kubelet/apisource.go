@@ -19,7 +19,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/call"
-	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -254,11 +253,11 @@ func (s *apiSource) Resolve(ctx context.Context, namespace, name string, port in
 		return nil, fmt.Errorf("service %s/%s: %w", namespace, name, call.ErrNoService)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("service %s/%s: %v: %w", namespace, name, err, pod.Errno(abi.ErrIO))
+		return nil, fmt.Errorf("service %s/%s: %v: %w", namespace, name, err, abi.ErrIO)
 	}
 	sp, ok := call.ServicePort(obj.(*corev1.Service), port)
 	if !ok {
-		return nil, pod.Errno(abi.ErrNoEnt)
+		return nil, abi.ErrNoEnt
 	}
 	obj, err = s.fetch("ep/"+namespace+"/"+name, func() (any, error) {
 		return core.Endpoints(namespace).Get(ctx, name, metav1.GetOptions{})
@@ -267,7 +266,7 @@ func (s *apiSource) Resolve(ctx context.Context, namespace, name string, port in
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("endpoints %s/%s: %v: %w", namespace, name, err, pod.Errno(abi.ErrIO))
+		return nil, fmt.Errorf("endpoints %s/%s: %v: %w", namespace, name, err, abi.ErrIO)
 	}
 	var out []call.Backend
 	for _, subset := range obj.(*corev1.Endpoints).Subsets {

@@ -2,12 +2,9 @@ package pod
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/kube32/kube32/abi"
 )
 
 // Caller carries out k32_http_call. The pod has already checked the
@@ -75,16 +72,4 @@ type CallResult struct {
 // Publisher carries out k32_publish for a pod granted CHANNEL_IPC.
 type Publisher interface {
 	Publish(ctx context.Context, from, topic string, data []byte) error
-}
-
-// Errno is a K32_ERR_* code as a Go error: a Caller or Publisher returns it
-// to give the guest that exact code. Any other error becomes K32_ERR_IO.
-type Errno int32
-
-// Error names the code.
-func (e Errno) Error() string {
-	if name := abi.ErrorName(int32(e)); name != "" {
-		return name
-	}
-	return fmt.Sprintf("k32 error %d", int32(e))
 }

@@ -81,11 +81,11 @@ func (p *Pod) callChain(ctx context.Context) []string {
 }
 
 // callErrno maps a Caller or Publisher error to the code the guest gets.
-func callErrno(ctx, callCtx context.Context, err error) int32 {
-	var code Errno
+func callErrno(ctx, callCtx context.Context, err error) abi.Errno {
+	var code abi.Errno
 	switch {
 	case errors.As(err, &code):
-		return int32(code)
+		return code
 	case ctx.Err() != nil: // the pod is stopping or the callback ran out of time
 		return abi.ErrIntr
 	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):

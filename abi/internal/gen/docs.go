@@ -71,7 +71,7 @@ func Docs() ([]byte, error) {
 		})
 	}
 	for _, e := range abi.Errors {
-		d.Errors = append(d.Errors, docRow{Name: e.Name, Code: e.Code, Ext: e.Ext, Doc: markdownText(e.Doc)})
+		d.Errors = append(d.Errors, docRow{Name: e.Name, Code: int32(e.Code), Ext: e.Ext, Doc: markdownText(e.Doc)})
 	}
 	var b bytes.Buffer
 	if err := docsTmpl.Execute(&b, d); err != nil {
