@@ -1,6 +1,9 @@
 package abi
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Errno is a K32_ERR_* code. As a Go error it names the code, so a host
 // component returns it (possibly wrapped) to give the pod that exact code.
@@ -37,7 +40,7 @@ var Errors = []Error{
 	{Name: "K32_ERR_FAULT", Code: ErrFault, Doc: "Pointer or length out of bounds in linear memory."},
 	{Name: "K32_ERR_BUSY", Code: ErrBusy, Doc: "Every TLS session of the control plane is in use; retry later."},
 	{Name: "K32_ERR_INVAL", Code: ErrInval, Doc: "Malformed arguments, or a function used outside its callback."},
-	{Name: "K32_ERR_LOOP", Code: ErrLoop, Doc: "Target pod already in X-Kube32-Call-Chain, or the chain reached 8."},
+	{Name: "K32_ERR_LOOP", Code: ErrLoop, Doc: "Target pod already in " + HeaderCallChain + ", or the chain reached " + strconv.Itoa(CallChainMax) + "."},
 	{Name: "K32_ERR_TLS", Code: ErrTLS, Doc: "The TLS handshake failed."},
 	{Name: "K32_ERR_NOTSUP", Code: ErrNotSup, Doc: "Not supported by this node."},
 	{Name: "K32_ERR_TIMEOUT", Code: ErrTimeout, Doc: "No complete response within timeout_ms."},

@@ -1,14 +1,12 @@
 package apiserver
 
 import (
+	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
-
-// LabelNamespaceName is the label every Namespace carries with its name.
-const LabelNamespaceName = "kubernetes.io/metadata.name"
 
 // SetDefaults fills in what kube-apiserver defaults and kube32 relies on
 // or prints: Service type, protocols and target ports, a Pod's restart
@@ -19,7 +17,7 @@ func SetDefaults(obj runtime.Object) {
 		if o.Labels == nil {
 			o.Labels = map[string]string{}
 		}
-		o.Labels[LabelNamespaceName] = o.Name
+		o.Labels[abi.LabelNamespaceName] = o.Name
 		if o.Status.Phase == "" {
 			o.Status.Phase = corev1.NamespaceActive
 		}

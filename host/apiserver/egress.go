@@ -45,7 +45,7 @@ const (
 	egressMaxTimeout     = 60000   // ms, as k32_http_call's maximum
 )
 
-// serveEgress is POST call.EgressPath?pod=<ns>/<name>&timeout=<ms>&limit=<bytes>.
+// serveEgress is POST abi.EgressPath?pod=<ns>/<name>&timeout=<ms>&limit=<bytes>.
 func (s *Server) serveEgress(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	from := q.Get("pod")
@@ -57,7 +57,7 @@ func (s *Server) serveEgress(w http.ResponseWriter, r *http.Request) {
 	timeout, err1 := queryInt(q.Get("timeout"), egressDefaultTimeout)
 	limit, err2 := queryInt(q.Get("limit"), 0)
 	mediaType, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
-	if err1 != nil || err2 != nil || limit < 0 || strings.TrimSpace(mediaType) != call.EgressContentType {
+	if err1 != nil || err2 != nil || limit < 0 || strings.TrimSpace(mediaType) != abi.EgressContentType {
 		egressFailed(w, abi.ErrInval)
 		return
 	}
@@ -103,7 +103,7 @@ func streamEgress(w http.ResponseWriter, resp *call.Response, limit int) {
 	if _, ok := resp.Header["Date"]; !ok {
 		h["Date"] = nil // not the gateway's own: the worker gets the host's head
 	}
-	h.Set(call.HeaderEgressResult, strconv.Itoa(resp.Status))
+	h.Set(abi.HeaderEgressResult, strconv.Itoa(resp.Status))
 	w.WriteHeader(resp.Status)
 	flusher, _ := w.(http.Flusher)
 	if flusher != nil {
@@ -202,7 +202,7 @@ func egressFailed(w http.ResponseWriter, code abi.Errno) {
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")
 	}
-	w.Header().Set(call.HeaderEgressResult, strconv.Itoa(int(code)))
+	w.Header().Set(abi.HeaderEgressResult, strconv.Itoa(int(code)))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	io.WriteString(w, code.Name()+"\n")

@@ -81,7 +81,7 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 		return pod.CallResult{}, err
 	}
 	b := backends[int(c.next.Add(1)-1)%len(backends)]
-	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= pod.MaxCallChain {
+	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= abi.CallChainMax {
 		return pod.CallResult{}, abi.ErrLoop
 	}
 	if b.Node == c.Node && c.Local != nil {
@@ -136,6 +136,6 @@ func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends [
 // headers plus the call chain.
 func chainHeader(call pod.Call) http.Header {
 	h := ServiceHeader(call.Header)
-	h.Set(pod.HeaderCallChain, pod.FormatCallChain(call.Chain))
+	h.Set(abi.HeaderCallChain, pod.FormatCallChain(call.Chain))
 	return h
 }

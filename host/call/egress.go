@@ -16,20 +16,6 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// The egress gateway's protocol (the spec's "Egress gateway").
-const (
-	// EgressPath is the gateway's path on the API server; its query is
-	// pod=<namespace>/<name>&timeout=<ms>&limit=<bytes>.
-	EgressPath = "/apis/kube32.io/v1/egress"
-	// HeaderEgressResult is on every gateway answer: the host's status, or
-	// the K32_ERR_* code of a call that failed before the host answered.
-	HeaderEgressResult = "X-Kube32-Egress-Result"
-	// EgressContentType is the type of the gateway request's body: the
-	// pod's request, "GET https://host/path HTTP/1.1", its headers, a
-	// blank line and its body.
-	EgressContentType = "message/http"
-)
-
 // Egress is a worker's HTTPS: it forwards each https:// call of the
 // node's pods to the egress gateway on the control plane's API server,
 // which makes the TLS connection and checks the call against the pod's
@@ -67,13 +53,13 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 	if d, ok := ctx.Deadline(); ok {
 		timeout = max(1, int((time.Until(d)+time.Millisecond-1)/time.Millisecond))
 	}
-	u := strings.TrimSuffix(e.API, "/") + EgressPath + "?pod=" + call.From +
+	u := strings.TrimSuffix(e.API, "/") + abi.EgressPath + "?pod=" + call.From +
 		"&timeout=" + strconv.Itoa(timeout) + "&limit=" + strconv.Itoa(call.RespCap)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(msg))
 	if err != nil {
 		return pod.CallResult{}, abi.ErrInval
 	}
-	req.Header.Set("Content-Type", EgressContentType)
+	req.Header.Set("Content-Type", abi.EgressContentType)
 	if e.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+e.Token)
 	}
@@ -82,7 +68,7 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 		return pod.CallResult{}, ioErrno(ctx, err)
 	}
 	defer resp.Body.Close()
-	result, err := strconv.Atoi(resp.Header.Get(HeaderEgressResult))
+	result, err := strconv.Atoi(resp.Header.Get(abi.HeaderEgressResult))
 	switch {
 	case err != nil && resp.StatusCode == http.StatusNotFound:
 		return pod.CallResult{}, abi.ErrNotSup // an API server without the gateway
@@ -100,7 +86,7 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 		return pod.CallResult{}, ioErrno(ctx, err)
 	}
 	h := resp.Header.Clone()
-	for _, k := range []string{HeaderEgressResult, "Connection", "Keep-Alive"} {
+	for _, k := range []string{abi.HeaderEgressResult, "Connection", "Keep-Alive"} {
 		h.Del(k)
 	}
 	return pod.CallResult{Status: result, Header: h, Body: body, Truncated: truncated}, nil
@@ -143,7 +129,7 @@ func (e *Egress) roundTripper() http.RoundTripper {
 			MaxIdleConnsPerHost:    2,
 			IdleConnTimeout:        90 * time.Second,
 			DisableCompression:     true,
-			MaxResponseHeaderBytes: 2 * ControlPlaneHeadLimit,
+			MaxResponseHeaderBytes: 2 * abi.ControlPlaneHeadLimit,
 		}
 	})
 	return e.transport

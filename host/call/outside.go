@@ -12,12 +12,6 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// Limits of a response head (status line and header fields), from the spec.
-const (
-	ControlPlaneHeadLimit = 8 << 10 // the control plane, which makes every https:// connection
-	WorkerHeadLimit       = 1 << 10 // worker nodes
-)
-
 // Outside calls hosts outside the cluster over plain HTTP/1.1, as the spec's
 // "Hosts outside the cluster" says: the node's own resolver, one connection
 // per call with Connection: close (no pool), the response read as it
@@ -29,7 +23,7 @@ const (
 type Outside struct {
 	// HeadLimit bounds the bytes of each response head, status line and
 	// header fields with their line ends and the blank line; a larger head
-	// fails the call with K32_ERR_IO. 0 means ControlPlaneHeadLimit.
+	// fails the call with K32_ERR_IO. 0 means abi.ControlPlaneHeadLimit.
 	HeadLimit int
 
 	// Resolver looks host names up; nil means net.DefaultResolver (the
@@ -102,7 +96,7 @@ func (o *Outside) headLimit() int {
 	if o.HeadLimit > 0 {
 		return o.HeadLimit
 	}
-	return ControlPlaneHeadLimit
+	return abi.ControlPlaneHeadLimit
 }
 
 // lookup resolves host to IPv4 addresses (nodes are IPv4 only); an address

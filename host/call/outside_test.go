@@ -51,12 +51,12 @@ func TestOutsideHeadLimit(t *testing.T) {
 		head  int
 		ok    bool
 	}{
-		{"control plane: 8 KiB head fits", 0, ControlPlaneHeadLimit, true},
-		{"control plane: one byte over 8 KiB is IO", 0, ControlPlaneHeadLimit + 1, false},
-		{"control plane: a huge head is IO", ControlPlaneHeadLimit, 64 << 10, false},
-		{"worker: 1 KiB head fits", WorkerHeadLimit, WorkerHeadLimit, true},
-		{"worker: one byte over 1 KiB is IO", WorkerHeadLimit, WorkerHeadLimit + 1, false},
-		{"worker: a head that fits 8 KiB is IO", WorkerHeadLimit, 4 << 10, false},
+		{"control plane: 8 KiB head fits", 0, abi.ControlPlaneHeadLimit, true},
+		{"control plane: one byte over 8 KiB is IO", 0, abi.ControlPlaneHeadLimit + 1, false},
+		{"control plane: a huge head is IO", abi.ControlPlaneHeadLimit, 64 << 10, false},
+		{"worker: 1 KiB head fits", abi.WorkerHeadLimit, abi.WorkerHeadLimit, true},
+		{"worker: one byte over 1 KiB is IO", abi.WorkerHeadLimit, abi.WorkerHeadLimit + 1, false},
+		{"worker: a head that fits 8 KiB is IO", abi.WorkerHeadLimit, 4 << 10, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,9 +74,9 @@ func TestOutsideHeadLimit(t *testing.T) {
 }
 
 func TestOutsideHeadLimitAppliesToEachInterimHead(t *testing.T) {
-	interim := strings.Replace(headOfSize(WorkerHeadLimit), "200 OK", "103 Hi", 1)
-	s := startServer(t, loopback(22), answer(interim+interim+headOfSize(WorkerHeadLimit)))
-	res, err := doCall(t, &Outside{HeadLimit: WorkerHeadLimit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
+	interim := strings.Replace(headOfSize(abi.WorkerHeadLimit), "200 OK", "103 Hi", 1)
+	s := startServer(t, loopback(22), answer(interim+interim+headOfSize(abi.WorkerHeadLimit)))
+	res, err := doCall(t, &Outside{HeadLimit: abi.WorkerHeadLimit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
 	if err != nil || res.Status != 200 {
 		t.Fatalf("result %+v, %v; want 200", res, err)
 	}

@@ -12,10 +12,6 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// HeaderPod names the pod a request to a node's pod HTTP server is for,
-// "<namespace>/<name>" (the spec's X-Kube32-Pod).
-const HeaderPod = "X-Kube32-Pod"
-
 // Remote calls pods on other nodes over a keep-alive pool of HTTP/1.1
 // connections to their nodes' pod HTTP servers, with X-Kube32-Pod and
 // X-Kube32-Call-Chain.
@@ -56,7 +52,7 @@ func (r *Remote) Do(ctx context.Context, b Backend, t Target, call pod.Call) (po
 	}
 	req.Host = t.HostHeader
 	req.Header = chainHeader(call)
-	req.Header.Set(HeaderPod, b.ID())
+	req.Header.Set(abi.HeaderPod, b.ID())
 	req.Header["User-Agent"] = []string{""} // net/http sends none then: only the filtered headers travel
 	req.ContentLength = int64(len(call.Body))
 	if len(call.Body) == 0 {

@@ -21,10 +21,6 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// DefaultTLSSessions is how many https:// calls the control plane makes at
-// once (the spec's two session threads).
-const DefaultTLSSessions = 2
-
 // AllowFunc checks a connection of the pod from ("<namespace>/<name>") to
 // addr against its NetworkPolicies before it is opened; its error
 // (a *DeniedError when refused) fails the call.
@@ -50,9 +46,9 @@ type TLS struct {
 	// Roots are the trusted roots; nil means the operating system's.
 	Roots *x509.CertPool
 	// Sessions is how many calls may run at once; 0 means
-	// DefaultTLSSessions.
+	// abi.TLSSessions.
 	Sessions int
-	// HeadLimit bounds each response head; 0 means ControlPlaneHeadLimit.
+	// HeadLimit bounds each response head; 0 means abi.ControlPlaneHeadLimit.
 	HeadLimit int
 	// Resolver and Dial are as in Outside.
 	Resolver *net.Resolver
@@ -233,7 +229,7 @@ func (s *TLS) acquire() bool {
 	defer s.mu.Unlock()
 	n := s.Sessions
 	if n <= 0 {
-		n = DefaultTLSSessions
+		n = abi.TLSSessions
 	}
 	if s.busy >= n {
 		return false
@@ -254,5 +250,5 @@ func (s *TLS) headLimit() int {
 	if s.HeadLimit > 0 {
 		return s.HeadLimit
 	}
-	return ControlPlaneHeadLimit
+	return abi.ControlPlaneHeadLimit
 }

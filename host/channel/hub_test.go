@@ -178,7 +178,7 @@ func TestUpstream(t *testing.T) {
 		}
 	}
 
-	resp, err := http.Post(srv.URL+Path+"/t", "text/plain", strings.NewReader("x"))
+	resp, err := http.Post(srv.URL+abi.ChannelsPath+"/t", "text/plain", strings.NewReader("x"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,6 @@ import (
 	"github.com/kube32/kube32/host/store"
 )
 
-// ClassName is the ingressClassName the controller routes (besides unset).
-const ClassName = "kube32"
-
 // Rebuild limits from the spec: at most once every 250 ms on the request
 // path, and on a 1 s tick.
 const (

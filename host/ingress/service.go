@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/call"
 	svcs "github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
@@ -41,7 +42,7 @@ type serviceBackend struct {
 func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only nodes set the call chain: a client's would make its pod's calls
 	// fail with K32_ERR_LOOP.
-	r.Header.Del(callChainHeader)
+	r.Header.Del(abi.HeaderCallChain)
 	for range b.endpoints {
 		ep := b.endpoints[int(b.next.Add(1)-1)%len(b.endpoints)]
 		// The pod runs on the control plane: call its k32_handle in-process.
@@ -89,18 +90,11 @@ func workerAddr(s *store.Store, node string) string {
 		return ""
 	}
 	n := obj.(*corev1.Node)
-	if _, cp := n.Labels[labelControlPlane]; cp {
+	if _, cp := n.Labels[abi.LabelControlPlane]; cp {
 		return ""
 	}
 	return call.NodeAddr(n)
 }
-
-// callChainHeader is pod.HeaderCallChain (the test helpers' name "pod"
-// shadows the package here).
-const callChainHeader = "X-Kube32-Call-Chain"
-
-// labelControlPlane marks the control plane's Node.
-const labelControlPlane = "node-role.kubernetes.io/control-plane"
 
 // nodePool is the keep-alive pool of the proxied requests to worker nodes.
 var nodePool = call.NewPool()
@@ -112,7 +106,7 @@ func proxyToNode(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = "http", ep.addr
 			pr.Out.Host = r.Host
-			pr.Out.Header.Set(call.HeaderPod, ep.namespace+"/"+ep.name)
+			pr.Out.Header.Set(abi.HeaderPod, ep.namespace+"/"+ep.name)
 			pr.SetXForwarded()
 		},
 		Transport: nodePool,

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/channel"
 )
 
@@ -46,9 +47,9 @@ func newEventStream(c *Controller, ingress string, spec streamSpec) *eventStream
 	s := &eventStream{c: c, ingress: ingress, path: spec.path, clients: map[*sseClient]struct{}{}, closed: make(chan struct{})}
 	for _, t := range spec.topics {
 		switch t {
-		case TopicCluster:
+		case abi.TopicCluster:
 			s.cluster = true
-		case TopicPresence:
+		case abi.TopicPresence:
 			s.presence = true
 		default:
 			s.topics = append(s.topics, t)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
@@ -47,7 +48,7 @@ func (c *Controller) stream(ing *networkingv1.Ingress, spec streamSpec) *eventSt
 func (c *Controller) retainStreams(ings []*networkingv1.Ingress) {
 	live := map[string]bool{}
 	for _, ing := range ings {
-		specs, _ := parseEventStreams(ing.Annotations[AnnotationEventStream])
+		specs, _ := parseEventStreams(ing.Annotations[abi.AnnotationEventStream])
 		for _, spec := range specs {
 			live[streamKey(ing, spec)] = true
 		}

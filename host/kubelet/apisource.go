@@ -22,10 +22,6 @@ import (
 	"github.com/kube32/kube32/host/store"
 )
 
-// APICacheTTL is how long a worker keeps a Service, its Endpoints and the
-// nodes' addresses it fetched from the API server (the spec's 3 s).
-const APICacheTTL = 3 * time.Second
-
 // NewAPISource returns the Source of a worker: the API server at server
 // (http://host:port), with the bearer token when it is not empty. It keeps
 // the node's pods with a list and a watch (spec.nodeName=<node>) and
@@ -224,12 +220,12 @@ func (s *apiSource) NamespaceServices(namespace string) ([]*corev1.Service, []*c
 }
 
 // fetch returns what get answers for key, from the cache while it is
-// younger than APICacheTTL.
+// younger than abi.ServiceCacheTTL.
 func (s *apiSource) fetch(key string, get func() (any, error)) (any, error) {
 	s.cacheMu.Lock()
 	c, ok := s.cache[key]
 	s.cacheMu.Unlock()
-	if ok && time.Since(c.at) < APICacheTTL {
+	if ok && time.Since(c.at) < abi.ServiceCacheTTL {
 		return c.obj, c.err
 	}
 	obj, err := get()

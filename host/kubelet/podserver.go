@@ -4,12 +4,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/abi"
 )
 
 // HeaderPod names the pod a request to a node's pod port is for, as
 // "<namespace>/<name>" (the spec's X-Kube32-Pod).
-const HeaderPod = call.HeaderPod
+const HeaderPod = abi.HeaderPod
 
 // PodServer is the node's pod HTTP server (port 7000 on the boards): it
 // dispatches each request to the pod named by X-Kube32-Pod. The request's

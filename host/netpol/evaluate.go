@@ -6,15 +6,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
-
-// LabelNamespaceName is the label every namespace carries with its name.
-const LabelNamespaceName = "kubernetes.io/metadata.name"
 
 // Pod is the calling pod as policies see it.
 type Pod struct {
@@ -229,7 +227,7 @@ func (e *evaluation) namespaceLabels(name string) map[string]string {
 			out[k] = v
 		}
 	}
-	out[LabelNamespaceName] = name
+	out[abi.LabelNamespaceName] = name
 	return out
 }
 

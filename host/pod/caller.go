@@ -27,19 +27,9 @@ type Call struct {
 	// through (its X-Kube32-Call-Chain), oldest first, then the caller
 	// itself. Outside k32_handle (k32_event, k32_main) it is the caller
 	// alone. A Caller refuses a target already in it, or a chain of
-	// MaxCallChain, with K32_ERR_LOOP.
+	// abi.CallChainMax, with K32_ERR_LOOP.
 	Chain []string
 }
-
-// HeaderCallChain carries the call chain from pod to pod: the pods a
-// request came through, as comma-separated "<namespace>/<name>", oldest
-// first. The node sets it on every in-cluster call; a pod reads it from the
-// request it handles so that its own calls extend the chain.
-const HeaderCallChain = "X-Kube32-Call-Chain"
-
-// MaxCallChain is how long a call chain may grow: a call whose chain
-// (caller included) has reached it fails with K32_ERR_LOOP.
-const MaxCallChain = 8
 
 // ParseCallChain reads an X-Kube32-Call-Chain value (or several, as
 // repeated headers), skipping empty entries.
