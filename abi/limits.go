@@ -37,12 +37,10 @@ const (
 
 // Caches and periods of a worker's view of the API.
 const (
-	// ServiceCacheTTL is how long a worker keeps a Service and its
-	// Endpoints fetched from the API server.
-	ServiceCacheTTL = 3 * time.Second
-	// PodCacheTTL is how long a worker keeps a pod behind a Service that it
-	// read for a NetworkPolicy rule.
-	PodCacheTTL = 3 * time.Second
+	// APICacheTTL is how long a worker keeps what it fetched from the API
+	// server: a Service and its Endpoints, and a pod behind a Service or a
+	// Namespace read for a NetworkPolicy rule.
+	APICacheTTL = 3 * time.Second
 	// PolicyRelist is how often a worker lists again the NetworkPolicies
 	// of every namespace with pods on the node.
 	PolicyRelist = 5 * time.Second
@@ -112,8 +110,7 @@ var Limits = []Limit{
 	{"TLSSessionStack", kib(TLSSessionStack), "KiB", "The stack of each TLS session thread, in PSRAM (boards).", "calls.md"},
 	{"InProcessCallStackBoard", kib(InProcessCallStackBoard), "KiB", "Free native stack for a call to a pod of the same node on a board; less fails with K32_ERR_NOMEM.", "calls.md"},
 	{"InProcessCallStackSimulator", kib(InProcessCallStackSimulator), "KiB", "The same on the simulator.", "calls.md"},
-	{"ServiceCacheTTL", secs(ServiceCacheTTL), "s", "How long a worker keeps a Service and its Endpoints fetched from the API server.", "calls.md"},
-	{"PodCacheTTL", secs(PodCacheTTL), "s", "How long a worker keeps a pod behind a Service read for a NetworkPolicy rule.", "networkpolicy.md"},
+	{"APICacheTTL", secs(APICacheTTL), "s", "How long a worker keeps a Service and its Endpoints, and a pod behind a Service read for a NetworkPolicy rule, fetched from the API server.", "calls.md"},
 	{"PolicyRelist", secs(PolicyRelist), "s", "How often a worker lists again the NetworkPolicies of the namespaces with pods on the node.", "networkpolicy.md"},
 	{"PodSyncInterval", secs(PodSyncInterval), "s", "How often a board's kubelet syncs its pods and records their labels.", "networkpolicy.md"},
 	{"IngressRebuildMinInterval", ms(IngressRebuildMinInterval), "ms", "The least time between two rebuilds of the Ingress routing table on the request path.", "ingress.md"},

@@ -32,7 +32,7 @@ type Egress struct {
 	// TLS makes the connections; the control plane's pods share it.
 	TLS *call.TLS
 	// Logf receives "[EGRESS] gateway refused <address> (pod <pod>):
-	// <reason>", at most once per second; nil logs nothing.
+	// <reason>", at most once per abi.LogRateInterval; nil logs nothing.
 	Logf func(format string, args ...any)
 
 	refusals lograte.Limiter
@@ -41,8 +41,8 @@ type Egress struct {
 // Limits of a gateway request.
 const (
 	egressMaxBody        = 1 << 20 // the pod's request, head and body
-	egressDefaultTimeout = 5000    // ms, as k32_http_call's default
-	egressMaxTimeout     = 60000   // ms, as k32_http_call's maximum
+	egressDefaultTimeout = int(abi.CallTimeoutDefault / time.Millisecond)
+	egressMaxTimeout     = int(abi.CallTimeoutMax / time.Millisecond)
 )
 
 // serveEgress is POST abi.EgressPath?pod=<ns>/<name>&timeout=<ms>&limit=<bytes>.
@@ -188,7 +188,7 @@ func (s *Server) refuseEgress(w http.ResponseWriter, r *http.Request, from, reas
 }
 
 // egressFailed answers a call that failed before the host answered: code
-// in X-Kube32-Egress-Result with a 4xx or 5xx status.
+// in abi.HeaderEgressResult with a 4xx or 5xx status.
 func egressFailed(w http.ResponseWriter, code abi.Errno) {
 	status := http.StatusBadGateway
 	switch code {
@@ -200,7 +200,7 @@ func egressFailed(w http.ResponseWriter, code abi.Errno) {
 		status = http.StatusGatewayTimeout
 	case abi.ErrBusy:
 		status = http.StatusServiceUnavailable
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", strconv.Itoa(int(abi.RetryAfterGatewayBusy/time.Second)))
 	}
 	w.Header().Set(abi.HeaderEgressResult, strconv.Itoa(int(code)))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

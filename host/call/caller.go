@@ -11,9 +11,9 @@ import (
 
 // Services carries calls to Services in the cluster. The control plane
 // implements it over the object store, workers over the API server (with
-// the spec's 3 s cache); both call a backing pod on the same node
+// a cache of abi.APICacheTTL); both call a backing pod on the same node
 // in-process and one on another node over the keep-alive pool with
-// X-Kube32-Pod and X-Kube32-Call-Chain.
+// abi.HeaderPod and abi.HeaderCallChain.
 type Services interface {
 	// CallService makes call to the Service t.Namespace/t.Service on
 	// t.Port (0: its first port). The caller headers a target pod may see

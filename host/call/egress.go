@@ -40,7 +40,7 @@ var _ HTTPS = (*Egress)(nil)
 // CallHTTPS implements HTTPS; allow is not used, since the gateway checks
 // the call against the pod's NetworkPolicies. The gateway's refusal is
 // K32_ERR_PERM, an API server without the gateway K32_ERR_NOTSUP, and a
-// code in X-Kube32-Egress-Result the call's result.
+// code in abi.HeaderEgressResult the call's result.
 func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ AllowFunc) (pod.CallResult, error) {
 	if t.Kind != OutsideTarget || t.Scheme != "https" {
 		return pod.CallResult{}, abi.ErrInval
@@ -49,7 +49,7 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 	if err != nil {
 		return pod.CallResult{}, err
 	}
-	timeout := 5000
+	timeout := int(abi.CallTimeoutDefault.Milliseconds())
 	if d, ok := ctx.Deadline(); ok {
 		timeout = max(1, int((time.Until(d)+time.Millisecond-1)/time.Millisecond))
 	}

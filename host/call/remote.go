@@ -13,8 +13,8 @@ import (
 )
 
 // Remote calls pods on other nodes over a keep-alive pool of HTTP/1.1
-// connections to their nodes' pod HTTP servers, with X-Kube32-Pod and
-// X-Kube32-Call-Chain.
+// connections to their nodes' pod HTTP servers, with abi.HeaderPod and
+// abi.HeaderCallChain.
 type Remote struct {
 	// Transport is the pool; nil means NewPool().
 	Transport *http.Transport

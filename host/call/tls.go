@@ -54,7 +54,7 @@ type TLS struct {
 	Resolver *net.Resolver
 	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Logf receives "[EGRESS] <pod> -> https://<host>:<port>: certificate
-	// rejected: <reason>", at most once per second; nil logs nothing.
+	// rejected: <reason>", at most once per abi.LogRateInterval; nil logs nothing.
 	Logf func(format string, args ...any)
 
 	mu       sync.Mutex

@@ -149,7 +149,7 @@ func ValidTopic(topic string) error {
 	return nil
 }
 
-// ParseTopics splits a comma-separated topic list (kube32.io/event-topics),
+// ParseTopics splits a comma-separated topic list (abi.AnnotationEventTopics),
 // trimming blanks and skipping empty items; invalid names are an error.
 func ParseTopics(list string) ([]string, error) {
 	var topics []string

@@ -22,7 +22,7 @@ const retryInterval = 500 * time.Millisecond
 type Upstream struct {
 	API   string // http://host:port
 	Token string // bearer token; "" for none
-	Node  string // this node's name, sent as X-Kube32-From on the stream
+	Node  string // this node's name, sent as abi.HeaderFrom on the stream
 	// Client makes the requests; nil means a client without timeouts
 	// (the stream is long-lived).
 	Client *http.Client

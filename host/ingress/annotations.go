@@ -11,7 +11,7 @@ import (
 	"github.com/kube32/kube32/host/channel"
 )
 
-// streamSpec is one "<path>=<topic>[,<topic>...]" of kube32.io/event-stream.
+// streamSpec is one "<path>=<topic>[,<topic>...]" of abi.AnnotationEventStream.
 type streamSpec struct {
 	path   string
 	topics []string // as written, built-ins included

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httputil"
+	"strconv"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -31,7 +33,7 @@ type endpoint struct {
 }
 
 // serviceBackend balances requests round-robin over a Service's running
-// pods; with none it answers 503 with Retry-After: 2.
+// pods; with none it answers 503 with Retry-After abi.RetryAfterNoPod.
 type serviceBackend struct {
 	service   string
 	endpoints []endpoint
@@ -56,7 +58,7 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.Header().Set("Retry-After", "2")
+	w.Header().Set("Retry-After", strconv.Itoa(int(abi.RetryAfterNoPod/time.Second)))
 	http.Error(w, fmt.Sprintf("service %s has no running pod", b.service), http.StatusServiceUnavailable)
 }
 
@@ -100,7 +102,7 @@ func workerAddr(s *store.Store, node string) string {
 var nodePool = call.NewPool()
 
 // proxyToNode sends r to pod ep on its worker node over the keep-alive
-// pool, with X-Kube32-Pod naming the pod, and streams the answer back.
+// pool, with abi.HeaderPod naming the pod, and streams the answer back.
 func proxyToNode(w http.ResponseWriter, r *http.Request, ep endpoint) {
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {

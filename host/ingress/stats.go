@@ -9,7 +9,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
-// stats is the kube32.io/stats-topic message.
+// stats is the abi.AnnotationStatsTopic message.
 type stats struct {
 	T       string `json:"t"` // always "stats", the SSE event name
 	Ingress string `json:"ingress"`
@@ -17,9 +17,9 @@ type stats struct {
 	Viewers int    `json:"viewers"`
 }
 
-// publishStats publishes, for each routed Ingress with kube32.io/stats-topic,
-// the requests it routed since the last call (once per second, on the
-// controller's tick) and its streams' viewers.
+// publishStats publishes, for each routed Ingress with abi.AnnotationStatsTopic,
+// the requests it routed since the last call (every abi.StatsInterval, on
+// the controller's tick) and its streams' viewers.
 func (c *Controller) publishStats(ctx context.Context) {
 	a := &c.ann
 	a.mu.Lock()

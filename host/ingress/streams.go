@@ -11,7 +11,7 @@ import (
 
 // annotationState is what the controller keeps across table rebuilds for
 // its annotations: the event streams with their viewers, the request
-// counts behind kube32.io/stats-topic and the start time for telemetry.
+// counts behind abi.AnnotationStatsTopic and the start time for telemetry.
 type annotationState struct {
 	started time.Time
 

@@ -25,7 +25,7 @@ import (
 // NewAPISource returns the Source of a worker: the API server at server
 // (http://host:port), with the bearer token when it is not empty. It keeps
 // the node's pods with a list and a watch (spec.nodeName=<node>) and
-// fetches Services, Endpoints and Nodes with a 3 s cache.
+// fetches Services, Endpoints and Nodes with a cache of abi.APICacheTTL.
 func NewAPISource(server, token string) (Source, error) {
 	cfg := &rest.Config{Host: server, BearerToken: token, QPS: 200, Burst: 400, Timeout: 30 * time.Second}
 	client, err := kubernetes.NewForConfig(cfg)
@@ -220,12 +220,12 @@ func (s *apiSource) NamespaceServices(namespace string) ([]*corev1.Service, []*c
 }
 
 // fetch returns what get answers for key, from the cache while it is
-// younger than abi.ServiceCacheTTL.
+// younger than abi.APICacheTTL.
 func (s *apiSource) fetch(key string, get func() (any, error)) (any, error) {
 	s.cacheMu.Lock()
 	c, ok := s.cache[key]
 	s.cacheMu.Unlock()
-	if ok && time.Since(c.at) < abi.ServiceCacheTTL {
+	if ok && time.Since(c.at) < abi.APICacheTTL {
 		return c.obj, c.err
 	}
 	obj, err := get()

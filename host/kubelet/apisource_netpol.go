@@ -17,7 +17,7 @@ import (
 // node's pods, recorded at every pod sync, and the policies of the
 // namespaces of those pods, loaded before the first pod of a namespace
 // starts and listed again every abi.PolicyRelist. Pods behind Services and
-// namespaces are read through the Source's 3 s cache when a rule needs
+// namespaces are read through the Source's cache (abi.APICacheTTL) when a rule needs
 // them.
 type apiPolicies struct {
 	mu       sync.Mutex

@@ -45,7 +45,7 @@ func (k *Kubelet) publisher() pod.Publisher {
 }
 
 // syncSubscriptions subscribes the pods in want to the topics of their
-// kube32.io/event-topics annotation and ends the subscriptions of pods
+// abi.AnnotationEventTopics annotation and ends the subscriptions of pods
 // that are gone or changed their topics. sync calls it.
 func (k *Kubelet) syncSubscriptions(want map[store.Key]*corev1.Pod) {
 	if k.cfg.Channels == nil {

@@ -1,5 +1,5 @@
-// Package lograte holds the spec's "at most once per second" for node log
-// lines such as [NETPOL] and [EGRESS].
+// Package lograte lets node log lines such as [NETPOL] and [EGRESS]
+// through at most once per abi.LogRateInterval.
 package lograte
 
 import (

@@ -55,7 +55,7 @@ func (d Dest) String() string {
 }
 
 // Namespaces gives a namespace's labels; nil or a missing namespace means
-// only the kubernetes.io/metadata.name label every namespace carries.
+// only the abi.LabelNamespaceName label every namespace carries.
 type Namespaces func(name string) map[string]string
 
 // Decision is the outcome of Evaluate.

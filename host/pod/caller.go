@@ -22,16 +22,16 @@ type Call struct {
 	Header  http.Header // parsed from the guest's "Name: value\r\n" lines
 	Body    []byte
 	RespCap int           // bytes of body the guest can take
-	Timeout time.Duration // 5s when the guest passed 0, at most 60s; ctx carries it as a deadline too
+	Timeout time.Duration // abi.CallTimeoutDefault when the guest passed 0, at most abi.CallTimeoutMax; ctx carries it as a deadline too
 	// Chain is the call chain: the pods the request being handled came
-	// through (its X-Kube32-Call-Chain), oldest first, then the caller
+	// through (its abi.HeaderCallChain), oldest first, then the caller
 	// itself. Outside k32_handle (k32_event, k32_main) it is the caller
 	// alone. A Caller refuses a target already in it, or a chain of
 	// abi.CallChainMax, with K32_ERR_LOOP.
 	Chain []string
 }
 
-// ParseCallChain reads an X-Kube32-Call-Chain value (or several, as
+// ParseCallChain reads an abi.HeaderCallChain value (or several, as
 // repeated headers), skipping empty entries.
 func ParseCallChain(values ...string) []string {
 	var chain []string
@@ -45,7 +45,7 @@ func ParseCallChain(values ...string) []string {
 	return chain
 }
 
-// FormatCallChain writes chain as an X-Kube32-Call-Chain value.
+// FormatCallChain writes chain as an abi.HeaderCallChain value.
 func FormatCallChain(chain []string) string { return strings.Join(chain, ",") }
 
 // CallResult is the answer to a Call.

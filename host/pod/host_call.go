@@ -12,12 +12,6 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// Bounds of k32_http_call's timeout_ms, from the spec.
-const (
-	defaultCallTimeout = 5 * time.Second
-	maxCallTimeout     = 60 * time.Second
-)
-
 // k32HTTPCall: (method, method_len, url, url_len, headers, headers_len, body,
 // body_len, resp, resp_cap, resp_len, timeout_ms) -> i32. The SERVICE_CALL
 // gate ran before this; without a Config.Caller the node does not support
@@ -45,9 +39,9 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	}
 	timeout := time.Duration(u32(a, 11)) * time.Millisecond
 	if timeout == 0 {
-		timeout = defaultCallTimeout
+		timeout = abi.CallTimeoutDefault
 	}
-	timeout = min(timeout, maxCallTimeout)
+	timeout = min(timeout, abi.CallTimeoutMax)
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
