@@ -140,7 +140,7 @@ var ProtocolNames = []ProtocolName{
 		Doc: "Built-in event stream topic: `{\"viewers\":N}` whenever the stream's viewer count changes."},
 	{GoName: "EgressPath", Value: EgressPath, See: "calls.md",
 		Doc: "The egress gateway on the API server, where workers send their pods' https:// calls."},
-	{GoName: "EgressContentType", Value: EgressContentType, See: "calls.md", Shared: true,
+	{GoName: "EgressContentType", Value: EgressContentType, See: "calls.md",
 		Doc: "The type of an egress gateway request's body: the pod's request line, headers and body."},
 	{GoName: "ChannelsPath", Value: ChannelsPath, See: "channels.md",
 		Doc: "The channels on the API server: POST `<path>/<topic>` publishes, GET `?watch=true` streams."},
