@@ -208,7 +208,7 @@ func egressFailed(w http.ResponseWriter, code abi.Errno) {
 	io.WriteString(w, code.Name()+"\n")
 }
 
-// readEgressRequest reads the pod's request from r's message/http body:
+// readEgressRequest reads the pod's request from r's abi.EgressContentType body:
 // an https:// URL outside the cluster in its request line, its headers,
 // and the rest as its body.
 func readEgressRequest(w http.ResponseWriter, r *http.Request, from, namespace string, limit int) (pod.Call, call.Target, bool) {
