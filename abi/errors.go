@@ -1,23 +1,32 @@
 package abi
 
-// Error codes returned by host functions, as Go constants.
+import (
+	"fmt"
+	"strconv"
+)
+
+// Errno is a K32_ERR_* code. As a Go error it names the code, so a host
+// component returns it (possibly wrapped) to give the pod that exact code.
+type Errno int32
+
+// Error codes returned by host functions.
 const (
-	ErrPerm        int32 = -1
-	ErrNoEnt       int32 = -2
-	ErrIntr        int32 = -4
-	ErrIO          int32 = -5
-	ErrTooBig      int32 = -7
-	ErrNoMem       int32 = -12
-	ErrFault       int32 = -14
-	ErrBusy        int32 = -16
-	ErrInval       int32 = -22
-	ErrLoop        int32 = -40
-	ErrTLS         int32 = -71
-	ErrNotSup      int32 = -95
-	ErrTimeout     int32 = -110
-	ErrConnRefused int32 = -111
-	ErrHostUnreach int32 = -113
-	ErrCert        int32 = -129
+	ErrPerm        Errno = -1
+	ErrNoEnt       Errno = -2
+	ErrIntr        Errno = -4
+	ErrIO          Errno = -5
+	ErrTooBig      Errno = -7
+	ErrNoMem       Errno = -12
+	ErrFault       Errno = -14
+	ErrBusy        Errno = -16
+	ErrInval       Errno = -22
+	ErrLoop        Errno = -40
+	ErrTLS         Errno = -71
+	ErrNotSup      Errno = -95
+	ErrTimeout     Errno = -110
+	ErrConnRefused Errno = -111
+	ErrHostUnreach Errno = -113
+	ErrCert        Errno = -129
 )
 
 // Errors is every K32_ERR_* code, ordered by code.
@@ -31,7 +40,7 @@ var Errors = []Error{
 	{Name: "K32_ERR_FAULT", Code: ErrFault, Doc: "Pointer or length out of bounds in linear memory."},
 	{Name: "K32_ERR_BUSY", Code: ErrBusy, Doc: "Every TLS session of the control plane is in use; retry later."},
 	{Name: "K32_ERR_INVAL", Code: ErrInval, Doc: "Malformed arguments, or a function used outside its callback."},
-	{Name: "K32_ERR_LOOP", Code: ErrLoop, Doc: "Target pod already in X-Kube32-Call-Chain, or the chain reached 8."},
+	{Name: "K32_ERR_LOOP", Code: ErrLoop, Doc: "Target pod already in " + HeaderCallChain + ", or the chain reached " + strconv.Itoa(CallChainMax) + "."},
 	{Name: "K32_ERR_TLS", Code: ErrTLS, Doc: "The TLS handshake failed."},
 	{Name: "K32_ERR_NOTSUP", Code: ErrNotSup, Doc: "Not supported by this node."},
 	{Name: "K32_ERR_TIMEOUT", Code: ErrTimeout, Doc: "No complete response within timeout_ms."},
@@ -40,12 +49,20 @@ var Errors = []Error{
 	{Name: "K32_ERR_CERT", Code: ErrCert, Doc: "The certificate is not trusted, names another host, or is outside its validity dates."},
 }
 
-// ErrorName returns the K32_ERR_* name of code, or "" when code is not one.
-func ErrorName(code int32) string {
-	for _, e := range Errors {
-		if e.Code == code {
-			return e.Name
+// Name is the K32_ERR_* name of e, or "" when e is not one of Errors.
+func (e Errno) Name() string {
+	for _, x := range Errors {
+		if x.Code == e {
+			return x.Name
 		}
 	}
 	return ""
+}
+
+// Error is the K32_ERR_* name of e, or "k32 error <n>" for an unknown code.
+func (e Errno) Error() string {
+	if name := e.Name(); name != "" {
+		return name
+	}
+	return fmt.Sprintf("k32 error %d", int32(e))
 }

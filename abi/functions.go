@@ -64,7 +64,7 @@ var Exports = []Export{
 	{Name: "_initialize", Doc: "WASI reactor start; called once first when present."},
 	{Name: "k32_init", Ext: true, Results: []Type{I32}, Doc: "Optional; called once at pod start; non-zero fails the container start."},
 	{Name: "k32_handle", Results: []Type{I32}, Doc: "One HTTP request (ingress, Service call, pod port)."},
-	{Name: "k32_event", Results: []Type{I32}, Doc: "One channel message for a topic in kube32.io/event-topics."},
+	{Name: "k32_event", Results: []Type{I32}, Doc: "One channel message for a topic in " + AnnotationEventTopics + "."},
 	{Name: "k32_main", Ext: true, Results: []Type{I32}, Doc: "Long-running pods; its return ends the container."},
 	{Name: "_start", Doc: "Long-running WASI command; its return ends the container."},
 }

@@ -68,7 +68,7 @@ type Export struct {
 // Error is one K32_ERR_* code.
 type Error struct {
 	Name string // e.g. "K32_ERR_PERM"
-	Code int32
+	Code Errno
 	Ext  bool
 	Doc  string
 }

@@ -184,7 +184,7 @@ func checkWITErrors(t *testing.T, iface *wit.Interface) {
 		}
 		_, ext := d.Tags["ext"]
 		got = append(got, abi.Error{
-			Name: "K32_ERR_" + strings.ToUpper(c.Name), Code: int32(code), Ext: ext, Doc: d.Text,
+			Name: "K32_ERR_" + strings.ToUpper(c.Name), Code: abi.Errno(code), Ext: ext, Doc: d.Text,
 		})
 	}
 	compareByName(t, "error code", got, abi.Errors,

@@ -199,7 +199,7 @@ func TestGoSDKErrnoMatchesABIErrors(t *testing.T) {
 	}
 	// And no code the ABI does not have.
 	for code := int32(-200); code < 0; code++ {
-		if k32.Errno(code).Name() != "" && abi.ErrorName(code) == "" {
+		if k32.Errno(code).Name() != "" && abi.Errno(code).Name() == "" {
 			t.Errorf("k32.Errno(%d) is named %q but abi.Errors has no such code", code, k32.Errno(code).Name())
 		}
 	}

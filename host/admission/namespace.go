@@ -3,6 +3,8 @@ package admission
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // defaultNamespace labels a Namespace with its name, as kube-apiserver
@@ -11,7 +13,7 @@ func defaultNamespace(ns *corev1.Namespace) {
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}
 	}
-	ns.Labels[corev1.LabelMetadataName] = ns.Name
+	ns.Labels[abi.LabelNamespaceName] = ns.Name
 	if ns.Status.Phase == "" {
 		ns.Status.Phase = corev1.NamespaceActive
 	}

@@ -32,7 +32,7 @@ type Egress struct {
 	// TLS makes the connections; the control plane's pods share it.
 	TLS *call.TLS
 	// Logf receives "[EGRESS] gateway refused <address> (pod <pod>):
-	// <reason>", at most once per second; nil logs nothing.
+	// <reason>", at most once per abi.LogRateInterval; nil logs nothing.
 	Logf func(format string, args ...any)
 
 	refusals lograte.Limiter
@@ -41,11 +41,11 @@ type Egress struct {
 // Limits of a gateway request.
 const (
 	egressMaxBody        = 1 << 20 // the pod's request, head and body
-	egressDefaultTimeout = 5000    // ms, as k32_http_call's default
-	egressMaxTimeout     = 60000   // ms, as k32_http_call's maximum
+	egressDefaultTimeout = int(abi.CallTimeoutDefault / time.Millisecond)
+	egressMaxTimeout     = int(abi.CallTimeoutMax / time.Millisecond)
 )
 
-// serveEgress is POST call.EgressPath?pod=<ns>/<name>&timeout=<ms>&limit=<bytes>.
+// serveEgress is POST abi.EgressPath?pod=<ns>/<name>&timeout=<ms>&limit=<bytes>.
 func (s *Server) serveEgress(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	from := q.Get("pod")
@@ -57,7 +57,7 @@ func (s *Server) serveEgress(w http.ResponseWriter, r *http.Request) {
 	timeout, err1 := queryInt(q.Get("timeout"), egressDefaultTimeout)
 	limit, err2 := queryInt(q.Get("limit"), 0)
 	mediaType, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
-	if err1 != nil || err2 != nil || limit < 0 || strings.TrimSpace(mediaType) != call.EgressContentType {
+	if err1 != nil || err2 != nil || limit < 0 || strings.TrimSpace(mediaType) != abi.EgressContentType {
 		egressFailed(w, abi.ErrInval)
 		return
 	}
@@ -73,13 +73,13 @@ func (s *Server) serveEgress(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	resp, err := s.cfg.Egress.TLS.Open(ctx, t, c, s.egressAllow)
 	var denied *call.DeniedError
-	var code pod.Errno
+	var code abi.Errno
 	switch {
 	case errors.As(err, &denied):
 		s.refuseEgress(w, r, from, "NetworkPolicy: "+denied.Target+" denied: "+denied.Reason)
 		return
 	case errors.As(err, &code):
-		egressFailed(w, int32(code))
+		egressFailed(w, code)
 		return
 	case err != nil:
 		return // the worker is gone: nobody to answer
@@ -103,7 +103,7 @@ func streamEgress(w http.ResponseWriter, resp *call.Response, limit int) {
 	if _, ok := resp.Header["Date"]; !ok {
 		h["Date"] = nil // not the gateway's own: the worker gets the host's head
 	}
-	h.Set(call.HeaderEgressResult, strconv.Itoa(resp.Status))
+	h.Set(abi.HeaderEgressResult, strconv.Itoa(resp.Status))
 	w.WriteHeader(resp.Status)
 	flusher, _ := w.(http.Flusher)
 	if flusher != nil {
@@ -188,8 +188,8 @@ func (s *Server) refuseEgress(w http.ResponseWriter, r *http.Request, from, reas
 }
 
 // egressFailed answers a call that failed before the host answered: code
-// in X-Kube32-Egress-Result with a 4xx or 5xx status.
-func egressFailed(w http.ResponseWriter, code int32) {
+// in abi.HeaderEgressResult with a 4xx or 5xx status.
+func egressFailed(w http.ResponseWriter, code abi.Errno) {
 	status := http.StatusBadGateway
 	switch code {
 	case abi.ErrPerm:
@@ -200,15 +200,15 @@ func egressFailed(w http.ResponseWriter, code int32) {
 		status = http.StatusGatewayTimeout
 	case abi.ErrBusy:
 		status = http.StatusServiceUnavailable
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", strconv.Itoa(int(abi.RetryAfterGatewayBusy/time.Second)))
 	}
-	w.Header().Set(call.HeaderEgressResult, strconv.Itoa(int(code)))
+	w.Header().Set(abi.HeaderEgressResult, strconv.Itoa(int(code)))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
-	io.WriteString(w, abi.ErrorName(code)+"\n")
+	io.WriteString(w, code.Name()+"\n")
 }
 
-// readEgressRequest reads the pod's request from r's message/http body:
+// readEgressRequest reads the pod's request from r's abi.EgressContentType body:
 // an https:// URL outside the cluster in its request line, its headers,
 // and the rest as its body.
 func readEgressRequest(w http.ResponseWriter, r *http.Request, from, namespace string, limit int) (pod.Call, call.Target, bool) {

@@ -80,7 +80,7 @@ func from(ip string) *http.Client {
 
 // egress posts a gateway request for GET url.
 func egress(ctx context.Context, client *http.Client, g *gateway, query, url string) (*http.Response, string, error) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.url+call.EgressPath+"?"+query,
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.url+abi.EgressPath+"?"+query,
 		strings.NewReader("GET "+url+" HTTP/1.1\r\nX-A: 1\r\n\r\n"))
 	req.Header.Set("Content-Type", "message/http")
 	resp, err := client.Do(req)
@@ -104,7 +104,7 @@ func TestEgressGatewayWithoutToken(t *testing.T) {
 	ctx := context.Background()
 
 	resp, body, err := egress(ctx, from("127.0.0.2"), g, "pod=default/b&timeout=5000&limit=5", "https://"+host+"/")
-	if err != nil || resp.StatusCode != 202 || resp.Header.Get(call.HeaderEgressResult) != "202" || resp.Header.Get("X-Host") != "yes" ||
+	if err != nil || resp.StatusCode != 202 || resp.Header.Get(abi.HeaderEgressResult) != "202" || resp.Header.Get("X-Host") != "yes" ||
 		body != "x-a=1 " || resp.ContentLength != -1 {
 		t.Fatalf("from the pod's node: %v %q, %v", resp, body, err)
 	}
@@ -114,7 +114,7 @@ func TestEgressGatewayWithoutToken(t *testing.T) {
 		{"127.0.0.2", "pod=default/x&timeout=5000&limit=5", "gateway refused 127.0.0.2 (pod default/x): no such pod"},
 	} {
 		resp, _, err := egress(ctx, from(tt.from), g, tt.query, "https://"+host+"/")
-		if err != nil || resp.StatusCode != 403 || resp.Header.Get(call.HeaderEgressResult) != "-1" {
+		if err != nil || resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != "-1" {
 			t.Errorf("%s from %s: %v, %v", tt.query, tt.from, resp, err)
 		}
 		deadline := time.Now().Add(5 * time.Second)
@@ -127,7 +127,7 @@ func TestEgressGatewayWithoutToken(t *testing.T) {
 		}
 	}
 	resp, _, err = egress(ctx, from("127.0.0.2"), g, "pod=default/b&timeout=5000&limit=5", "http://"+host+"/")
-	if err != nil || resp.StatusCode != 400 || resp.Header.Get(call.HeaderEgressResult) != "-22" {
+	if err != nil || resp.StatusCode != 400 || resp.Header.Get(abi.HeaderEgressResult) != "-22" {
 		t.Errorf("an http:// URL: %v, %v", resp, err)
 	}
 }
@@ -154,7 +154,7 @@ func TestEgressGatewayFreesTheSessionWhenTheWorkerLeaves(t *testing.T) {
 	}()
 	<-arrived
 	resp, _, err := egress(context.Background(), client, g, "pod=default/b&timeout=5000&limit=5", "https://"+host+"/")
-	if err != nil || resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(call.HeaderEgressResult) != "-16" {
+	if err != nil || resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != "-16" {
 		t.Fatalf("with the session held: %v, %v", resp, err)
 	}
 	cancel() // the worker closes the connection
@@ -171,15 +171,15 @@ func TestEgressGatewayFreesTheSessionWhenTheWorkerLeaves(t *testing.T) {
 func TestNoEgressGatewayIs404(t *testing.T) {
 	g := startGateway(t, testtls.NewCA(t), false)
 	resp, _, err := egress(context.Background(), from("127.0.0.2"), g, "pod=default/b&timeout=5000&limit=5", "https://127.0.0.1/")
-	if err != nil || resp.StatusCode != 404 || resp.Header.Get(call.HeaderEgressResult) != "" {
+	if err != nil || resp.StatusCode != 404 || resp.Header.Get(abi.HeaderEgressResult) != "" {
 		t.Fatalf("%v, %v", resp, err)
 	}
 	// The worker's client reports it as K32_ERR_NOTSUP.
 	tg, _ := call.ParseTarget("https://127.0.0.1/", "default")
 	_, err = (&call.Egress{API: g.url, NodeIP: "127.0.0.2"}).CallHTTPS(context.Background(), tg,
 		pod.Call{From: "default/b", Method: "GET", URL: "https://127.0.0.1/", RespCap: 10}, nil)
-	var code pod.Errno
-	if !errors.As(err, &code) || int32(code) != abi.ErrNotSup {
+	var code abi.Errno
+	if !errors.As(err, &code) || code != abi.ErrNotSup {
 		t.Fatalf("worker client: %v", err)
 	}
 }

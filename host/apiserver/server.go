@@ -14,7 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -40,11 +40,11 @@ type Config struct {
 	// Token, when set, is the bearer token every request but the health
 	// checks must carry.
 	Token string
-	// Channels, when set, serves host/channel.Path (the cluster's channel
+	// Channels, when set, serves host/abi.ChannelsPath (the cluster's channel
 	// messages, see host/channel.Handler).
 	Channels http.Handler
 	// Egress, when set with Store, serves the egress gateway
-	// (call.EgressPath, egress.go); without it that path answers 404.
+	// (abi.EgressPath, egress.go); without it that path answers 404.
 	Egress *Egress
 }
 
@@ -86,7 +86,7 @@ func New(cfg Config) *Server {
 	}
 	s.registerChannels()
 	if cfg.Egress != nil && cfg.Store != nil {
-		s.mux.HandleFunc("POST "+call.EgressPath, s.serveEgress)
+		s.mux.HandleFunc("POST "+abi.EgressPath, s.serveEgress)
 	}
 	return s
 }
@@ -95,7 +95,7 @@ func New(cfg Config) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/readyz", "/livez", "/healthz", "/version":
-	case call.EgressPath:
+	case abi.EgressPath:
 		if s.cfg.Egress != nil {
 			break // the gateway checks the token itself, to answer and log refusals
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -195,7 +196,7 @@ var nodePrinter = printer{
 		}
 		var roles []string
 		for k := range n.Labels {
-			if role, ok := strings.CutPrefix(k, "node-role.kubernetes.io/"); ok && role != "" {
+			if role, ok := strings.CutPrefix(k, abi.LabelNodeRolePrefix); ok && role != "" {
 				roles = append(roles, role)
 			}
 		}

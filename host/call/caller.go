@@ -12,17 +12,17 @@ import (
 
 // Services carries calls to Services in the cluster. The control plane
 // implements it over the object store, workers over the API server (with
-// the spec's 3 s cache); both call a backing pod on the same node
+// a cache of abi.APICacheTTL); both call a backing pod on the same node
 // in-process and one on another node over the keep-alive pool with
-// X-Kube32-Pod and X-Kube32-Call-Chain.
+// abi.HeaderPod and abi.HeaderCallChain.
 type Services interface {
 	// CallService makes call to the Service t.Namespace/t.Service on
 	// t.Port (0: its first port). The caller headers a target pod may see
 	// are ServiceHeader(call.Header). It returns service.ErrNoService
 	// (possibly wrapped) when no such Service exists, so the "<service>.<namespace>"
-	// form can fall back to a host outside; pod.Errno(K32_ERR_NOENT) when
+	// form can fall back to a host outside; abi.Errno(K32_ERR_NOENT) when
 	// the port is unknown or no ready pod is selected; LOOP, NOMEM, IO,
-	// TIMEOUT, … as pod.Errno; and a result with Truncated set when the
+	// TIMEOUT, … as abi.Errno; and a result with Truncated set when the
 	// body exceeded call.RespCap.
 	CallService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error)
 }
@@ -62,7 +62,7 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 			return res, err
 		}
 		if !t.FallbackOutside {
-			return pod.CallResult{}, pod.Errno(abi.ErrNoEnt)
+			return pod.CallResult{}, abi.ErrNoEnt
 		}
 		t = t.Outside()
 	}
@@ -72,7 +72,7 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 	}
 	if t.Scheme == "https" {
 		if c.HTTPS == nil {
-			return pod.CallResult{}, pod.Errno(abi.ErrNotSup)
+			return pod.CallResult{}, abi.ErrNotSup
 		}
 		return c.HTTPS.CallHTTPS(ctx, t, call, o.Allow)
 	}

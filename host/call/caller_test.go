@@ -41,7 +41,7 @@ func TestCallerRoutesByTarget(t *testing.T) {
 		rule string
 		url  string
 		body string
-		err  int32
+		err  abi.Errno
 	}{
 		{"<service> calls the Service of the caller's namespace", "http://echo/", "from echo", 0},
 		{"<service>.<namespace> calls that Service when it exists", "http://echo.other/", "from echo", 0},

@@ -44,32 +44,32 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 	}
 	backends, err := service.Resolve(ctx, c.Objects, t.Namespace, t.Service, service.PortRef{Number: int32(t.Port)})
 	if errors.Is(err, service.ErrNoPort) {
-		return pod.CallResult{}, pod.Errno(abi.ErrNoEnt)
+		return pod.CallResult{}, abi.ErrNoEnt
 	}
 	if err != nil {
 		return pod.CallResult{}, err
 	}
 	backends = ready(backends)
 	if len(backends) == 0 {
-		return pod.CallResult{}, pod.Errno(abi.ErrNoEnt) // no ready pod selected
+		return pod.CallResult{}, abi.ErrNoEnt // no ready pod selected
 	}
 	if backends, err = c.allowed(ctx, t, call.From, backends); err != nil {
 		return pod.CallResult{}, err
 	}
 	b := backends[c.next.Next(len(backends))]
-	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= pod.MaxCallChain {
-		return pod.CallResult{}, pod.Errno(abi.ErrLoop)
+	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= abi.CallChainMax {
+		return pod.CallResult{}, abi.ErrLoop
 	}
 	if b.Node == c.Node && c.Local != nil {
 		h, ok := c.Local.Handler(b.Namespace, b.Name)
 		if !ok {
 			// Ready in the store but gone here: stopped a moment ago.
-			return pod.CallResult{}, pod.Errno(abi.ErrNoEnt)
+			return pod.CallResult{}, abi.ErrNoEnt
 		}
 		return callLocal(ctx, h, t, call)
 	}
 	if b.Addr == "" {
-		return pod.CallResult{}, fmt.Errorf("call %s on node %s: the node has no pod server address: %w", b.ID(), b.Node, pod.Errno(abi.ErrIO))
+		return pod.CallResult{}, fmt.Errorf("call %s on node %s: the node has no pod server address: %w", b.ID(), b.Node, abi.ErrIO)
 	}
 	r := c.Remote
 	if r == nil {
@@ -123,6 +123,6 @@ func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends [
 // headers plus the call chain.
 func chainHeader(call pod.Call) http.Header {
 	h := ServiceHeader(call.Header)
-	h.Set(pod.HeaderCallChain, pod.FormatCallChain(call.Chain))
+	h.Set(abi.HeaderCallChain, pod.FormatCallChain(call.Chain))
 	return h
 }

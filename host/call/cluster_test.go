@@ -56,7 +56,7 @@ func (l localPods) Handler(namespace, name string) (http.Handler, bool) {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Pod", name)
-		io.WriteString(w, name+" chain="+r.Header.Get(pod.HeaderCallChain)+" cookie="+r.Header.Get("Cookie")+" auth="+r.Header.Get("Authorization"))
+		io.WriteString(w, name+" chain="+r.Header.Get(abi.HeaderCallChain)+" cookie="+r.Header.Get("Cookie")+" auth="+r.Header.Get("Authorization"))
 	}), true
 }
 
@@ -119,7 +119,7 @@ func TestClusterCallsOtherNodesWithPodHeader(t *testing.T) {
 	if res.Status != 200 || !res.Truncated || string(res.Body) != "xxxxxxxxxx" || res.Header.Get("X-Pod") != "far" {
 		t.Errorf("result %+v", res)
 	}
-	if seen.Get(HeaderPod) != "default/far" || seen.Get(pod.HeaderCallChain) != "default/a" || seen.Get("X-Request-Id") != "r1" ||
+	if seen.Get(abi.HeaderPod) != "default/far" || seen.Get(abi.HeaderCallChain) != "default/a" || seen.Get("X-Request-Id") != "r1" ||
 		seen.Get("X-Secret") != "" || seen.Get("User-Agent") != "" {
 		t.Errorf("the target node saw %v", seen)
 	}

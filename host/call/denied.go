@@ -2,11 +2,10 @@ package call
 
 import (
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // DeniedError is a connection NetworkPolicy refused. The pod gets
-// K32_ERR_PERM (it unwraps to pod.Errno(K32_ERR_PERM)); the node logs
+// K32_ERR_PERM (it unwraps to abi.Errno(K32_ERR_PERM)); the node logs
 // "[NETPOL] <pod> -> <target> denied: <reason>" from Error.
 type DeniedError struct {
 	From   string // the calling pod, "<namespace>/<name>"
@@ -18,4 +17,4 @@ type DeniedError struct {
 func (e *DeniedError) Error() string { return e.From + " -> " + e.Target + " denied: " + e.Reason }
 
 // Unwrap gives the code the pod gets.
-func (e *DeniedError) Unwrap() error { return pod.Errno(abi.ErrPerm) }
+func (e *DeniedError) Unwrap() error { return abi.ErrPerm }

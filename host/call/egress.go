@@ -16,20 +16,6 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// The egress gateway's protocol (the spec's "Egress gateway").
-const (
-	// EgressPath is the gateway's path on the API server; its query is
-	// pod=<namespace>/<name>&timeout=<ms>&limit=<bytes>.
-	EgressPath = "/apis/kube32.io/v1/egress"
-	// HeaderEgressResult is on every gateway answer: the host's status, or
-	// the K32_ERR_* code of a call that failed before the host answered.
-	HeaderEgressResult = "X-Kube32-Egress-Result"
-	// EgressContentType is the type of the gateway request's body: the
-	// pod's request, "GET https://host/path HTTP/1.1", its headers, a
-	// blank line and its body.
-	EgressContentType = "message/http"
-)
-
 // Egress is a worker's HTTPS: it forwards each https:// call of the
 // node's pods to the egress gateway on the control plane's API server,
 // which makes the TLS connection and checks the call against the pod's
@@ -54,26 +40,26 @@ var _ HTTPS = (*Egress)(nil)
 // CallHTTPS implements HTTPS; allow is not used, since the gateway checks
 // the call against the pod's NetworkPolicies. The gateway's refusal is
 // K32_ERR_PERM, an API server without the gateway K32_ERR_NOTSUP, and a
-// code in X-Kube32-Egress-Result the call's result.
+// code in abi.HeaderEgressResult the call's result.
 func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ AllowFunc) (pod.CallResult, error) {
 	if t.Kind != OutsideTarget || t.Scheme != "https" {
-		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+		return pod.CallResult{}, abi.ErrInval
 	}
 	msg, err := egressMessage(t, call)
 	if err != nil {
 		return pod.CallResult{}, err
 	}
-	timeout := 5000
+	timeout := int(abi.CallTimeoutDefault.Milliseconds())
 	if d, ok := ctx.Deadline(); ok {
 		timeout = max(1, int((time.Until(d)+time.Millisecond-1)/time.Millisecond))
 	}
-	u := strings.TrimSuffix(e.API, "/") + EgressPath + "?pod=" + call.From +
+	u := strings.TrimSuffix(e.API, "/") + abi.EgressPath + "?pod=" + call.From +
 		"&timeout=" + strconv.Itoa(timeout) + "&limit=" + strconv.Itoa(call.RespCap)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(msg))
 	if err != nil {
-		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+		return pod.CallResult{}, abi.ErrInval
 	}
-	req.Header.Set("Content-Type", EgressContentType)
+	req.Header.Set("Content-Type", abi.EgressContentType)
 	if e.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+e.Token)
 	}
@@ -82,25 +68,25 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 		return pod.CallResult{}, ioErrno(ctx, err)
 	}
 	defer resp.Body.Close()
-	result, err := strconv.Atoi(resp.Header.Get(HeaderEgressResult))
+	result, err := strconv.Atoi(resp.Header.Get(abi.HeaderEgressResult))
 	switch {
 	case err != nil && resp.StatusCode == http.StatusNotFound:
-		return pod.CallResult{}, pod.Errno(abi.ErrNotSup) // an API server without the gateway
+		return pod.CallResult{}, abi.ErrNotSup // an API server without the gateway
 	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
-		return pod.CallResult{}, pod.Errno(abi.ErrPerm)
+		return pod.CallResult{}, abi.ErrPerm
 	case err != nil:
-		return pod.CallResult{}, pod.Errno(abi.ErrIO)
+		return pod.CallResult{}, abi.ErrIO
 	case result < 0:
-		return pod.CallResult{}, pod.Errno(int32(result))
+		return pod.CallResult{}, abi.Errno(result)
 	case result < 200 || result > 599:
-		return pod.CallResult{}, pod.Errno(abi.ErrIO)
+		return pod.CallResult{}, abi.ErrIO
 	}
 	body, truncated, err := readBody(resp.Body, -1, call.RespCap)
 	if err != nil {
 		return pod.CallResult{}, ioErrno(ctx, err)
 	}
 	h := resp.Header.Clone()
-	for _, k := range []string{HeaderEgressResult, "Connection", "Keep-Alive"} {
+	for _, k := range []string{abi.HeaderEgressResult, "Connection", "Keep-Alive"} {
 		h.Del(k)
 	}
 	return pod.CallResult{Status: result, Header: h, Body: body, Truncated: truncated}, nil
@@ -143,7 +129,7 @@ func (e *Egress) roundTripper() http.RoundTripper {
 			MaxIdleConnsPerHost:    2,
 			IdleConnTimeout:        90 * time.Second,
 			DisableCompression:     true,
-			MaxResponseHeaderBytes: 2 * ControlPlaneHeadLimit,
+			MaxResponseHeaderBytes: 2 * abi.ControlPlaneHeadLimit,
 		}
 	})
 	return e.transport

@@ -50,7 +50,7 @@ func TestEgressClientRequest(t *testing.T) {
 		got.auth, got.ctype = r.Header.Get("Authorization"), r.Header.Get("Content-Type")
 		b, _ := io.ReadAll(r.Body)
 		got.msg = string(b)
-		w.Header().Set(HeaderEgressResult, "201")
+		w.Header().Set(abi.HeaderEgressResult, "201")
 		w.Header().Set("X-Host-Header", "h")
 		w.WriteHeader(201)
 		io.WriteString(w, "0123456789A") // limit+1 bytes, as the gateway stops
@@ -59,13 +59,13 @@ func TestEgressClientRequest(t *testing.T) {
 	res, err := egressCall(t, e, pod.Call{From: "default/b", Method: "POST", URL: "https://example.test:8443/p?q=1",
 		Header: http.Header{"X-A": {"1"}, "X-Kube32-Pod": {"forged"}}, Body: []byte("body"), RespCap: 10})
 	if err != nil || res.Status != 201 || !res.Truncated || string(res.Body) != "0123456789" || res.Header.Get("X-Host-Header") != "h" ||
-		res.Header.Get(HeaderEgressResult) != "" {
+		res.Header.Get(abi.HeaderEgressResult) != "" {
 		t.Fatalf("got %+v %q, %v", res, res.Body, err)
 	}
 	if got.remote != loopback(80) {
 		t.Errorf("request came from %s, want the node's InternalIP %s", got.remote, loopback(80))
 	}
-	if !strings.HasPrefix(got.query, EgressPath+"?pod=default/b&timeout=") || !strings.HasSuffix(got.query, "&limit=10") {
+	if !strings.HasPrefix(got.query, abi.EgressPath+"?pod=default/b&timeout=") || !strings.HasSuffix(got.query, "&limit=10") {
 		t.Errorf("request %s", got.query)
 	}
 	if got.auth != "Bearer tok" || got.ctype != "message/http" {
@@ -82,7 +82,7 @@ func TestEgressClientResults(t *testing.T) {
 		name   string
 		status int
 		result string
-		code   int32
+		code   abi.Errno
 	}{
 		{"API server without the gateway", 404, "", abi.ErrNotSup},
 		{"refused by the gateway", 403, "-1", abi.ErrPerm},
@@ -96,7 +96,7 @@ func TestEgressClientResults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			api := gatewayOn(t, loopback(81), func(w http.ResponseWriter, r *http.Request) {
 				if tt.result != "" {
-					w.Header().Set(HeaderEgressResult, tt.result)
+					w.Header().Set(abi.HeaderEgressResult, tt.result)
 				}
 				w.WriteHeader(tt.status)
 			})

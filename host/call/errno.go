@@ -8,16 +8,15 @@ import (
 	"syscall"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // dialErrno maps a failed connect to the code the pod gets.
 func dialErrno(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return pod.Errno(abi.ErrConnRefused)
+		return abi.ErrConnRefused
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return pod.Errno(abi.ErrHostUnreach)
+		return abi.ErrHostUnreach
 	}
 	return ioErrno(ctx, err)
 }
@@ -27,7 +26,7 @@ func dialErrno(ctx context.Context, err error) error {
 // cancelled (the pod is stopping), an Errno passed on as it is, IO
 // otherwise.
 func ioErrno(ctx context.Context, err error) error {
-	var code pod.Errno
+	var code abi.Errno
 	switch {
 	case errors.As(err, &code):
 		return code
@@ -35,11 +34,11 @@ func ioErrno(ctx context.Context, err error) error {
 		return ctx.Err() // cancelled: the pod is stopping
 	case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		// The connection's deadline is ctx's and may fire a hair before it.
-		return pod.Errno(abi.ErrTimeout)
+		return abi.ErrTimeout
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return pod.Errno(abi.ErrTimeout)
+		return abi.ErrTimeout
 	}
-	return pod.Errno(abi.ErrIO)
+	return abi.ErrIO
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
 )
 
@@ -232,10 +233,10 @@ func doCall(t *testing.T, o *Outside, c pod.Call, timeout time.Duration) (pod.Ca
 }
 
 // wantErrno fails t unless err is exactly code.
-func wantErrno(t *testing.T, err error, code int32) {
+func wantErrno(t *testing.T, err error, code abi.Errno) {
 	t.Helper()
-	var e pod.Errno
-	if !errors.As(err, &e) || int32(e) != code {
-		t.Fatalf("error = %v, want %v", err, pod.Errno(code))
+	var e abi.Errno
+	if !errors.As(err, &e) || e != code {
+		t.Fatalf("error = %v, want %v", err, code)
 	}
 }

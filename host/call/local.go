@@ -16,7 +16,7 @@ import (
 func callLocal(ctx context.Context, h http.Handler, t Target, call pod.Call) (pod.CallResult, error) {
 	req, err := http.NewRequestWithContext(ctx, call.Method, "http://"+t.HostHeader+t.RequestURI, bytes.NewReader(call.Body))
 	if err != nil {
-		return pod.CallResult{}, pod.Errno(abi.ErrInval) // a method net/http refuses
+		return pod.CallResult{}, abi.ErrInval // a method net/http refuses
 	}
 	req.RequestURI = t.RequestURI
 	req.Header = chainHeader(call)

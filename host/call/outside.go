@@ -12,12 +12,6 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// Limits of a response head (status line and header fields), from the spec.
-const (
-	ControlPlaneHeadLimit = 8 << 10 // the control plane, which makes every https:// connection
-	WorkerHeadLimit       = 1 << 10 // worker nodes
-)
-
 // Outside calls hosts outside the cluster over plain HTTP/1.1, as the spec's
 // "Hosts outside the cluster" says: the node's own resolver, one connection
 // per call with Connection: close (no pool), the response read as it
@@ -29,7 +23,7 @@ const (
 type Outside struct {
 	// HeadLimit bounds the bytes of each response head, status line and
 	// header fields with their line ends and the blank line; a larger head
-	// fails the call with K32_ERR_IO. 0 means ControlPlaneHeadLimit.
+	// fails the call with K32_ERR_IO. 0 means abi.ControlPlaneHeadLimit.
 	HeadLimit int
 
 	// Resolver looks host names up; nil means net.DefaultResolver (the
@@ -41,13 +35,13 @@ type Outside struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// Allow, when set, checks each connection against the calling pod's
-	// NetworkPolicies before it is opened; its error (pod.Errno(K32_ERR_PERM)
+	// NetworkPolicies before it is opened; its error (abi.Errno(K32_ERR_PERM)
 	// when refused) fails the call. Name lookups are not subject to it.
 	Allow func(ctx context.Context, from string, addr netip.AddrPort) error
 }
 
 // Do makes call to the OutsideTarget t over http:// and reads the answer.
-// Failures are pod.Errno codes: NOENT (name does not resolve), TIMEOUT
+// Failures are abi.Errno codes: NOENT (name does not resolve), TIMEOUT
 // (ctx's deadline passed), CONNREFUSED, HOSTUNREACH, IO (any other
 // connection failure, a malformed answer or a head over HeadLimit), INVAL
 // (a method or header that cannot be sent). When ctx is cancelled without
@@ -102,7 +96,7 @@ func (o *Outside) headLimit() int {
 	if o.HeadLimit > 0 {
 		return o.HeadLimit
 	}
-	return ControlPlaneHeadLimit
+	return abi.ControlPlaneHeadLimit
 }
 
 // lookup resolves host to IPv4 addresses (nodes are IPv4 only); an address
@@ -110,7 +104,7 @@ func (o *Outside) headLimit() int {
 func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
 		if !a.Is4() {
-			return nil, pod.Errno(abi.ErrInval)
+			return nil, abi.ErrInval
 		}
 		return []netip.Addr{a}, nil
 	}
@@ -126,13 +120,13 @@ func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error)
 		}
 		return addrs, nil
 	case ctx.Err() == context.DeadlineExceeded:
-		return nil, pod.Errno(abi.ErrTimeout)
+		return nil, abi.ErrTimeout
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	}
 	// Not found, no answer from the name server, no server at all: to the
 	// pod, the name does not resolve.
-	return nil, pod.Errno(abi.ErrNoEnt)
+	return nil, abi.ErrNoEnt
 }
 
 // connect opens one connection to the first of addrs that accepts it.

@@ -51,12 +51,12 @@ func TestOutsideHeadLimit(t *testing.T) {
 		head  int
 		ok    bool
 	}{
-		{"control plane: 8 KiB head fits", 0, ControlPlaneHeadLimit, true},
-		{"control plane: one byte over 8 KiB is IO", 0, ControlPlaneHeadLimit + 1, false},
-		{"control plane: a huge head is IO", ControlPlaneHeadLimit, 64 << 10, false},
-		{"worker: 1 KiB head fits", WorkerHeadLimit, WorkerHeadLimit, true},
-		{"worker: one byte over 1 KiB is IO", WorkerHeadLimit, WorkerHeadLimit + 1, false},
-		{"worker: a head that fits 8 KiB is IO", WorkerHeadLimit, 4 << 10, false},
+		{"control plane: 8 KiB head fits", 0, abi.ControlPlaneHeadLimit, true},
+		{"control plane: one byte over 8 KiB is IO", 0, abi.ControlPlaneHeadLimit + 1, false},
+		{"control plane: a huge head is IO", abi.ControlPlaneHeadLimit, 64 << 10, false},
+		{"worker: 1 KiB head fits", abi.WorkerHeadLimit, abi.WorkerHeadLimit, true},
+		{"worker: one byte over 1 KiB is IO", abi.WorkerHeadLimit, abi.WorkerHeadLimit + 1, false},
+		{"worker: a head that fits 8 KiB is IO", abi.WorkerHeadLimit, 4 << 10, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,9 +74,9 @@ func TestOutsideHeadLimit(t *testing.T) {
 }
 
 func TestOutsideHeadLimitAppliesToEachInterimHead(t *testing.T) {
-	interim := strings.Replace(headOfSize(WorkerHeadLimit), "200 OK", "103 Hi", 1)
-	s := startServer(t, loopback(22), answer(interim+interim+headOfSize(WorkerHeadLimit)))
-	res, err := doCall(t, &Outside{HeadLimit: WorkerHeadLimit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
+	interim := strings.Replace(headOfSize(abi.WorkerHeadLimit), "200 OK", "103 Hi", 1)
+	s := startServer(t, loopback(22), answer(interim+interim+headOfSize(abi.WorkerHeadLimit)))
+	res, err := doCall(t, &Outside{HeadLimit: abi.WorkerHeadLimit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
 	if err != nil || res.Status != 200 {
 		t.Fatalf("result %+v, %v; want 200", res, err)
 	}
@@ -166,7 +166,7 @@ func TestOutsideBodyFraming(t *testing.T) {
 		status            int
 		body              string
 		truncated         bool
-		err               int32
+		err               abi.Errno
 	}{
 		{name: "Content-Length, connection left open", raw: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", status: 200, body: "hello"},
 		{name: "chunked with trailer, connection left open", raw: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n", status: 200, body: "hello world"},
@@ -289,7 +289,7 @@ func TestOutsideRefusesUnsendableRequest(t *testing.T) {
 		"header with CRLF": {Header: http.Header{"X-A": {"x\r\nInjected: 1"}}, URL: "http://127.0.0.1:1/"},
 	} {
 		_, err := doCall(t, &Outside{}, c, hangGuard)
-		if e, ok := err.(pod.Errno); !ok || int32(e) != abi.ErrInval {
+		if e, ok := err.(abi.Errno); !ok || e != abi.ErrInval {
 			t.Errorf("%s: error %v, want K32_ERR_INVAL", name, err)
 		}
 	}
@@ -311,7 +311,7 @@ func TestOutsideNetworkPolicySeam(t *testing.T) {
 	var asked string
 	o := &Outside{Allow: func(_ context.Context, from string, addr netip.AddrPort) error {
 		asked = from + " -> " + addr.String()
-		return pod.Errno(abi.ErrPerm)
+		return abi.ErrPerm
 	}}
 	_, err := doCall(t, o, pod.Call{From: "team/web", URL: "http://" + s.addr + "/"}, hangGuard)
 	wantErrno(t, err, abi.ErrPerm)
@@ -322,15 +322,15 @@ func TestOutsideNetworkPolicySeam(t *testing.T) {
 
 func TestDialErrno(t *testing.T) {
 	ctx := context.Background()
-	for errno, want := range map[syscall.Errno]int32{
+	for errno, want := range map[syscall.Errno]abi.Errno{
 		syscall.ECONNREFUSED: abi.ErrConnRefused,
 		syscall.EHOSTUNREACH: abi.ErrHostUnreach,
 		syscall.ENETUNREACH:  abi.ErrHostUnreach,
 		syscall.ECONNRESET:   abi.ErrIO,
 	} {
 		err := &net.OpError{Op: "dial", Net: "tcp4", Err: &os.SyscallError{Syscall: "connect", Err: errno}}
-		if got := dialErrno(ctx, err); got != pod.Errno(want) {
-			t.Errorf("%v: %v, want %v", errno, got, pod.Errno(want))
+		if got := dialErrno(ctx, err); got != want {
+			t.Errorf("%v: %v, want %v", errno, got, want)
 		}
 	}
 }

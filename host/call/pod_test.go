@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/internal/testenv"
 )
@@ -90,7 +91,7 @@ func TestGoPodCallsOutsideThroughTransport(t *testing.T) {
 	refused.Close()
 
 	caller := &Caller{Outside: &Outside{
-		HeadLimit: WorkerHeadLimit,
+		HeadLimit: abi.WorkerHeadLimit,
 		Resolver:  fakeDNS(t, loopback(53), map[string]string{"final.test": loopback(60), "redirect.test": loopback(61)}),
 	}}
 	p := pod.New(pod.Config{

@@ -13,13 +13,9 @@ import (
 	"github.com/kube32/kube32/host/service"
 )
 
-// HeaderPod names the pod a request to a node's pod HTTP server is for,
-// "<namespace>/<name>" (the spec's X-Kube32-Pod).
-const HeaderPod = "X-Kube32-Pod"
-
 // Remote calls pods on other nodes over a keep-alive pool of HTTP/1.1
-// connections to their nodes' pod HTTP servers, with X-Kube32-Pod and
-// X-Kube32-Call-Chain.
+// connections to their nodes' pod HTTP servers, with abi.HeaderPod and
+// abi.HeaderCallChain.
 type Remote struct {
 	// Transport is the pool; nil means NewPool().
 	Transport *http.Transport
@@ -53,11 +49,11 @@ func (r *Remote) Do(ctx context.Context, b service.Backend, t Target, call pod.C
 	}
 	req, err := http.NewRequestWithContext(ctx, call.Method, "http://"+b.Addr+t.RequestURI, bytes.NewReader(call.Body))
 	if err != nil {
-		return pod.CallResult{}, pod.Errno(abi.ErrInval)
+		return pod.CallResult{}, abi.ErrInval
 	}
 	req.Host = t.HostHeader
 	req.Header = chainHeader(call)
-	req.Header.Set(HeaderPod, b.ID())
+	req.Header.Set(abi.HeaderPod, b.ID())
 	req.Header["User-Agent"] = []string{""} // net/http sends none then: only the filtered headers travel
 	req.ContentLength = int64(len(call.Body))
 	if len(call.Body) == 0 {

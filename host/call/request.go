@@ -2,6 +2,7 @@ package call
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,22 +11,13 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// connectionOwned are the caller headers a host outside the cluster never
-// receives from the caller: the connection sets them itself.
-var connectionOwned = map[string]bool{
-	"Host": true, "Content-Length": true, "Connection": true, "Transfer-Encoding": true,
-	"Keep-Alive": true, "Upgrade": true, "Te": true, "Trailer": true, "Expect": true,
-}
-
 // OutsideHeader returns the caller headers a host outside the cluster
-// receives: all but X-Kube32-* and the connection-owned ones (Host,
-// Content-Length, Connection, Transfer-Encoding, Keep-Alive, Upgrade, TE,
-// Trailer, Expect).
+// receives: all but the abi.HeaderPrefix ones and abi.ConnectionHeaders.
 func OutsideHeader(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for k, v := range h {
 		ck := http.CanonicalHeaderKey(k)
-		if connectionOwned[ck] || strings.HasPrefix(ck, "X-Kube32-") {
+		if slices.Contains(abi.ConnectionHeaders, ck) || strings.HasPrefix(ck, abi.HeaderPrefix) {
 			continue
 		}
 		out[ck] = append(out[ck], v...)
@@ -33,15 +25,11 @@ func OutsideHeader(h http.Header) http.Header {
 	return out
 }
 
-// serviceHeaders are the only caller headers that reach a pod behind a
-// Service.
-var serviceHeaders = []string{"Content-Type", "Cookie", "X-Request-Id", "Accept-Encoding"}
-
 // ServiceHeader returns the caller headers a target pod behind a Service
-// receives: only Content-Type, Cookie, X-Request-Id and Accept-Encoding.
+// receives: only abi.ServiceCallHeaders.
 func ServiceHeader(h http.Header) http.Header {
-	out := make(http.Header, len(serviceHeaders))
-	for _, k := range serviceHeaders {
+	out := make(http.Header, len(abi.ServiceCallHeaders))
+	for _, k := range abi.ServiceCallHeaders {
 		if v := h.Values(k); len(v) > 0 {
 			out[k] = append([]string(nil), v...)
 		}
@@ -55,7 +43,7 @@ func ServiceHeader(h http.Header) http.Header {
 // body (and for an empty one where a body is expected), Connection: close.
 // A method or header that cannot travel fails with K32_ERR_INVAL.
 func buildRequest(t Target, call pod.Call) ([]byte, error) {
-	inval := pod.Errno(abi.ErrInval)
+	inval := abi.ErrInval
 	if !validToken(call.Method) {
 		return nil, inval
 	}

@@ -14,7 +14,7 @@ import (
 
 // errMalformed is an answer that is not HTTP/1.x; the pod gets K32_ERR_IO,
 // as for any failed connection.
-var errMalformed = pod.Errno(abi.ErrIO)
+var errMalformed = abi.ErrIO
 
 // readResponse reads the answer to a request with method from r: interim
 // 1xx answers skipped, each head at most headLimit bytes, and at most
@@ -70,7 +70,7 @@ func readHead(r *bufio.Reader, limit int) (int, http.Header, error) {
 		frag, err := r.ReadSlice('\n')
 		size += len(frag)
 		if size > limit {
-			return 0, nil, pod.Errno(abi.ErrIO) // head too large
+			return 0, nil, abi.ErrIO // head too large
 		}
 		line = append(line, frag...)
 		switch {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // Kind tells what a Target names.
@@ -100,11 +99,11 @@ func (t Target) Addr() string { return net.JoinHostPort(t.Host, strconv.Itoa(t.P
 //
 // An https:// URL always names a host outside. A malformed URL (another
 // scheme, user info, no host, a bad port, an IPv6 literal, white space or
-// control bytes) fails with pod.Errno(K32_ERR_INVAL). A ".svc" name whose
+// control bytes) fails with abi.Errno(K32_ERR_INVAL). A ".svc" name whose
 // labels cannot be a Service and namespace fails with K32_ERR_NOENT: no such
 // Service can exist.
 func ParseTarget(rawURL string, namespace string) (Target, error) {
-	inval := pod.Errno(abi.ErrInval)
+	inval := abi.ErrInval
 	for i := 0; i < len(rawURL); i++ {
 		if c := rawURL[i]; c <= ' ' || c == 0x7f {
 			return Target{}, inval // the request line cannot carry it
@@ -161,7 +160,7 @@ func (t Target) resolve(namespace string) (Target, error) {
 	case len(labels) == 3 && labels[2] == "svc",
 		len(labels) == 5 && labels[2] == "svc" && labels[3] == "cluster" && labels[4] == "local":
 		if !validServiceName(labels[0]) || !validNamespace(labels[1]) {
-			return Target{}, pod.Errno(abi.ErrNoEnt)
+			return Target{}, abi.ErrNoEnt
 		}
 		return t.service(labels[1], labels[0]), nil
 	}

@@ -13,7 +13,7 @@ func TestParseTarget(t *testing.T) {
 		rule string
 		url  string
 		want Target
-		err  int32 // expected Errno, 0 for none
+		err  abi.Errno // expected code, 0 for none
 	}{
 		{rule: "<service> is the Service in the caller's namespace, on its first port",
 			url:  "http://echo/ping",

@@ -21,10 +21,6 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// DefaultTLSSessions is how many https:// calls the control plane makes at
-// once (the spec's two session threads).
-const DefaultTLSSessions = 2
-
 // AllowFunc checks a connection of the pod from ("<namespace>/<name>") to
 // addr against its NetworkPolicies before it is opened; its error
 // (a *DeniedError when refused) fails the call.
@@ -50,15 +46,15 @@ type TLS struct {
 	// Roots are the trusted roots; nil means the operating system's.
 	Roots *x509.CertPool
 	// Sessions is how many calls may run at once; 0 means
-	// DefaultTLSSessions.
+	// abi.TLSSessions.
 	Sessions int
-	// HeadLimit bounds each response head; 0 means ControlPlaneHeadLimit.
+	// HeadLimit bounds each response head; 0 means abi.ControlPlaneHeadLimit.
 	HeadLimit int
 	// Resolver and Dial are as in Outside.
 	Resolver *net.Resolver
 	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Logf receives "[EGRESS] <pod> -> https://<host>:<port>: certificate
-	// rejected: <reason>", at most once per second; nil logs nothing.
+	// rejected: <reason>", at most once per abi.LogRateInterval; nil logs nothing.
 	Logf func(format string, args ...any)
 
 	mu       sync.Mutex
@@ -129,7 +125,7 @@ func (s *TLS) CallHTTPS(ctx context.Context, t Target, call pod.Call, allow Allo
 
 // Open takes a session, connects to t (allow checking the connection),
 // shakes hands, sends call and reads the answer's head. Failures are
-// pod.Errno codes: BUSY (every session in use), CERT (the certificate was
+// abi.Errno codes: BUSY (every session in use), CERT (the certificate was
 // refused), TLS (any other handshake failure), and those of Outside.Do.
 // The caller must Close the Response.
 func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc) (*Response, error) {
@@ -141,7 +137,7 @@ func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 		return nil, err
 	}
 	if !s.acquire() {
-		return nil, pod.Errno(abi.ErrBusy)
+		return nil, abi.ErrBusy
 	}
 	resp, err := s.open(ctx, t, call, allow, req)
 	if err != nil {
@@ -209,13 +205,13 @@ func (s *TLS) handshakeErrno(ctx context.Context, err error, from string, t Targ
 	var verify *tls.CertificateVerificationError
 	if errors.As(err, &verify) {
 		s.logCert(from, t, verify.Err)
-		return pod.Errno(abi.ErrCert)
+		return abi.ErrCert
 	}
 	var ne net.Error
 	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return ioErrno(ctx, err)
 	}
-	return pod.Errno(abi.ErrTLS)
+	return abi.ErrTLS
 }
 
 // logCert writes the [EGRESS] certificate line, unless one was written
@@ -233,7 +229,7 @@ func (s *TLS) acquire() bool {
 	defer s.mu.Unlock()
 	n := s.Sessions
 	if n <= 0 {
-		n = DefaultTLSSessions
+		n = abi.TLSSessions
 	}
 	if s.busy >= n {
 		return false
@@ -254,5 +250,5 @@ func (s *TLS) headLimit() int {
 	if s.HeadLimit > 0 {
 		return s.HeadLimit
 	}
-	return ControlPlaneHeadLimit
+	return abi.ControlPlaneHeadLimit
 }

@@ -1,6 +1,6 @@
 // Package channel carries the cluster's channel messages: k32_publish from
 // any pod reaches every subscriber of the topic on every node, that is the
-// pods whose kube32.io/event-topics annotation lists it (through their
+// pods whose abi.AnnotationEventTopics annotation lists it (through their
 // k32_event export) and the Ingress controller's Server-Sent Events streams.
 //
 // Each node has a Hub. The control plane's hub is the cluster's one

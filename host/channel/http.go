@@ -7,39 +7,32 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/kube32/kube32/abi"
 )
-
-// Path is where the API server serves the channels: POST Path/<topic>
-// publishes the request body on <topic>, GET Path?watch=true streams every
-// message as one JSON Message per line. It is a kube32 extension under the
-// kube32.io group; the bearer token applies as to the rest of the API.
-const Path = "/apis/kube32.io/v1/channels"
-
-// HeaderFrom names the publisher of a POSTed message.
-const HeaderFrom = "X-Kube32-From"
 
 // followerQueueLen is the queue of a worker following the control plane:
 // longer than a pod's, since it carries every topic.
 const followerQueueLen = 4096
 
-// Handler serves Path for the control plane's hub h.
+// Handler serves abi.ChannelsPath for the control plane's hub h.
 func Handler(h *Hub) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rest, ok := strings.CutPrefix(r.URL.EscapedPath(), Path)
+		rest, ok := strings.CutPrefix(r.URL.EscapedPath(), abi.ChannelsPath)
 		switch {
 		case !ok:
 			http.NotFound(w, r)
 		case rest == "" || rest == "/":
 			if r.Method != http.MethodGet {
 				w.Header().Set("Allow", "GET")
-				http.Error(w, "GET "+Path+"?watch=true streams the messages; POST "+Path+"/<topic> publishes", http.StatusMethodNotAllowed)
+				http.Error(w, "GET "+abi.ChannelsPath+"?watch=true streams the messages; POST "+abi.ChannelsPath+"/<topic> publishes", http.StatusMethodNotAllowed)
 				return
 			}
 			serveWatch(h, w, r)
 		default:
 			if r.Method != http.MethodPost {
 				w.Header().Set("Allow", "POST")
-				http.Error(w, "POST "+Path+"/<topic> publishes the request body on <topic>", http.StatusMethodNotAllowed)
+				http.Error(w, "POST "+abi.ChannelsPath+"/<topic> publishes the request body on <topic>", http.StatusMethodNotAllowed)
 				return
 			}
 			topic, err := url.PathUnescape(strings.TrimPrefix(rest, "/"))
@@ -58,7 +51,7 @@ func servePublish(h *Hub, w http.ResponseWriter, r *http.Request, topic string) 
 		http.Error(w, "reading the message: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	from := r.Header.Get(HeaderFrom)
+	from := r.Header.Get(abi.HeaderFrom)
 	if from == "" {
 		from = "api"
 	}
@@ -83,7 +76,7 @@ func serveWatch(h *Hub, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := "follower " + r.RemoteAddr
-	if from := r.Header.Get(HeaderFrom); from != "" {
+	if from := r.Header.Get(abi.HeaderFrom); from != "" {
 		name = "node " + from
 	}
 	sub := h.Subscribe(name, nil, followerQueueLen)

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // Message is one message published on a topic.
@@ -62,10 +61,10 @@ func New(opts Options) *Hub {
 func (h *Hub) Publish(_ context.Context, from, topic string, data []byte) error {
 	if err := ValidTopic(topic); err != nil {
 		// The guest gets K32_ERR_INVAL, as for an empty topic.
-		return fmt.Errorf("%w: %v", pod.Errno(abi.ErrInval), err)
+		return fmt.Errorf("%w: %v", abi.ErrInval, err)
 	}
 	if len(data) > MaxDataLen {
-		return fmt.Errorf("%w: a channel message holds at most %d bytes, not %d", pod.Errno(abi.ErrTooBig), MaxDataLen, len(data))
+		return fmt.Errorf("%w: a channel message holds at most %d bytes, not %d", abi.ErrTooBig, MaxDataLen, len(data))
 	}
 	m := Message{Topic: topic, Data: data, From: from}
 	if h.outbox != nil {
@@ -150,7 +149,7 @@ func ValidTopic(topic string) error {
 	return nil
 }
 
-// ParseTopics splits a comma-separated topic list (kube32.io/event-topics),
+// ParseTopics splits a comma-separated topic list (abi.AnnotationEventTopics),
 // trimming blanks and skipping empty items; invalid names are an error.
 func ParseTopics(list string) ([]string, error) {
 	var topics []string

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/internal/testenv"
 )
 
@@ -101,13 +100,13 @@ func TestPublishRefuses(t *testing.T) {
 	for _, c := range []struct {
 		topic string
 		data  []byte
-		code  int32
+		code  abi.Errno
 	}{
 		{"", nil, abi.ErrInval}, {"a b", nil, abi.ErrInval}, {"a,b", nil, abi.ErrInval},
 		{strings.Repeat("t", MaxTopicLen+1), nil, abi.ErrInval}, {"ok", make([]byte, MaxDataLen+1), abi.ErrTooBig},
 	} {
-		var code pod.Errno
-		if err := h.Publish(context.Background(), "p", c.topic, c.data); !errors.As(err, &code) || int32(code) != c.code {
+		var code abi.Errno
+		if err := h.Publish(context.Background(), "p", c.topic, c.data); !errors.As(err, &code) || code != c.code {
 			t.Errorf("Publish(%.10q, %d bytes) = %v, want code %d", c.topic, len(c.data), err, c.code)
 		}
 	}
@@ -178,7 +177,7 @@ func TestUpstream(t *testing.T) {
 		}
 	}
 
-	resp, err := http.Post(srv.URL+Path+"/t", "text/plain", strings.NewReader("x"))
+	resp, err := http.Post(srv.URL+abi.ChannelsPath+"/t", "text/plain", strings.NewReader("x"))
 	if err != nil {
 		t.Fatal(err)
 	}

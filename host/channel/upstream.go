@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // retryInterval is the wait before a worker tries the control plane again.
@@ -20,7 +22,7 @@ const retryInterval = 500 * time.Millisecond
 type Upstream struct {
 	API   string // http://host:port
 	Token string // bearer token; "" for none
-	Node  string // this node's name, sent as X-Kube32-From on the stream
+	Node  string // this node's name, sent as abi.HeaderFrom on the stream
 	// Client makes the requests; nil means a client without timeouts
 	// (the stream is long-lived).
 	Client *http.Client
@@ -121,11 +123,11 @@ func (h *Hub) forward(ctx context.Context) {
 type permanent struct{ error }
 
 func (u *Upstream) publish(ctx context.Context, m Message) error {
-	req, err := u.request(ctx, http.MethodPost, Path+"/"+url.PathEscape(m.Topic), bytes.NewReader(m.Data))
+	req, err := u.request(ctx, http.MethodPost, abi.ChannelsPath+"/"+url.PathEscape(m.Topic), bytes.NewReader(m.Data))
 	if err != nil {
 		return err
 	}
-	req.Header.Set(HeaderFrom, m.From)
+	req.Header.Set(abi.HeaderFrom, m.From)
 	resp, err := u.client().Do(req)
 	if err != nil {
 		return err
@@ -166,12 +168,12 @@ func (h *Hub) follow(ctx context.Context) {
 
 func (h *Hub) followOnce(ctx context.Context) error {
 	up := h.opts.Upstream
-	req, err := up.request(ctx, http.MethodGet, Path+"?watch=true", nil)
+	req, err := up.request(ctx, http.MethodGet, abi.ChannelsPath+"?watch=true", nil)
 	if err != nil {
 		return err
 	}
 	if up.Node != "" {
-		req.Header.Set(HeaderFrom, up.Node)
+		req.Header.Set(abi.HeaderFrom, up.Node)
 	}
 	resp, err := up.client().Do(req)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/ingress"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/store"
@@ -48,9 +49,9 @@ func chatIngress() manifest.Object {
 	return manifest.Object{Obj: &networkingv1.Ingress{
 		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "chat", Annotations: map[string]string{
-			ingress.AnnotationEventStream:      "/chat/events=room,kube32.presence; /chat/cluster=kube32.cluster ;/chat/stats=chat.stats",
-			ingress.AnnotationClusterTelemetry: "/chat/telemetry",
-			ingress.AnnotationStatsTopic:       "chat.stats",
+			abi.AnnotationEventStream:      "/chat/events=room,kube32.presence; /chat/cluster=kube32.cluster ;/chat/stats=chat.stats",
+			abi.AnnotationClusterTelemetry: "/chat/telemetry",
+			abi.AnnotationStatsTopic:       "chat.stats",
 		}},
 		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{IngressRuleValue: networkingv1.IngressRuleValue{
 			HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{Path: "/chat", PathType: &prefix,

@@ -15,7 +15,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -142,7 +142,7 @@ func TestHTTPSCalls(t *testing.T) {
 		<-arrived
 		<-arrived
 		testpods.Contains(t, callFrom("a2", "https://"+good+"/", 4096), "call rc=-16 ")
-		req, _ := http.NewRequest(http.MethodPost, c.APIURL()+call.EgressPath+"?pod=default/b&timeout=5000&limit=10",
+		req, _ := http.NewRequest(http.MethodPost, c.APIURL()+abi.EgressPath+"?pod=default/b&timeout=5000&limit=10",
 			strings.NewReader("GET https://"+good+"/ HTTP/1.1\r\n\r\n"))
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("Content-Type", "message/http")
@@ -151,7 +151,7 @@ func TestHTTPSCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(call.HeaderEgressResult) != "-16" {
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != "-16" {
 			t.Errorf("gateway with every session in use: %d %v", resp.StatusCode, resp.Header)
 		}
 		close(release)
@@ -161,7 +161,7 @@ func TestHTTPSCalls(t *testing.T) {
 	})
 	t.Run("gateway refusals", func(t *testing.T) {
 		post := func(query, token string) *http.Response {
-			req, _ := http.NewRequest(http.MethodPost, c.APIURL()+call.EgressPath+"?"+query,
+			req, _ := http.NewRequest(http.MethodPost, c.APIURL()+abi.EgressPath+"?"+query,
 				strings.NewReader("GET https://"+good+"/ HTTP/1.1\r\n\r\n"))
 			if token != "" {
 				req.Header.Set("Authorization", "Bearer "+token)
@@ -181,12 +181,12 @@ func TestHTTPSCalls(t *testing.T) {
 		} {
 			time.Sleep(1100 * time.Millisecond) // the line is logged at most once per second
 			resp := post(tt.query, tt.token)
-			if resp.StatusCode != 403 || resp.Header.Get(call.HeaderEgressResult) != "-1" {
+			if resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != "-1" {
 				t.Errorf("%s with token %q: %d %v", tt.query, tt.token, resp.StatusCode, resp.Header)
 			}
 			logs.waitLog(t, "[EGRESS] gateway refused 127.0.0.1 "+tt.log)
 		}
-		if resp := post("pod=default/b&timeout=5000&limit=10", testToken); resp.StatusCode != 200 || resp.Header.Get(call.HeaderEgressResult) != "200" {
+		if resp := post("pod=default/b&timeout=5000&limit=10", testToken); resp.StatusCode != 200 || resp.Header.Get(abi.HeaderEgressResult) != "200" {
 			t.Errorf("a proper gateway request: %d %v", resp.StatusCode, resp.Header)
 		}
 	})

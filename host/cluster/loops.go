@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/scheduler"
 	"github.com/kube32/kube32/host/store"
 )
@@ -71,7 +72,7 @@ func waitForNode(s *store.Store, name string) {
 // defaultNamespace is the namespace every cluster has.
 func defaultNamespace() *corev1.Namespace {
 	return &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{Name: metav1.NamespaceDefault, Labels: map[string]string{"kubernetes.io/metadata.name": metav1.NamespaceDefault}},
+		ObjectMeta: metav1.ObjectMeta{Name: metav1.NamespaceDefault, Labels: map[string]string{abi.LabelNamespaceName: metav1.NamespaceDefault}},
 		Status:     corev1.NamespaceStatus{Phase: corev1.NamespaceActive},
 	}
 }

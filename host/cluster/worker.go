@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/call"
 	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/kubelet"
@@ -79,7 +80,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
 		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
 		APIHost: apiHost, APIPort: apiPort, Log: opts.PodLog,
-		Outside:  &call.Outside{HeadLimit: call.WorkerHeadLimit},
+		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit},
 		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
 		Channels: w.Channels,
 	})

@@ -15,20 +15,11 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/kube32v1"
 	"github.com/kube32/kube32/host/channel"
 	svcs "github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
-)
-
-// ClassName is the ingressClassName the controller routes (besides unset).
-const ClassName = "kube32"
-
-// Rebuild limits from the spec: at most once every 250 ms on the request
-// path, and on a 1 s tick.
-const (
-	rebuildMinInterval = 250 * time.Millisecond
-	rebuildTick        = time.Second
 )
 
 // Config wires the controller to the cluster.
@@ -43,7 +34,7 @@ type Config struct {
 	// Log receives the controller's log lines.
 	Log func(format string, args ...any)
 	// Channels is the control plane's channel hub, which feeds the
-	// kube32.io/event-stream streams and takes kube32.io/stats-topic; nil
+	// abi.AnnotationEventStream streams and takes abi.AnnotationStatsTopic; nil
 	// leaves the streams with their built-in topics only.
 	Channels *channel.Hub
 }
@@ -78,9 +69,10 @@ func New(cfg Config) *Controller {
 	return c
 }
 
-// Run rebuilds a stale table on the 1 s tick until ctx ends.
+// Run rebuilds a stale table every abi.IngressRebuildTick and publishes
+// the stats (abi.StatsInterval, the same period) until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	tick := time.NewTicker(rebuildTick)
+	tick := time.NewTicker(abi.IngressRebuildTick)
 	defer tick.Stop()
 	for {
 		select {
@@ -105,7 +97,7 @@ func (c *Controller) UpToDate() bool {
 }
 
 func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	t := c.rebuildIfStale(rebuildMinInterval)
+	t := c.rebuildIfStale(abi.IngressRebuildMinInterval)
 	if rt := t.lookup(r.Host, r.URL.Path); rt != nil {
 		c.ann.countRequest(rt.ingress)
 		rt.backend.ServeHTTP(w, r)

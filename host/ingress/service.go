@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httputil"
+	"strconv"
+	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/call"
 	svcs "github.com/kube32/kube32/host/service"
 )
 
 // serviceBackend balances requests round-robin over a Service's running
-// pods; with none it answers 503 with Retry-After: 2.
+// pods; with none it answers 503 with Retry-After abi.RetryAfterNoPod.
 type serviceBackend struct {
 	service  string
 	backends []svcs.Backend
@@ -25,7 +28,7 @@ type serviceBackend struct {
 func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only nodes set the call chain: a client's would make its pod's calls
 	// fail with K32_ERR_LOOP.
-	r.Header.Del(callChainHeader)
+	r.Header.Del(abi.HeaderCallChain)
 	for range b.backends {
 		be := b.backends[b.next.Next(len(b.backends))]
 		// The pod runs on the control plane: call its k32_handle in-process.
@@ -39,7 +42,7 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.Header().Set("Retry-After", "2")
+	w.Header().Set("Retry-After", strconv.Itoa(int(abi.RetryAfterNoPod/time.Second)))
 	http.Error(w, fmt.Sprintf("service %s has no running pod", b.service), http.StatusServiceUnavailable)
 }
 
@@ -53,21 +56,17 @@ func (c *Controller) resolveServiceBackend(namespace string, ref *networkingv1.I
 	return b, err
 }
 
-// callChainHeader is pod.HeaderCallChain (the test helpers' name "pod"
-// shadows the package here).
-const callChainHeader = "X-Kube32-Call-Chain"
-
 // nodePool is the keep-alive pool of the proxied requests to worker nodes.
 var nodePool = call.NewPool()
 
 // proxyToNode sends r to pod b on its worker node over the keep-alive
-// pool, with X-Kube32-Pod naming the pod, and streams the answer back.
+// pool, with abi.HeaderPod naming the pod, and streams the answer back.
 func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) {
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = "http", b.Addr
 			pr.Out.Host = r.Host
-			pr.Out.Header.Set(call.HeaderPod, b.ID())
+			pr.Out.Header.Set(abi.HeaderPod, b.ID())
 			pr.SetXForwarded()
 		},
 		Transport: nodePool,

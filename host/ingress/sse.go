@@ -10,11 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/channel"
 )
-
-// clusterInterval is how often a kube32.cluster stream sends telemetry.
-const clusterInterval = 2 * time.Second
 
 // writeTimeout bounds one write to an SSE client.
 const writeTimeout = 10 * time.Second
@@ -22,15 +20,15 @@ const writeTimeout = 10 * time.Second
 // sseQueueLen is the channel queue of one SSE client.
 const sseQueueLen = 256
 
-// eventStream is one kube32.io/event-stream path of one Ingress: a
+// eventStream is one abi.AnnotationEventStream path of one Ingress: a
 // text/event-stream endpoint fed by channel topics and the two built-ins.
 type eventStream struct {
 	c        *Controller
 	ingress  string // "<namespace>/<name>"
 	path     string
 	topics   []string // channel topics, built-ins left out
-	cluster  bool     // kube32.cluster is listed
-	presence bool     // kube32.presence is listed
+	cluster  bool     // abi.TopicCluster is listed
+	presence bool     // abi.TopicPresence is listed
 
 	mu      sync.Mutex
 	clients map[*sseClient]struct{}
@@ -46,9 +44,9 @@ func newEventStream(c *Controller, ingress string, spec streamSpec) *eventStream
 	s := &eventStream{c: c, ingress: ingress, path: spec.path, clients: map[*sseClient]struct{}{}, closed: make(chan struct{})}
 	for _, t := range spec.topics {
 		switch t {
-		case TopicCluster:
+		case abi.TopicCluster:
 			s.cluster = true
-		case TopicPresence:
+		case abi.TopicPresence:
 			s.presence = true
 		default:
 			s.topics = append(s.topics, t)
@@ -119,7 +117,7 @@ func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var tick <-chan time.Time
 	if s.cluster {
-		t := time.NewTicker(clusterInterval)
+		t := time.NewTicker(abi.ClusterEventInterval)
 		defer t.Stop()
 		tick = t.C
 	}

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/kube32/kube32/abi"
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
-// stats is the kube32.io/stats-topic message.
+// stats is the abi.AnnotationStatsTopic message.
 type stats struct {
 	T       string `json:"t"` // always "stats", the SSE event name
 	Ingress string `json:"ingress"`
@@ -16,9 +17,9 @@ type stats struct {
 	Viewers int    `json:"viewers"`
 }
 
-// publishStats publishes, for each routed Ingress with kube32.io/stats-topic,
-// the requests it routed since the last call (once per second, on the
-// controller's tick) and its streams' viewers.
+// publishStats publishes, for each routed Ingress with abi.AnnotationStatsTopic,
+// the requests it routed since the last call (every abi.StatsInterval, on
+// the controller's tick) and its streams' viewers.
 func (c *Controller) publishStats(ctx context.Context) {
 	a := &c.ann
 	a.mu.Lock()
@@ -30,14 +31,14 @@ func (c *Controller) publishStats(ctx context.Context) {
 		return
 	}
 	for _, ing := range c.routedIngresses() {
-		topic := strings.TrimSpace(ing.Annotations[AnnotationStatsTopic])
+		topic := strings.TrimSpace(ing.Annotations[abi.AnnotationStatsTopic])
 		if topic == "" {
 			continue
 		}
 		id := ing.Namespace + "/" + ing.Name
 		msg, _ := json.Marshal(stats{T: "stats", Ingress: id, RPS: counts[id], Viewers: a.viewers(id)})
 		if err := hub.Publish(ctx, "ingress "+id, topic, msg); err != nil {
-			c.logf("[INGRESS] %s: %s: %v", id, AnnotationStatsTopic, err)
+			c.logf("[INGRESS] %s: %s: %v", id, abi.AnnotationStatsTopic, err)
 		}
 	}
 }
@@ -48,7 +49,7 @@ func (c *Controller) routedIngresses() []*networkingv1.Ingress {
 	var out []*networkingv1.Ingress
 	for _, o := range c.cfg.Store.List("Ingress", "") {
 		ing := o.(*networkingv1.Ingress)
-		if cls := ing.Spec.IngressClassName; cls != nil && *cls != ClassName {
+		if cls := ing.Spec.IngressClassName; cls != nil && *cls != abi.IngressClassName {
 			continue
 		}
 		out = append(out, ing)

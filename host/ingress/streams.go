@@ -5,12 +5,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
 // annotationState is what the controller keeps across table rebuilds for
 // its annotations: the event streams with their viewers, the request
-// counts behind kube32.io/stats-topic and the start time for telemetry.
+// counts behind abi.AnnotationStatsTopic and the start time for telemetry.
 type annotationState struct {
 	started time.Time
 
@@ -47,7 +48,7 @@ func (c *Controller) stream(ing *networkingv1.Ingress, spec streamSpec) *eventSt
 func (c *Controller) retainStreams(ings []*networkingv1.Ingress) {
 	live := map[string]bool{}
 	for _, ing := range ings {
-		specs, _ := parseEventStreams(ing.Annotations[AnnotationEventStream])
+		specs, _ := parseEventStreams(ing.Annotations[abi.AnnotationEventStream])
 		for _, spec := range specs {
 			live[streamKey(ing, spec)] = true
 		}

@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Telemetry is the cluster telemetry JSON of kube32.io/cluster-telemetry
-// and of the kube32.cluster event.
+// Telemetry is the cluster telemetry JSON of abi.AnnotationClusterTelemetry
+// and of the abi.TopicCluster event.
 type Telemetry struct {
 	Nodes []NodeTelemetry `json:"nodes"`
 	// Pods counts the cluster's pods (not being deleted); Running those in
@@ -72,7 +72,7 @@ func (c *Controller) telemetryJSON() []byte {
 	return b
 }
 
-// telemetryHandler serves kube32.io/cluster-telemetry.
+// telemetryHandler serves abi.AnnotationClusterTelemetry.
 type telemetryHandler struct{ c *Controller }
 
 func (h telemetryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

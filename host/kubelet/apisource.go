@@ -18,19 +18,14 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 
-// APICacheTTL is how long a worker keeps a Service, its Endpoints and the
-// nodes' addresses it fetched from the API server (the spec's 3 s).
-const APICacheTTL = 3 * time.Second
-
 // NewAPISource returns the Source of a worker: the API server at server
 // (http://host:port), with the bearer token when it is not empty. It keeps
 // the node's pods with a list and a watch (spec.nodeName=<node>) and
-// fetches Services, Endpoints and Nodes with a 3 s cache.
+// fetches Services, Endpoints and Nodes with a cache of abi.APICacheTTL.
 func NewAPISource(server, token string) (Source, error) {
 	cfg := &rest.Config{Host: server, BearerToken: token, QPS: 200, Burst: 400, Timeout: 30 * time.Second}
 	client, err := kubernetes.NewForConfig(cfg)
@@ -225,12 +220,12 @@ func (s *apiSource) NamespaceServices(namespace string) ([]*corev1.Service, []*c
 }
 
 // fetch returns what get answers for key, from the cache while it is
-// younger than APICacheTTL.
+// younger than abi.APICacheTTL.
 func (s *apiSource) fetch(key string, get func() (any, error)) (any, error) {
 	s.cacheMu.Lock()
 	c, ok := s.cache[key]
 	s.cacheMu.Unlock()
-	if ok && time.Since(c.at) < APICacheTTL {
+	if ok && time.Since(c.at) < abi.APICacheTTL {
 		return c.obj, c.err
 	}
 	obj, err := get()
@@ -252,7 +247,7 @@ func (s *apiSource) Service(ctx context.Context, namespace, name string) (*corev
 		return nil, fmt.Errorf("service %s/%s: %w", namespace, name, service.ErrNoService)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("service %s/%s: %v: %w", namespace, name, err, pod.Errno(abi.ErrIO))
+		return nil, fmt.Errorf("service %s/%s: %v: %w", namespace, name, err, abi.ErrIO)
 	}
 	return obj.(*corev1.Service), nil
 }
@@ -267,7 +262,7 @@ func (s *apiSource) Endpoints(ctx context.Context, svc *corev1.Service) (*corev1
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("endpoints %s/%s: %v: %w", svc.Namespace, svc.Name, err, pod.Errno(abi.ErrIO))
+		return nil, fmt.Errorf("endpoints %s/%s: %v: %w", svc.Namespace, svc.Name, err, abi.ErrIO)
 	}
 	return obj.(*corev1.Endpoints), nil
 }

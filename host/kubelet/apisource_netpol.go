@@ -8,20 +8,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// PolicyRefresh is how often a worker lists the NetworkPolicies of every
-// namespace with pods on the node again (the spec's 5 s).
-const PolicyRefresh = 5 * time.Second
-
 // apiPolicies is what a worker knows for NetworkPolicy: the labels of the
 // node's pods, recorded at every pod sync, and the policies of the
 // namespaces of those pods, loaded before the first pod of a namespace
-// starts and listed again every PolicyRefresh. Pods behind Services and
-// namespaces are read through the Source's 3 s cache when a rule needs
+// starts and listed again every abi.PolicyRelist. Pods behind Services and
+// namespaces are read through the Source's cache (abi.APICacheTTL) when a rule needs
 // them.
 type apiPolicies struct {
 	mu       sync.Mutex
@@ -94,9 +91,9 @@ func (s *apiSource) loadPolicies(ctx context.Context, namespace string) error {
 }
 
 // refreshPolicies lists the policies of every namespace with pods on the
-// node again every PolicyRefresh, until ctx ends.
+// node again every abi.PolicyRelist, until ctx ends.
 func (s *apiSource) refreshPolicies(ctx context.Context) {
-	t := time.NewTicker(PolicyRefresh)
+	t := time.NewTicker(abi.PolicyRelist)
 	defer t.Stop()
 	for {
 		select {

@@ -10,14 +10,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/channel"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
-
-// AnnotationEventTopics lists the channel topics a pod receives through
-// its k32_event export.
-const AnnotationEventTopics = "kube32.io/event-topics"
 
 // capabilityChannelIPC is the capability k32_publish needs, and receiving.
 const capabilityChannelIPC = "CHANNEL_IPC"
@@ -48,7 +45,7 @@ func (k *Kubelet) publisher() pod.Publisher {
 }
 
 // syncSubscriptions subscribes the pods in want to the topics of their
-// kube32.io/event-topics annotation and ends the subscriptions of pods
+// abi.AnnotationEventTopics annotation and ends the subscriptions of pods
 // that are gone or changed their topics. sync calls it.
 func (k *Kubelet) syncSubscriptions(want map[store.Key]*corev1.Pod) {
 	if k.cfg.Channels == nil {
@@ -68,7 +65,7 @@ func (k *Kubelet) syncSubscriptions(want map[store.Key]*corev1.Pod) {
 		}
 	}
 	for key, p := range want {
-		value := p.Annotations[AnnotationEventTopics]
+		value := p.Annotations[abi.AnnotationEventTopics]
 		if _, ok := s.byKey[key]; ok || strings.TrimSpace(value) == "" {
 			continue
 		}
@@ -77,11 +74,11 @@ func (k *Kubelet) syncSubscriptions(want map[store.Key]*corev1.Pod) {
 		topics, err := channel.ParseTopics(value)
 		switch {
 		case err != nil:
-			k.podLine(p, 2, fmt.Sprintf("%s ignored: %v", AnnotationEventTopics, err))
+			k.podLine(p, 2, fmt.Sprintf("%s ignored: %v", abi.AnnotationEventTopics, err))
 			continue
 		case !hasCapability(p.Spec.Containers[0], capabilityChannelIPC):
 			k.podLine(p, 2, fmt.Sprintf("%s ignored: receiving channel messages needs the %s capability (securityContext.capabilities.add)",
-				AnnotationEventTopics, capabilityChannelIPC))
+				abi.AnnotationEventTopics, capabilityChannelIPC))
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -95,7 +92,7 @@ func (k *Kubelet) syncSubscriptions(want map[store.Key]*corev1.Pod) {
 // whether it may receive. A change of either (a new spec) makes a new
 // subscription; any other spec change keeps the queued messages.
 func subscriptionBasis(p *corev1.Pod) string {
-	return fmt.Sprintf("%t|%s", hasCapability(p.Spec.Containers[0], capabilityChannelIPC), p.Annotations[AnnotationEventTopics])
+	return fmt.Sprintf("%t|%s", hasCapability(p.Spec.Containers[0], capabilityChannelIPC), p.Annotations[abi.AnnotationEventTopics])
 }
 
 // hasCapability reports whether the container adds capability.

@@ -1,6 +1,6 @@
 // Package kubelet runs the pods bound to one node: it starts each Pod's
 // module under host/pod, writes the pod's status back, serves the node's pod
-// HTTP server (X-Kube32-Pod dispatch), hands in-process handlers to the
+// HTTP server (abi.HeaderPod dispatch), hands in-process handlers to the
 // ingress controller and carries out the pods' k32_http_call (host/call).
 // The control plane's kubelet works on the object store; a worker's reaches
 // the control plane only through the API server (see Source).
@@ -56,7 +56,7 @@ type Config struct {
 	// call.TLS, a worker's call.Egress; nil answers K32_ERR_NOTSUP.
 	HTTPS call.HTTPS
 	// Channels is the node's channel hub: it carries out k32_publish and
-	// feeds the pods' kube32.io/event-topics; nil answers K32_ERR_NOTSUP.
+	// feeds the pods' abi.AnnotationEventTopics; nil answers K32_ERR_NOTSUP.
 	Channels *channel.Hub
 }
 

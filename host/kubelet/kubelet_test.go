@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
@@ -135,7 +136,7 @@ func TestRunRegistersTheNode(t *testing.T) {
 	if !ready {
 		t.Errorf("conditions %+v, want Ready True", node.Status.Conditions)
 	}
-	if _, ok := node.Labels[LabelControlPlane]; !ok || node.Labels[LabelHostname] != nodeName {
+	if _, ok := node.Labels[abi.LabelControlPlane]; !ok || node.Labels[LabelHostname] != nodeName {
 		t.Errorf("labels %v, want the control-plane role and the hostname", node.Labels)
 	}
 }

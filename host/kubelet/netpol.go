@@ -71,7 +71,7 @@ func (k *Kubelet) evaluate(ctx context.Context, from string, to netpol.Dest) net
 
 // deniedLogger is the pod.Caller of the kubelet's pods: call.Caller, and
 // for a connection NetworkPolicy refused the node's line "[NETPOL] <pod>
-// -> <target> denied: <reason>", at most once per second on this node.
+// -> <target> denied: <reason>", at most once per abi.LogRateInterval on this node.
 type deniedLogger struct {
 	k      *Kubelet
 	caller *call.Caller

@@ -5,22 +5,20 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Node labels.
-const (
-	LabelControlPlane = "node-role.kubernetes.io/control-plane"
-	LabelHostname     = "kubernetes.io/hostname"
-)
+// LabelHostname is the Node label with the node's name.
+const LabelHostname = "kubernetes.io/hostname"
 
 // nodeObject is the Node this kubelet registers: its InternalIP, its pod
 // port as the kubelet endpoint (as the boards report it), and Ready.
 func (k *Kubelet) nodeObject() *corev1.Node {
 	nodeLabels := map[string]string{LabelHostname: k.cfg.NodeName, "kubernetes.io/os": "kube32", "kubernetes.io/arch": "wasm32"}
 	if k.cfg.ControlPlane {
-		nodeLabels[LabelControlPlane] = ""
+		nodeLabels[abi.LabelControlPlane] = ""
 	}
 	now := metav1.NewTime(time.Now())
 	return &corev1.Node{

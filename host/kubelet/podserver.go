@@ -4,22 +4,22 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/abi"
 )
 
 // HeaderPod names the pod a request to a node's pod port is for, as
-// "<namespace>/<name>" (the spec's X-Kube32-Pod).
-const HeaderPod = call.HeaderPod
+// "<namespace>/<name>" (abi.HeaderPod).
+const HeaderPod = abi.HeaderPod
 
 // PodServer is the node's pod HTTP server (port 7000 on the boards): it
-// dispatches each request to the pod named by X-Kube32-Pod. The request's
-// X-Kube32-Call-Chain, set by the node that sent an in-cluster call, reaches
+// dispatches each request to the pod named by abi.HeaderPod. The request's
+// abi.HeaderCallChain, set by the node that sent an in-cluster call, reaches
 // the pod as it is, so the pod's own calls extend the chain.
 func (k *Kubelet) PodServer() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		namespace, name, ok := strings.Cut(r.Header.Get(HeaderPod), "/")
 		if !ok || namespace == "" || name == "" {
-			http.Error(w, "missing or malformed X-Kube32-Pod header (want <namespace>/<name>)", http.StatusBadRequest)
+			http.Error(w, "missing or malformed "+abi.HeaderPod+" header (want <namespace>/<name>)", http.StatusBadRequest)
 			return
 		}
 		h, ok := k.Handler(namespace, name)

@@ -108,8 +108,8 @@ func TestWorkerThatCannotListPoliciesDeniesCalls(t *testing.T) {
 
 	for _, url := range []string{"http://127.0.0.9:8000/", "http://b/"} {
 		_, err := k.Caller().HTTPCall(context.Background(), pod.Call{From: "default/a", Chain: []string{"default/a"}, Method: "GET", URL: url, RespCap: 16})
-		var code pod.Errno
-		if !errors.As(err, &code) || code != pod.Errno(abi.ErrPerm) {
+		var code abi.Errno
+		if !errors.As(err, &code) || code != abi.ErrPerm {
 			t.Errorf("call %s: %v, want K32_ERR_PERM", url, err)
 		}
 	}

@@ -1,16 +1,15 @@
-// Package lograte holds the spec's "at most once per second" for node log
-// lines such as [NETPOL] and [EGRESS].
+// Package lograte lets node log lines such as [NETPOL] and [EGRESS]
+// through at most once per abi.LogRateInterval.
 package lograte
 
 import (
 	"sync"
 	"time"
+
+	"github.com/kube32/kube32/abi"
 )
 
-// Interval is how often a rate-limited line may be written.
-const Interval = time.Second
-
-// Limiter lets one line through per Interval. The zero value is ready; it
+// Limiter lets one line through per abi.LogRateInterval. The zero value is ready; it
 // is safe for concurrent use.
 type Limiter struct {
 	mu   sync.Mutex
@@ -22,7 +21,7 @@ func (l *Limiter) Allow() bool {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.last.IsZero() && now.Sub(l.last) < Interval {
+	if !l.last.IsZero() && now.Sub(l.last) < abi.LogRateInterval {
 		return false
 	}
 	l.last = now

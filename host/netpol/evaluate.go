@@ -6,15 +6,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
-
-// LabelNamespaceName is the label every namespace carries with its name.
-const LabelNamespaceName = "kubernetes.io/metadata.name"
 
 // Pod is the calling pod as policies see it.
 type Pod struct {
@@ -57,7 +55,7 @@ func (d Dest) String() string {
 }
 
 // Namespaces gives a namespace's labels; nil or a missing namespace means
-// only the kubernetes.io/metadata.name label every namespace carries.
+// only the abi.LabelNamespaceName label every namespace carries.
 type Namespaces func(name string) map[string]string
 
 // Decision is the outcome of Evaluate.
@@ -229,7 +227,7 @@ func (e *evaluation) namespaceLabels(name string) map[string]string {
 			out[k] = v
 		}
 	}
-	out[LabelNamespaceName] = name
+	out[abi.LabelNamespaceName] = name
 	return out
 }
 

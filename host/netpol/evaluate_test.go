@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -160,10 +161,10 @@ func TestEvaluate(t *testing.T) {
 			[]*networkingv1.NetworkPolicy{policy("default", "p", selProbe, rule(nil, nsPodSel(map[string]string{"team": "blue"}, map[string]string{"app": "c"})))},
 			backend("team", "b", 8080), false},
 		{"Every namespace carries the label kubernetes.io/metadata.name: <name>.",
-			[]*networkingv1.NetworkPolicy{policy("default", "p", selProbe, rule(nil, nsSel(map[string]string{LabelNamespaceName: "other"})))},
+			[]*networkingv1.NetworkPolicy{policy("default", "p", selProbe, rule(nil, nsSel(map[string]string{abi.LabelNamespaceName: "other"})))},
 			backend("other", "o", 8080), true},
 		{"Every namespace carries the label kubernetes.io/metadata.name: <name>. (another namespace)",
-			[]*networkingv1.NetworkPolicy{policy("default", "p", selProbe, rule(nil, nsSel(map[string]string{LabelNamespaceName: "other"})))},
+			[]*networkingv1.NetworkPolicy{policy("default", "p", selProbe, rule(nil, nsSel(map[string]string{abi.LabelNamespaceName: "other"})))},
 			backend("default", "b", 8080), false},
 		{"Selectors never match hosts outside the cluster.",
 			[]*networkingv1.NetworkPolicy{policy("default", "p", selProbe, rule(nil, podSel(nil), nsSel(nil)))},

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // TestCallTimeoutBounds checks the timeout a Caller gets: 5 s for 0, as
@@ -37,7 +39,7 @@ func TestCallChain(t *testing.T) {
 	if want := []string{"default/probe"}; !slices.Equal(caller.got.Chain, want) {
 		t.Errorf("chain %q, want %q", caller.got.Chain, want)
 	}
-	do(t, "GET", url+"/0", "", HeaderCallChain, "a/x, b/y")
+	do(t, "GET", url+"/0", "", abi.HeaderCallChain, "a/x, b/y")
 	if want := []string{"a/x", "b/y", "default/probe"}; !slices.Equal(caller.got.Chain, want) {
 		t.Errorf("chain %q, want %q", caller.got.Chain, want)
 	}

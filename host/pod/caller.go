@@ -2,12 +2,9 @@ package pod
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/kube32/kube32/abi"
 )
 
 // Caller carries out k32_http_call. The pod has already checked the
@@ -25,26 +22,16 @@ type Call struct {
 	Header  http.Header // parsed from the guest's "Name: value\r\n" lines
 	Body    []byte
 	RespCap int           // bytes of body the guest can take
-	Timeout time.Duration // 5s when the guest passed 0, at most 60s; ctx carries it as a deadline too
+	Timeout time.Duration // abi.CallTimeoutDefault when the guest passed 0, at most abi.CallTimeoutMax; ctx carries it as a deadline too
 	// Chain is the call chain: the pods the request being handled came
-	// through (its X-Kube32-Call-Chain), oldest first, then the caller
+	// through (its abi.HeaderCallChain), oldest first, then the caller
 	// itself. Outside k32_handle (k32_event, k32_main) it is the caller
 	// alone. A Caller refuses a target already in it, or a chain of
-	// MaxCallChain, with K32_ERR_LOOP.
+	// abi.CallChainMax, with K32_ERR_LOOP.
 	Chain []string
 }
 
-// HeaderCallChain carries the call chain from pod to pod: the pods a
-// request came through, as comma-separated "<namespace>/<name>", oldest
-// first. The node sets it on every in-cluster call; a pod reads it from the
-// request it handles so that its own calls extend the chain.
-const HeaderCallChain = "X-Kube32-Call-Chain"
-
-// MaxCallChain is how long a call chain may grow: a call whose chain
-// (caller included) has reached it fails with K32_ERR_LOOP.
-const MaxCallChain = 8
-
-// ParseCallChain reads an X-Kube32-Call-Chain value (or several, as
+// ParseCallChain reads an abi.HeaderCallChain value (or several, as
 // repeated headers), skipping empty entries.
 func ParseCallChain(values ...string) []string {
 	var chain []string
@@ -58,7 +45,7 @@ func ParseCallChain(values ...string) []string {
 	return chain
 }
 
-// FormatCallChain writes chain as an X-Kube32-Call-Chain value.
+// FormatCallChain writes chain as an abi.HeaderCallChain value.
 func FormatCallChain(chain []string) string { return strings.Join(chain, ",") }
 
 // CallResult is the answer to a Call.
@@ -75,16 +62,4 @@ type CallResult struct {
 // Publisher carries out k32_publish for a pod granted CHANNEL_IPC.
 type Publisher interface {
 	Publish(ctx context.Context, from, topic string, data []byte) error
-}
-
-// Errno is a K32_ERR_* code as a Go error: a Caller or Publisher returns it
-// to give the guest that exact code. Any other error becomes K32_ERR_IO.
-type Errno int32
-
-// Error names the code.
-func (e Errno) Error() string {
-	if name := abi.ErrorName(int32(e)); name != "" {
-		return name
-	}
-	return fmt.Sprintf("k32 error %d", int32(e))
 }

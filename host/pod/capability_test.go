@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // fakeCaller answers every call with 201 "pong" and records it.
@@ -56,7 +58,7 @@ func TestCallAndPublishSeams(t *testing.T) {
 	}))
 	wantLines(t, get(t, url+"/call").body, "call=201", "status=201", "x-reply=pong", "body=pong")
 	if caller.got.Method != "GET" || caller.got.URL != "http://backend/ping" || caller.got.Header.Get("X-From") != "probe" ||
-		caller.got.From != "default/probe" || caller.got.RespCap != 64 || caller.got.Timeout != defaultCallTimeout {
+		caller.got.From != "default/probe" || caller.got.RespCap != 64 || caller.got.Timeout != abi.CallTimeoutDefault {
 		t.Errorf("Caller got %+v", caller.got)
 	}
 	wantLines(t, get(t, url+"/publish").body, "publish=0")

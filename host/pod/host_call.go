@@ -12,12 +12,6 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// Bounds of k32_http_call's timeout_ms, from the spec.
-const (
-	defaultCallTimeout = 5 * time.Second
-	maxCallTimeout     = 60 * time.Second
-)
-
 // k32HTTPCall: (method, method_len, url, url_len, headers, headers_len, body,
 // body_len, resp, resp_cap, resp_len, timeout_ms) -> i32. The SERVICE_CALL
 // gate ran before this; without a Config.Caller the node does not support
@@ -45,9 +39,9 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	}
 	timeout := time.Duration(u32(a, 11)) * time.Millisecond
 	if timeout == 0 {
-		timeout = defaultCallTimeout
+		timeout = abi.CallTimeoutDefault
 	}
-	timeout = min(timeout, maxCallTimeout)
+	timeout = min(timeout, abi.CallTimeoutMax)
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -75,17 +69,17 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 func (p *Pod) callChain(ctx context.Context) []string {
 	var chain []string
 	if st := handleState(ctx); st != nil {
-		chain = ParseCallChain(st.req.Header.Values(HeaderCallChain)...)
+		chain = ParseCallChain(st.req.Header.Values(abi.HeaderCallChain)...)
 	}
 	return append(chain, p.id)
 }
 
 // callErrno maps a Caller or Publisher error to the code the guest gets.
-func callErrno(ctx, callCtx context.Context, err error) int32 {
-	var code Errno
+func callErrno(ctx, callCtx context.Context, err error) abi.Errno {
+	var code abi.Errno
 	switch {
 	case errors.As(err, &code):
-		return int32(code)
+		return code
 	case ctx.Err() != nil: // the pod is stopping or the callback ran out of time
 		return abi.ErrIntr
 	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):

@@ -31,7 +31,7 @@ func readString(mod api.Module, ptr, n uint32) (string, bool) {
 func copyOut(mod api.Module, out, cap uint32, value []byte) int32 {
 	dst, ok := read(mod, out, cap)
 	if !ok {
-		return abi.ErrFault
+		return int32(abi.ErrFault)
 	}
 	copy(dst, value)
 	return int32(min(len(value), 0x7fffffff))

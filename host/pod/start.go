@@ -183,7 +183,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 
 // errName writes " (K32_ERR_X)" for an error code, or "".
 func errName(code int32) string {
-	if n := abi.ErrorName(code); n != "" {
+	if n := abi.Errno(code).Name(); n != "" {
 		return " (" + n + ")"
 	}
 	return ""

@@ -51,7 +51,7 @@ type Backend struct {
 	Ready bool
 }
 
-// ID is the pod as a call chain and X-Kube32-Pod name it, "<namespace>/<name>".
+// ID is the pod as a call chain and abi.HeaderPod name it, "<namespace>/<name>".
 func (b Backend) ID() string { return b.Namespace + "/" + b.Name }
 
 // PortRef names a Service port: by Name when set, else by Number, else

@@ -20,7 +20,7 @@ const (
 
 // EndpointSlices computes svc's EndpointSlices: addressType IPv4, one slice
 // per set of resolved target ports (one empty slice when nothing is
-// selected), labelled kubernetes.io/service-name, owned by the Service, with
+// selected), labelled abi.LabelServiceName, owned by the Service, with
 // conditions as the upstream controller sets them: serving = the pod is
 // Ready, ready = serving and not terminating, terminating = the pod has a
 // deletionTimestamp. Slice names are stable: <service>-<hash>.

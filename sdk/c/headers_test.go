@@ -188,12 +188,12 @@ func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
 		}
 		getter := func(value string, ok bool, out, cap uint64) uint64 {
 			if !ok {
-				return api.EncodeI32(abi.ErrNoEnt)
+				return api.EncodeI32(int32(abi.ErrNoEnt))
 			}
 			mem.Write(uint32(out), []byte(value)[:min(uint64(len(value)), cap)])
 			return uint64(len(value))
 		}
-		result := api.EncodeI32(abi.ErrNotSup)
+		result := api.EncodeI32(int32(abi.ErrNotSup))
 		switch name {
 		case "k32_log":
 			h.logs = append(h.logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))

@@ -49,7 +49,7 @@ extern "C" {
 `)
 	for _, e := range abi.Errors {
 		b.WriteString(cComment("", e.Doc+extMark(e.Ext)))
-		fmt.Fprintf(&b, "#define %s (%d)\n", e.Name, e.Code)
+		fmt.Fprintf(&b, "#define %s (%d)\n", e.Name, int32(e.Code))
 	}
 
 	b.WriteString("\n/* Levels of k32_log. */\n")

@@ -71,7 +71,7 @@ func Docs() ([]byte, error) {
 		})
 	}
 	for _, e := range abi.Errors {
-		d.Errors = append(d.Errors, docRow{Name: e.Name, Code: e.Code, Ext: e.Ext, Doc: markdownText(e.Doc)})
+		d.Errors = append(d.Errors, docRow{Name: e.Name, Code: int32(e.Code), Ext: e.Ext, Doc: markdownText(e.Doc)})
 	}
 	var b bytes.Buffer
 	if err := docsTmpl.Execute(&b, d); err != nil {
@@ -93,7 +93,7 @@ func typeList(types []abi.Type) string {
 }
 
 // codeWords are the names in table docs that read better as code.
-var codeWords = regexp.MustCompile(`\b(k32_[a-z0-9_]+|K32_ERR_(?:[A-Z]+|\*)|kube32\.io/[a-z-]+|X-Kube32-[A-Za-z-]+|resp_cap|timeout_ms)`)
+var codeWords = regexp.MustCompile(`\b(k32_[a-z0-9_]+|K32_ERR_(?:[A-Z]+|\*)|kube32\.io/[a-z-]+|` + regexp.QuoteMeta(abi.HeaderPrefix) + `[A-Za-z-]+|resp_cap|timeout_ms)`)
 
 // markdownText makes a table doc safe inside a Markdown table cell and
 // formats ABI names as code.

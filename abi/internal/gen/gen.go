@@ -1,5 +1,6 @@
-// Package gen renders the files generated from the ABI tables of package
-// abi: the C header sdk/c/k32_app_abi.h and the reference docs/abi.md.
+// Package gen renders the files generated from the tables of package abi:
+// the C header sdk/c/k32_app_abi.h, the reference docs/abi.md and the table
+// of limits and protocol names docs/limits.md.
 //
 // Rendering is a pure function of the tables, so the generator command
 // (cmd/abigen, run by "go generate ./abi") and the test that checks the
@@ -18,6 +19,7 @@ type File struct {
 const (
 	CHeaderPath = "sdk/c/k32_app_abi.h"
 	DocsPath    = "docs/abi.md"
+	LimitsPath  = "docs/limits.md"
 )
 
 // Files renders every generated file, in a fixed order.
@@ -30,5 +32,9 @@ func Files() ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", DocsPath, err)
 	}
-	return []File{{Path: CHeaderPath, Data: header}, {Path: DocsPath, Data: docs}}, nil
+	limits, err := Limits()
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", LimitsPath, err)
+	}
+	return []File{{Path: CHeaderPath, Data: header}, {Path: DocsPath, Data: docs}, {Path: LimitsPath, Data: limits}}, nil
 }

@@ -1,5 +1,5 @@
-// Command abigen writes the files generated from the ABI tables (the C
-// header and docs/abi.md). "go generate ./abi" runs it in abi/, so -root
+// Command abigen writes the files generated from the tables of package abi
+// (the C header, docs/abi.md and docs/limits.md). "go generate ./abi" runs it in abi/, so -root
 // defaults to the repository root seen from there.
 package main
 

@@ -1,0 +1,132 @@
+package abi
+
+import "time"
+
+// Every number the protocol fixes is defined in this file alone, and the
+// host refers to the constants. Some (stack budgets, the pod sync period)
+// bound only the boards' firmware: they are here so that docs/limits.md
+// lists them.
+
+// Calls (k32_http_call).
+const (
+	// CallTimeoutDefault is a call's timeout when the pod passes 0.
+	CallTimeoutDefault = 5000 * time.Millisecond
+	// CallTimeoutMax bounds a call's timeout.
+	CallTimeoutMax = 60000 * time.Millisecond
+	// CallChainMax is how long a call chain may grow: a call whose chain,
+	// caller included, has reached it fails with ErrLoop.
+	CallChainMax = 8
+	// ControlPlaneHeadLimit bounds a response head on the control plane,
+	// which makes every https:// connection.
+	ControlPlaneHeadLimit = 8 << 10
+	// WorkerHeadLimit bounds a response head on a worker.
+	WorkerHeadLimit = 1 << 10
+	// TLSSessions is how many https:// calls the control plane makes at
+	// once; one more fails with ErrBusy at once.
+	TLSSessions = 2
+	// TLSSessionStack is the stack of each TLS session thread, in PSRAM.
+	TLSSessionStack = 12 << 10
+	// InProcessCallStackBoard is the free native stack a board needs to
+	// call a pod of its own node in-process; with less the call fails with
+	// ErrNoMem.
+	InProcessCallStackBoard = 16 << 10
+	// InProcessCallStackSimulator is InProcessCallStackBoard on the
+	// simulator.
+	InProcessCallStackSimulator = 128 << 10
+)
+
+// Caches and periods of a worker's view of the API.
+const (
+	// APICacheTTL is how long a worker keeps what it fetched from the API
+	// server: a Service and its Endpoints, and a pod behind a Service or a
+	// Namespace read for a NetworkPolicy rule.
+	APICacheTTL = 3 * time.Second
+	// PolicyRelist is how often a worker lists again the NetworkPolicies
+	// of every namespace with pods on the node.
+	PolicyRelist = 5 * time.Second
+	// PodSyncInterval is how often a board's kubelet syncs its pods (and
+	// records their labels for NetworkPolicy).
+	PodSyncInterval = 2 * time.Second
+)
+
+// The Ingress controller.
+const (
+	// IngressRebuildMinInterval is the least time between two rebuilds of
+	// the routing table on the request path.
+	IngressRebuildMinInterval = 250 * time.Millisecond
+	// IngressRebuildTick is the controller's tick: a rebuild when the
+	// store changed, and the stats of AnnotationStatsTopic.
+	IngressRebuildTick = time.Second
+	// RetryAfterNoPod is the Retry-After of the 503 answered when a
+	// Service selects no running pod.
+	RetryAfterNoPod = 2 * time.Second
+	// IngressWorkerStackPSRAM is the ingress worker's stack in PSRAM.
+	IngressWorkerStackPSRAM = 16 << 10
+	// IngressWorkerStackInternal is the ingress worker's stack on boards
+	// without PSRAM, in internal RAM.
+	IngressWorkerStackInternal = 8 << 10
+	// StatsInterval is how often an AnnotationStatsTopic message is
+	// published.
+	StatsInterval = time.Second
+	// ClusterEventInterval is how often a TopicCluster stream sends
+	// cluster telemetry while a client is connected.
+	ClusterEventInterval = 2 * time.Second
+)
+
+// The egress gateway, channels and logs.
+const (
+	// RetryAfterGatewayBusy is the Retry-After of the gateway's 503 when
+	// every TLS session is in use.
+	RetryAfterGatewayBusy = time.Second
+	// EventsStackInternal is the stack of the k32_events thread in
+	// internal RAM.
+	EventsStackInternal = 6 << 10
+	// EventsStackPSRAM is the stack of the k32_events thread in PSRAM.
+	EventsStackPSRAM = 8 << 10
+	// LogRateInterval spaces the rate-limited [NETPOL] and [EGRESS] log
+	// lines: at most one per interval.
+	LogRateInterval = time.Second
+	// NATTableSize is the control plane's NAT table, from PSRAM.
+	NATTableSize = 16 << 10
+)
+
+// Limit is one number of the protocol, as docs/limits.md lists it.
+type Limit struct {
+	GoName string // the constant in this package, e.g. "CallTimeoutMax"
+	Value  int64  // in Unit
+	Unit   string // "ms", "s", "KiB", or "" for a count
+	Doc    string // what it bounds
+	See    string // the page of docs/ that explains it
+}
+
+// Limits is every number of the protocol, in the order of this file.
+var Limits = []Limit{
+	{"CallTimeoutDefault", ms(CallTimeoutDefault), "ms", "k32_http_call's timeout_ms when the pod passes 0.", "calls.md"},
+	{"CallTimeoutMax", ms(CallTimeoutMax), "ms", "The largest timeout_ms of k32_http_call; larger values are lowered to it.", "calls.md"},
+	{"CallChainMax", CallChainMax, "", "Pods in a call chain, caller included; a call beyond fails with K32_ERR_LOOP.", "calls.md"},
+	{"ControlPlaneHeadLimit", kib(ControlPlaneHeadLimit), "KiB", "A response head on the control plane; a larger one fails the call with K32_ERR_IO.", "calls.md"},
+	{"WorkerHeadLimit", kib(WorkerHeadLimit), "KiB", "A response head on a worker; a larger one fails the call with K32_ERR_IO.", "calls.md"},
+	{"TLSSessions", TLSSessions, "", "https:// calls the control plane makes at once; one more fails with K32_ERR_BUSY.", "calls.md"},
+	{"TLSSessionStack", kib(TLSSessionStack), "KiB", "The stack of each TLS session thread, in PSRAM (boards).", "calls.md"},
+	{"InProcessCallStackBoard", kib(InProcessCallStackBoard), "KiB", "Free native stack for a call to a pod of the same node on a board; less fails with K32_ERR_NOMEM.", "calls.md"},
+	{"InProcessCallStackSimulator", kib(InProcessCallStackSimulator), "KiB", "The same on the simulator.", "calls.md"},
+	{"APICacheTTL", secs(APICacheTTL), "s", "How long a worker keeps a Service and its Endpoints, and a pod behind a Service read for a NetworkPolicy rule, fetched from the API server.", "calls.md"},
+	{"PolicyRelist", secs(PolicyRelist), "s", "How often a worker lists again the NetworkPolicies of the namespaces with pods on the node.", "networkpolicy.md"},
+	{"PodSyncInterval", secs(PodSyncInterval), "s", "How often a board's kubelet syncs its pods and records their labels.", "networkpolicy.md"},
+	{"IngressRebuildMinInterval", ms(IngressRebuildMinInterval), "ms", "The least time between two rebuilds of the Ingress routing table on the request path.", "ingress.md"},
+	{"IngressRebuildTick", secs(IngressRebuildTick), "s", "The Ingress controller's tick, which rebuilds a stale routing table.", "ingress.md"},
+	{"RetryAfterNoPod", secs(RetryAfterNoPod), "s", "Retry-After of the Ingress's 503 when the Service selects no running pod.", "ingress.md"},
+	{"IngressWorkerStackPSRAM", kib(IngressWorkerStackPSRAM), "KiB", "The ingress worker's stack in PSRAM (boards).", "ingress.md"},
+	{"IngressWorkerStackInternal", kib(IngressWorkerStackInternal), "KiB", "The ingress worker's stack in internal RAM, on boards without PSRAM.", "ingress.md"},
+	{"StatsInterval", secs(StatsInterval), "s", "How often an Ingress's stats message (AnnotationStatsTopic) is published.", "ingress.md"},
+	{"ClusterEventInterval", secs(ClusterEventInterval), "s", "How often a cluster telemetry event stream sends while a client is connected.", "channels.md"},
+	{"RetryAfterGatewayBusy", secs(RetryAfterGatewayBusy), "s", "Retry-After of the egress gateway's 503 when every TLS session is in use.", "calls.md"},
+	{"EventsStackInternal", kib(EventsStackInternal), "KiB", "The stack of the k32_events thread in internal RAM (boards).", "channels.md"},
+	{"EventsStackPSRAM", kib(EventsStackPSRAM), "KiB", "The stack of the k32_events thread in PSRAM (boards).", "channels.md"},
+	{"LogRateInterval", secs(LogRateInterval), "s", "At most one rate-limited [NETPOL] or [EGRESS] log line per interval.", "networkpolicy.md"},
+	{"NATTableSize", kib(NATTableSize), "KiB", "The control plane's NAT table for the access point's stations, from PSRAM (boards).", "nodes.md"},
+}
+
+func ms(d time.Duration) int64   { return d.Milliseconds() }
+func secs(d time.Duration) int64 { return int64(d / time.Second) }
+func kib(n int64) int64          { return n >> 10 }
