@@ -1,7 +1,7 @@
 // Package testenv holds what tests share about their environment: finding
 // the tools they need (a missing tool skips the test on a developer's
-// machine but fails it in CI, where CI=true) and waiting for a state to
-// come about.
+// machine but fails it in CI, where CI=true), waiting for a state to come
+// about, and laying out files.
 package testenv
 
 import (
