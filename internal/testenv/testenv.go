@@ -27,3 +27,11 @@ func Tool(t testing.TB, name string) string {
 	}
 	return p
 }
+
+// Tools is Tool for each of names, for a test that needs them all.
+func Tools(t testing.TB, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		Tool(t, name)
+	}
+}
