@@ -30,10 +30,7 @@ write build/firmware/ and build/sd/ as the boards read them. Work that is up
 to date is skipped.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir = "."
-			if len(args) == 1 {
-				opts.Dir = args[0]
-			}
+			opts.Dir = projectDir(args)
 			return RunBuild(cmd.Context(), opts)
 		},
 	}

@@ -30,10 +30,7 @@ flash leaves the previous files intact. Brotli (.br) variants are left out:
 boards serve .gz only. --dry-run lists what would change.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir = "."
-			if len(args) == 1 {
-				opts.Dir = args[0]
-			}
+			opts.Dir = projectDir(args)
 			if (opts.SD == "") == (opts.Firmware == "") {
 				return &usageError{errors.New("give exactly one of --sd PATH or --firmware PATH")}
 			}

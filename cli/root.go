@@ -77,6 +77,15 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 	return root
 }
 
+// projectDir is the optional [DIR] argument of build and flash: the
+// current folder when it is left out.
+func projectDir(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return "."
+}
+
 // usageError is a mistake in the command line (exit code 2).
 type usageError struct{ err error }
 

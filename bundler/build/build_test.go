@@ -15,14 +15,6 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-// requireTool skips a test whose compiler is missing, except in CI.
-func requireTool(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		testenv.Tool(t, n)
-	}
-}
-
 // copyFixture copies testdata/<name> into a temporary directory, so builds
 // never write into testdata.
 func copyFixture(t *testing.T, name string) string {
@@ -64,7 +56,7 @@ func modTimes(t *testing.T, dir string) map[string]time.Time {
 }
 
 func TestBuildWritesImageTrees(t *testing.T) {
-	requireTool(t, "clang", "wasm-ld")
+	testenv.Tools(t, "clang", "wasm-ld")
 	ctx := context.Background()
 	dir := copyFixture(t, "app")
 	if stale, err := Stale(dir); err != nil || !stale {
@@ -187,7 +179,7 @@ func TestBuildWritesImageTrees(t *testing.T) {
 }
 
 func TestBuildUnknownImportNamesPodAndImport(t *testing.T) {
-	requireTool(t, "clang", "wasm-ld")
+	testenv.Tools(t, "clang", "wasm-ld")
 	dir := copyFixture(t, "badimport")
 	_, err := Build(context.Background(), dir, Options{})
 	if err == nil {
@@ -205,7 +197,7 @@ func TestBuildUnknownImportNamesPodAndImport(t *testing.T) {
 }
 
 func TestBuildGoPodOffline(t *testing.T) {
-	requireTool(t, "go")
+	testenv.Tools(t, "go")
 	dir := copyFixture(t, "goapp")
 	t.Setenv("GOPROXY", "https://proxy.invalid") // must be overridden by GOPROXY=off
 	t.Setenv("GOFLAGS", "-mod=mod")              // must be dropped: workspaces refuse it
@@ -222,7 +214,7 @@ func TestBuildGoPodOffline(t *testing.T) {
 }
 
 func TestWarnsAboutUnbuiltImages(t *testing.T) {
-	requireTool(t, "clang", "wasm-ld")
+	testenv.Tools(t, "clang", "wasm-ld")
 	dir := copyFixture(t, "app")
 	f, _ := os.OpenFile(filepath.Join(dir, "app.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: typo\nspec:\n  containers:\n    - name: c\n      image: wasm://embedded/helo\n")

@@ -12,14 +12,6 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-// requireTool skips a test whose compiler is missing, except in CI.
-func requireTool(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		testenv.Tool(t, n)
-	}
-}
-
 func job(t *testing.T, name, lang, src string, limit int64) Job {
 	abs, err := filepath.Abs(filepath.Join("testdata", src))
 	if err != nil {
@@ -40,7 +32,7 @@ func TestInitialMemory(t *testing.T) {
 }
 
 func TestCPodOnePage(t *testing.T) {
-	requireTool(t, "clang", "wasm-ld")
+	testenv.Tools(t, "clang", "wasm-ld")
 	ctx := context.Background()
 	wasm, err := Compile(ctx, job(t, "hello", LangC, "cpod", 64<<10))
 	if err != nil {
@@ -56,7 +48,7 @@ func TestCPodOnePage(t *testing.T) {
 }
 
 func TestCCompileErrorShowsOutput(t *testing.T) {
-	requireTool(t, "clang", "wasm-ld")
+	testenv.Tools(t, "clang", "wasm-ld")
 	_, err := Compile(context.Background(), job(t, "bad", LangC, "cbad", 0))
 	if err == nil {
 		t.Fatal("compiled")
@@ -81,7 +73,7 @@ func TestMissingCompilers(t *testing.T) {
 }
 
 func TestGoPodOffline(t *testing.T) {
-	requireTool(t, "go")
+	testenv.Tools(t, "go")
 	ctx := context.Background()
 	j := job(t, "gopod", LangGo, "gopod", 0)
 	wasm, err := Compile(ctx, j)

@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 func TestFlashLeavesBrotliVariantsOff(t *testing.T) {
 	// Boards serve .gz only: the .br variants of a build stay on the host.
 	build := t.TempDir()
-	writeFiles(t, build, map[string]string{
+	testenv.WriteFiles(t, build, map[string]string{
 		"firmware/images/web/site/index.html":    "page",
 		"firmware/images/web/site/index.html.gz": "gz",
 		"firmware/images/web/site/index.html.br": "br",
@@ -21,7 +23,7 @@ func TestFlashLeavesBrotliVariantsOff(t *testing.T) {
 		"sd/kube32/images/thumb/a.css.br":        "br",
 	})
 	card, fw := t.TempDir(), t.TempDir()
-	writeFiles(t, fw, map[string]string{
+	testenv.WriteFiles(t, fw, map[string]string{
 		"CMakeLists.txt": "project(x)",
 		// left by hand or by an older tool: flash mirrors the bundle without it
 		"images/web/site/index.html.br": "stale br",

@@ -10,21 +10,8 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/bundler/internal/atomicfile"
+	"github.com/kube32/kube32/internal/testenv"
 )
-
-// writeFiles writes files (slash paths → contents) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // readTree maps every file under dir to its contents.
 func readTree(t *testing.T, dir string) map[string]string {
@@ -53,7 +40,7 @@ func keys(m map[string]string) string {
 // fakeBuild is a build directory as `kube32 build` writes it.
 func fakeBuild(t *testing.T, version string) string {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testenv.WriteFiles(t, dir, map[string]string{
 		"firmware/images/wasm/hello.wasm":        "hello " + version,
 		"firmware/images/web/site/index.html.gz": "site " + version,
 		"firmware/images/web/hello/a.txt":        "asset",
@@ -66,7 +53,7 @@ func fakeBuild(t *testing.T, version string) string {
 func TestFlashBothTargets(t *testing.T) {
 	build := fakeBuild(t, "v1")
 	card, fw := t.TempDir(), t.TempDir()
-	writeFiles(t, fw, map[string]string{"CMakeLists.txt": "project(x)", "images/wasm/other.wasm": "keep me"})
+	testenv.WriteFiles(t, fw, map[string]string{"CMakeLists.txt": "project(x)", "images/wasm/other.wasm": "keep me"})
 	var out bytes.Buffer
 	res, err := Flash(Options{Build: build, SD: card, Firmware: fw, Out: &out})
 	if err != nil {
@@ -96,7 +83,7 @@ func TestFlashBothTargets(t *testing.T) {
 func TestDryRunWritesNothing(t *testing.T) {
 	build := fakeBuild(t, "v2")
 	card := t.TempDir()
-	writeFiles(t, card, map[string]string{
+	testenv.WriteFiles(t, card, map[string]string{
 		"kube32/images/thumb.wasm":       "thumb v1",
 		"kube32/images/thumb/logo.png":   "png",
 		"kube32/images/thumb/old.css.gz": "stale",
@@ -143,11 +130,11 @@ func TestDryRunWritesNothing(t *testing.T) {
 func TestRefusesBadTargets(t *testing.T) {
 	build := fakeBuild(t, "v1")
 	notCard := t.TempDir()
-	writeFiles(t, notCard, map[string]string{"Documents/cv.odt": "x"})
+	testenv.WriteFiles(t, notCard, map[string]string{"Documents/cv.odt": "x"})
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o644)
 	notFirmware := t.TempDir()
-	writeFiles(t, notFirmware, map[string]string{"notes.txt": "x"})
+	testenv.WriteFiles(t, notFirmware, map[string]string{"notes.txt": "x"})
 
 	cases := []struct {
 		name string
@@ -183,18 +170,18 @@ func TestRefusesBadTargets(t *testing.T) {
 
 func TestAcceptedTargets(t *testing.T) {
 	empty := t.TempDir()
-	writeFiles(t, empty, map[string]string{".Trashes/x": "", "System Volume Information/y": ""})
+	testenv.WriteFiles(t, empty, map[string]string{".Trashes/x": "", "System Volume Information/y": ""})
 	if err := CheckSD(empty); err != nil {
 		t.Errorf("empty card: %v", err)
 	}
 	prepared := t.TempDir()
-	writeFiles(t, prepared, map[string]string{"photos/a.jpg": "", "kube32/x": ""})
+	testenv.WriteFiles(t, prepared, map[string]string{"photos/a.jpg": "", "kube32/x": ""})
 	if err := CheckSD(prepared); err != nil {
 		t.Errorf("card with kube32/: %v", err)
 	}
 	for _, marker := range []string{"sdkconfig", "main/app.c", "images/wasm/x.wasm"} {
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{marker: ""})
+		testenv.WriteFiles(t, dir, map[string]string{marker: ""})
 		if err := CheckFirmware(dir); err != nil {
 			t.Errorf("firmware with %s: %v", marker, err)
 		}
@@ -206,7 +193,7 @@ func TestInterruptedFlashKeepsOldFiles(t *testing.T) {
 	if _, err := Flash(Options{Build: fakeBuild(t, "v1"), SD: card}); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, card, map[string]string{"kube32/images/thumb/stale.txt": "old"})
+	testenv.WriteFiles(t, card, map[string]string{"kube32/images/thumb/stale.txt": "old"})
 	before := readTree(t, card)
 
 	// The card is pulled while thumb.wasm is half written.

@@ -115,22 +115,27 @@ func TestClientGoWatchAndOptimisticConcurrency(t *testing.T) {
 
 	// The status subresource changes the status only; the main resource
 	// everything but the status.
-	withStatus := respec.DeepCopy()
-	withStatus.Status.Phase = corev1.PodRunning
-	withStatus.Labels["via"] = "status"
-	afterStatus, err := pods.UpdateStatus(ctx, withStatus, metav1.UpdateOptions{})
-	if err != nil || afterStatus.Status.Phase != corev1.PodRunning || afterStatus.Labels["via"] != "" {
-		t.Fatalf("UpdateStatus: %v, phase %q, labels %v", err, afterStatus.Status.Phase, afterStatus.Labels)
+	for _, step := range []struct {
+		name      string
+		update    func(context.Context, *corev1.Pod, metav1.UpdateOptions) (*corev1.Pod, error)
+		phase     corev1.PodPhase // what the step writes
+		via       string
+		wantPhase corev1.PodPhase // what the pod has afterwards
+		wantVia   string
+	}{
+		{"UpdateStatus", pods.UpdateStatus, corev1.PodRunning, "status", corev1.PodRunning, ""},
+		{"Update", pods.Update, corev1.PodFailed, "main", corev1.PodRunning, "main"},
+	} {
+		next := respec.DeepCopy()
+		next.Status.Phase = step.phase
+		next.Labels["via"] = step.via
+		after, err := step.update(ctx, next, metav1.UpdateOptions{})
+		if err != nil || after.Status.Phase != step.wantPhase || after.Labels["via"] != step.wantVia {
+			t.Fatalf("%s: %v, phase %q, labels %v", step.name, err, after.Status.Phase, after.Labels)
+		}
+		nextEvent(t, w)
+		respec = after
 	}
-	nextEvent(t, w)
-	afterStatus.Status.Phase = corev1.PodFailed
-	afterStatus.Labels["via"] = "main"
-	afterMain, err := pods.Update(ctx, afterStatus, metav1.UpdateOptions{})
-	if err != nil || afterMain.Status.Phase != corev1.PodRunning || afterMain.Labels["via"] != "main" {
-		t.Fatalf("Update: %v, phase %q, labels %v", err, afterMain.Status.Phase, afterMain.Labels)
-	}
-	nextEvent(t, w)
-	respec = afterMain
 
 	// The pod leaving the selector is a DELETED event for this watch.
 	respec.Labels["app"] = "api"

@@ -78,23 +78,27 @@ func (s *Server) objects(res *resource, namespace string) ([]runtime.Object, int
 	switch res.Kind {
 	case "Endpoints":
 		version := s.cfg.Store.Version()
-		var out []runtime.Object
-		for _, ep := range service.NamespaceEndpoints(s.cfg.Store, namespace) {
-			ep.ResourceVersion = strconv.FormatInt(version, 10)
-			out = append(out, ep)
-		}
-		return out, version
+		return atVersion(service.NamespaceEndpoints(s.cfg.Store, namespace), version), version
 	case "EndpointSlice":
 		version := s.cfg.Store.Version()
-		var out []runtime.Object
-		for _, sl := range service.NamespaceEndpointSlices(s.cfg.Store, namespace) {
-			sl.ResourceVersion = strconv.FormatInt(version, 10)
-			out = append(out, sl)
-		}
-		return out, version
+		return atVersion(service.NamespaceEndpointSlices(s.cfg.Store, namespace), version), version
 	}
 	// Read-only use (filtering, encoding): the store's own objects will do.
 	return s.cfg.Store.ListShared(res.Kind, namespace)
+}
+
+// atVersion stamps computed objects with the store's version they were
+// computed at.
+func atVersion[T interface {
+	runtime.Object
+	metav1.Object
+}](objs []T, version int64) []runtime.Object {
+	var out []runtime.Object
+	for _, o := range objs {
+		o.SetResourceVersion(strconv.FormatInt(version, 10))
+		out = append(out, o)
+	}
+	return out
 }
 
 // get returns one object of a request, or NotFound.

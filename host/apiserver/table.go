@@ -297,89 +297,79 @@ var eventPrinter = printer{
 // formatEndpoints prints up to three ready ip:port pairs, as kubectl
 // shows Endpoints.
 func formatEndpoints(ep *corev1.Endpoints) string {
-	var list []string
-	count := 0
+	cell := firstFew{limit: 3}
 	for _, ss := range ep.Subsets {
 		for _, a := range ss.Addresses {
 			if len(ss.Ports) == 0 {
-				count++
-				if len(list) < 3 {
-					list = append(list, a.IP)
-				}
+				cell.add(a.IP)
 			}
 			for _, p := range ss.Ports {
-				count++
-				if len(list) < 3 {
-					list = append(list, fmt.Sprintf("%s:%d", a.IP, p.Port))
-				}
+				cell.add(fmt.Sprintf("%s:%d", a.IP, p.Port))
 			}
 		}
 	}
-	if count == 0 {
-		return "<none>"
-	}
-	out := strings.Join(list, ",")
-	if count > len(list) {
-		out += fmt.Sprintf(" + %d more...", count-len(list))
-	}
-	return out
+	return cell.String("<none>")
 }
 
 func formatSlicePorts(ports []discoveryv1.EndpointPort) string {
-	if len(ports) == 0 {
-		return "<unset>"
-	}
-	var list []string
+	cell := firstFew{limit: 3}
 	for _, p := range ports {
 		if p.Port == nil {
-			list = append(list, "<unset>")
+			cell.add("<unset>")
 		} else {
-			list = append(list, strconv.Itoa(int(*p.Port)))
-		}
-		if len(list) == 3 && len(ports) > 3 {
-			return strings.Join(list, ",") + fmt.Sprintf(" + %d more...", len(ports)-3)
+			cell.add(strconv.Itoa(int(*p.Port)))
 		}
 	}
-	return strings.Join(list, ",")
+	return cell.String("<unset>")
 }
 
 func formatSliceEndpoints(eps []discoveryv1.Endpoint) string {
-	var list []string
-	count := 0
+	cell := firstFew{limit: 3}
 	for _, e := range eps {
 		for _, a := range e.Addresses {
-			count++
-			if len(list) < 3 {
-				list = append(list, a)
-			}
+			cell.add(a)
 		}
 	}
-	if count == 0 {
-		return "<unset>"
-	}
-	out := strings.Join(list, ",")
-	if count > len(list) {
-		out += fmt.Sprintf(" + %d more...", count-len(list))
-	}
-	return out
+	return cell.String("<unset>")
 }
 
 func formatHosts(rules []networkingv1.IngressRule) string {
-	var list []string
+	cell := firstFew{limit: 4}
 	for _, r := range rules {
-		if len(list) == 4 {
-			return strings.Join(list, ",") + fmt.Sprintf(" + %d more...", len(rules)-4)
-		}
 		if r.Host == "" {
-			list = append(list, "*")
+			cell.add("*")
 		} else {
-			list = append(list, r.Host)
+			cell.add(r.Host)
 		}
 	}
-	if len(list) == 0 {
-		return "*"
+	return cell.String("*")
+}
+
+// firstFew is a table cell that lists the first limit items it is given
+// and counts the rest, as kubectl prints "a,b,c + 2 more...".
+type firstFew struct {
+	limit int
+	list  []string
+	count int
+}
+
+func (c *firstFew) add(item string) {
+	c.count++
+	if len(c.list) < c.limit {
+		c.list = append(c.list, item)
 	}
-	return strings.Join(list, ",")
+}
+
+// String is the cell, or none when nothing was added.
+func (c *firstFew) String(none string) string {
+	if c.count == 0 {
+		return none
+	}
+	out := strings.Join(c.list, ",")
+	if c.count > len(c.list) {
+		out += fmt.Sprintf(" + %d more...", c.count-len(c.list))
+	}
+	return out
 }
 
 func ingressAddress(ing *networkingv1.Ingress) string {

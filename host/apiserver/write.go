@@ -19,15 +19,10 @@ import (
 )
 
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req request) error {
-	data, err := readBody(r)
+	obj, meta, err := readObject(w, r, req)
 	if err != nil {
 		return err
 	}
-	obj, err := decodeFor(w, r, req, data)
-	if err != nil {
-		return err
-	}
-	meta := obj.(metav1.Object)
 	if meta.GetName() == "" && meta.GetGenerateName() != "" {
 		meta.SetName(meta.GetGenerateName() + utilrand.String(5))
 	}
@@ -52,6 +47,19 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req request
 	return nil
 }
 
+// readObject reads and decodes the body of a create or an update.
+func readObject(w http.ResponseWriter, r *http.Request, req request) (runtime.Object, metav1.Object, error) {
+	data, err := readBody(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, err := decodeFor(w, r, req, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, obj.(metav1.Object), nil
+}
+
 func dryRun(r *http.Request) bool { return len(r.URL.Query()["dryRun"]) > 0 }
 
 // namespaceExists answers NotFound for an object of a namespace that does
@@ -67,15 +75,10 @@ func (s *Server) namespaceExists(res *resource, namespace string) error {
 }
 
 func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, req request) error {
-	data, err := readBody(r)
+	obj, meta, err := readObject(w, r, req)
 	if err != nil {
 		return err
 	}
-	obj, err := decodeFor(w, r, req, data)
-	if err != nil {
-		return err
-	}
-	meta := obj.(metav1.Object)
 	if meta.GetName() != req.name {
 		return badRequest("the name of the object (%s) does not match the name on the URL (%s)", meta.GetName(), req.name)
 	}

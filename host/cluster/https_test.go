@@ -12,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
@@ -192,25 +189,13 @@ func TestHTTPSCalls(t *testing.T) {
 	})
 	t.Run("NetworkPolicy", func(t *testing.T) {
 		time.Sleep(1100 * time.Millisecond) // the gateway's line is logged at most once per second
-		c.Store.Apply(&networkingv1.NetworkPolicy{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "deny"},
-			Spec: networkingv1.NetworkPolicySpec{
-				PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}},
-				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
-			},
-		})
+		c.Store.Apply(denyEgress("deny", "b"))
 		// The gateway checks the store's policies: a change applies from
 		// the next call.
 		testpods.Contains(t, callFrom("b", "https://"+good+"/", 4096), "call rc=-1 ")
 		logs.waitLog(t, "[EGRESS] gateway refused 127.0.0.2 (pod default/b): NetworkPolicy: "+good+" denied: ")
 		testpods.Contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=200 ")
-		c.Store.Apply(&networkingv1.NetworkPolicy{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "deny-a"},
-			Spec: networkingv1.NetworkPolicySpec{
-				PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
-				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
-			},
-		})
+		c.Store.Apply(denyEgress("deny-a", "a"))
 		testpods.Contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=-1 ")
 		logs.waitLog(t, "[default/a] [NETPOL] default/a -> "+good+" denied: ")
 		c.Store.Delete(store.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "deny"})

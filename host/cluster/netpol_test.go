@@ -68,13 +68,7 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 	testpods.Contains(t, call("http://b2/"), "call rc=200 ", "who=b2\n")
 	testpods.Contains(t, call(host.URL+"/"), "call rc=200 ")
 
-	policy := &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b-egress"},
-		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}},
-			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
-		},
-	}
+	policy := denyEgress("b-egress", "b")
 	c.Store.Apply(policy.DeepCopy())
 	eventually("http://a/", "call rc=-1 ")
 	testpods.Contains(t, call("http://b2/"), "call rc=-1 ")

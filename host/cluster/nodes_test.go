@@ -59,6 +59,18 @@ func svc(name string) manifest.Object {
 	}}
 }
 
+// denyEgress is a NetworkPolicy that denies every call of the pods
+// labelled app=<app>: it selects them for egress and allows nothing.
+func denyEgress(name, app string) *networkingv1.NetworkPolicy {
+	return &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+		},
+	}
+}
+
 func webIngress() manifest.Object {
 	prefix := networkingv1.PathTypePrefix
 	return manifest.Object{Obj: &networkingv1.Ingress{

@@ -19,11 +19,7 @@ var assetCases = []e2eCase{
 		spec:     "For an embedded image wasm://embedded/<name>, the bundle directory is images/web/<name>/ in the firmware. … sets Content-Type from the file extension",
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
-			for path, file := range map[string]string{"/assets/style.css": "whoami/style.css", "/assets/page.html": "whoami/page.html"} {
-				if got := e.get(t, "", path); got.Status != http.StatusOK || got.Body != e.file(t, file) {
-					t.Errorf("GET %s: %s, want %s", path, got, file)
-				}
-			}
+			wantFiles(t, e, map[string]string{"/assets/style.css": "whoami/style.css", "/assets/page.html": "whoami/page.html"})
 			wantContentTypes(t, e, map[string]string{"/assets/style.css": "text/css", "/assets/page.html": "text/html", "/assets/app.js": "text/javascript"})
 		},
 	},

@@ -21,15 +21,11 @@ var bundleCases = []e2eCase{
 		spec:     "When a route uses pathType: Prefix under a sub-path, the controller strips the matched prefix before looking up the file.",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
-			for path, file := range map[string]string{
+			wantFiles(t, e, map[string]string{
 				"/static/app.js":          "site/app.js",
 				"/static/style.css":       "site/style.css",
 				"/static/docs/guide.html": "site/docs/guide.html",
-			} {
-				if got := e.get(t, "", path); got.Status != http.StatusOK || got.Body != e.file(t, file) {
-					t.Errorf("GET %s: %s, want %s", path, got, file)
-				}
-			}
+			})
 		},
 	},
 	{

@@ -7,6 +7,17 @@ import (
 	"testing"
 )
 
+// wantFiles checks that GET path answers 200 with the source file, for
+// each path → file.
+func wantFiles(t *testing.T, e *e2e, files map[string]string) {
+	t.Helper()
+	for path, file := range files {
+		if got := e.get(t, "", path); got.Status != http.StatusOK || got.Body != e.file(t, file) {
+			t.Errorf("GET %s: %s, want %s", path, got, file)
+		}
+	}
+}
+
 func wantGzipVariant(t *testing.T, e *e2e, path, file string) {
 	t.Helper()
 	want := e.file(t, file)

@@ -293,19 +293,29 @@ func (e *e2e) raw(t *testing.T, target string) reply {
 // wantPod checks that GET host path is answered by pod.
 func (e *e2e) wantPod(t *testing.T, host, path, pod string) {
 	t.Helper()
-	if got := e.get(t, host, path); podOf(got) != pod {
-		t.Errorf("GET %s%s: %s, want an answer from pod %s", host, path, got, pod)
+	e.wantPodAt(t, host, pod, path)
+}
+
+// wantPodAt checks that GET host path is answered by pod for each of paths.
+func (e *e2e) wantPodAt(t *testing.T, host, pod string, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
+		if got := e.get(t, host, path); podOf(got) != pod {
+			t.Errorf("GET %s%s: %s, want an answer from pod %s", host, path, got, pod)
+		}
 	}
 }
 
-// want404 checks that GET host path matches no rule: the controller's 404
-// JSON.
-func (e *e2e) want404(t *testing.T, host, path string) {
+// want404 checks that GET host path matches no rule, for each of paths:
+// the controller's 404 JSON.
+func (e *e2e) want404(t *testing.T, host string, paths ...string) {
 	t.Helper()
-	got := e.get(t, host, path)
-	var body map[string]any
-	if got.Status != http.StatusNotFound || got.Header.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(got.Body), &body) != nil {
-		t.Errorf("GET %s%s: %s (Content-Type %q), want the 404 JSON of an unmatched request", host, path, got, got.Header.Get("Content-Type"))
+	for _, path := range paths {
+		got := e.get(t, host, path)
+		var body map[string]any
+		if got.Status != http.StatusNotFound || got.Header.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(got.Body), &body) != nil {
+			t.Errorf("GET %s%s: %s (Content-Type %q), want the 404 JSON of an unmatched request", host, path, got, got.Header.Get("Content-Type"))
+		}
 	}
 }
 

@@ -101,21 +101,13 @@ func TestEndpoints(t *testing.T) {
 		},
 		{
 			rule: "headless Services (clusterIP: None) have Endpoints too",
-			svc: func() *corev1.Service {
-				s := svc("web", "web", port("http", 80, intstr.FromInt32(7000)))
-				s.Spec.ClusterIP = "None"
-				return s
-			}(),
+			svc:  headless(svc("web", "web", port("http", 80, intstr.FromInt32(7000)))),
 			pods: []*corev1.Pod{runningPod("a", "web", "10.0.0.1", true)},
 			want: "http=7000: 10.0.0.1/a@n1 | ",
 		},
 		{
 			rule: "ExternalName Services have no Endpoints",
-			svc: func() *corev1.Service {
-				s := svc("web", "web", port("http", 80, intstr.FromInt32(7000)))
-				s.Spec.Type, s.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
-				return s
-			}(),
+			svc:  externalName(svc("web", "web", port("http", 80, intstr.FromInt32(7000)))),
 			pods: []*corev1.Pod{runningPod("a", "web", "10.0.0.1", true)},
 			want: "<nil>",
 		},

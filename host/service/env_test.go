@@ -114,26 +114,18 @@ ECHO_PORT_80_TCP_ADDR=10.0.0.9`,
 			want:     "",
 		},
 		{
-			rule: "unless the Service sets clusterIP: None (headless)",
-			pod:  starting,
-			services: []*corev1.Service{func() *corev1.Service {
-				s := svc("echo", "echo", port("http", 80, intstr.FromInt32(7000)))
-				s.Spec.ClusterIP = corev1.ClusterIPNone
-				return s
-			}()},
-			pods: []*corev1.Pod{echoPod},
-			want: "",
+			rule:     "unless the Service sets clusterIP: None (headless)",
+			pod:      starting,
+			services: []*corev1.Service{headless(svc("echo", "echo", port("http", 80, intstr.FromInt32(7000))))},
+			pods:     []*corev1.Pod{echoPod},
+			want:     "",
 		},
 		{
-			rule: "unless the Service is type: ExternalName",
-			pod:  starting,
-			services: []*corev1.Service{func() *corev1.Service {
-				s := svc("echo", "echo", port("http", 80, intstr.FromInt32(7000)))
-				s.Spec.Type, s.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
-				return s
-			}()},
-			pods: []*corev1.Pod{echoPod},
-			want: "",
+			rule:     "unless the Service is type: ExternalName",
+			pod:      starting,
+			services: []*corev1.Service{externalName(svc("echo", "echo", port("http", 80, intstr.FromInt32(7000))))},
+			pods:     []*corev1.Pod{echoPod},
+			want:     "",
 		},
 		{
 			rule:     "only Services that have a selector",

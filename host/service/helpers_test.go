@@ -46,6 +46,18 @@ func svc(name, app string, ports ...corev1.ServicePort) *corev1.Service {
 	return s
 }
 
+// headless makes s a headless Service (clusterIP: None).
+func headless(s *corev1.Service) *corev1.Service {
+	s.Spec.ClusterIP = corev1.ClusterIPNone
+	return s
+}
+
+// externalName makes s a Service of type ExternalName for example.com.
+func externalName(s *corev1.Service) *corev1.Service {
+	s.Spec.Type, s.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
+	return s
+}
+
 func port(name string, p int32, target intstr.IntOrString) corev1.ServicePort {
 	return corev1.ServicePort{Name: name, Port: p, TargetPort: target, Protocol: corev1.ProtocolTCP}
 }

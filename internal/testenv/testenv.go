@@ -1,7 +1,7 @@
 // Package testenv holds what tests share about their environment: finding
 // the tools they need (a missing tool skips the test on a developer's
-// machine but fails it in CI, where CI=true) and waiting for a state to
-// come about.
+// machine but fails it in CI, where CI=true), waiting for a state to come
+// about, and laying out files.
 package testenv
 
 import (
@@ -26,4 +26,12 @@ func Tool(t testing.TB, name string) string {
 		t.Skipf("%s not installed; skipping", name)
 	}
 	return p
+}
+
+// Tools is Tool for each of names, for a test that needs them all.
+func Tools(t testing.TB, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		Tool(t, name)
+	}
 }

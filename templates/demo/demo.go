@@ -6,21 +6,35 @@
 package demo
 
 import (
-	"embed"
+	"archive/zip"
+	"bytes"
+	_ "embed"
 	"io/fs"
 	"path"
+	"sync"
 
 	"github.com/kube32/kube32/host/manifest"
 )
 
 //go:generate go run ./internal/regenerate
 
-//go:embed all:images manifests
-var files embed.FS
+// archive holds images/ and manifests/ in one file, so the demo's sources
+// live only in examples/demo.
+//
+//go:embed demo.zip
+var archive []byte
+
+var files = sync.OnceValue(func() fs.FS {
+	r, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	if err != nil {
+		panic(err) // the embedded archive is fixed at compile time
+	}
+	return r
+})
 
 // Images holds the demo's firmware/ (and sd/) trees, as `kube32 build` writes them.
 func Images() fs.FS {
-	sub, err := fs.Sub(files, "images")
+	sub, err := fs.Sub(files(), "images")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at compile time
 	}
@@ -29,13 +43,13 @@ func Images() fs.FS {
 
 // Manifests are the demo's objects, in the order of its project file.
 func Manifests() ([]manifest.Object, error) {
-	entries, err := fs.ReadDir(files, "manifests")
+	entries, err := fs.ReadDir(files(), "manifests")
 	if err != nil {
 		return nil, err
 	}
 	var objs []manifest.Object
 	for _, e := range entries { // ReadDir sorts by name: 1-echo.yaml, 2-demo.yaml
-		data, err := fs.ReadFile(files, path.Join("manifests", e.Name()))
+		data, err := fs.ReadFile(files(), path.Join("manifests", e.Name()))
 		if err != nil {
 			return nil, err
 		}

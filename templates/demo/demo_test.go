@@ -1,6 +1,7 @@
 package demo_test
 
 import (
+	"archive/zip"
 	"context"
 	"io"
 	"io/fs"
@@ -27,14 +28,20 @@ func TestEmbeddedDemoIsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	zr, err := zip.OpenReader(snapshot.Archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
 	got := map[string][]byte{}
-	for _, sub := range []string{"images", "manifests"} {
-		fs.WalkDir(os.DirFS("."), sub, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				got[p], err = os.ReadFile(p)
-			}
-			return err
-		})
+	err = fs.WalkDir(zr, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			got[p], err = fs.ReadFile(zr, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for p, data := range want {
 		if string(got[p]) != string(data) {

@@ -13,7 +13,7 @@ import (
 func main() {
 	files, err := snapshot.Files(context.Background(), "../../examples/demo", os.Stderr)
 	if err == nil {
-		err = snapshot.Write(".", files)
+		err = snapshot.Write(snapshot.Archive, files)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "regenerate demo:", err)

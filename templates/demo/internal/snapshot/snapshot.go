@@ -1,6 +1,6 @@
-// Package snapshot builds the demo project and lays out what package demo
-// embeds: images/ (the build's firmware/ and sd/ trees) and manifests/ (the
-// project's manifests, numbered in the project's order).
+// Package snapshot builds the demo project and writes what package demo
+// embeds: one archive holding images/ (the build's firmware/ and sd/ trees)
+// and manifests/ (the project's manifests, numbered in the project's order).
 package snapshot
 
 import (
@@ -53,23 +53,4 @@ func Files(ctx context.Context, projectDir string, log io.Writer) (map[string][]
 		files[fmt.Sprintf("manifests/%d-%s", i+1, filepath.Base(m))] = data
 	}
 	return files, nil
-}
-
-// Write replaces images/ and manifests/ under dir with files.
-func Write(dir string, files map[string][]byte) error {
-	for _, sub := range []string{"images", "manifests"} {
-		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
-			return err
-		}
-	}
-	for p, data := range files {
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(target, data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
