@@ -1,7 +1,6 @@
 package pod
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -16,12 +15,11 @@ import (
 // client, never through guest memory (as the boards stream from flash).
 // K32_ERR_NOENT sends nothing and keeps the queued headers, so the guest can
 // still answer with a fallback.
-func k32RespAsset(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
-	s := handleState(ctx)
-	if s == nil || s.headSent {
+var k32RespAsset = duringHandle(func(p *Pod, s *callState, mod api.Module, a []uint64) int64 {
+	if s.headSent {
 		return int64(abi.ErrInval)
 	}
-	name, ok := readString(mod, u32(a, 0), u32(a, 1))
+	name, ok := argString(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
@@ -42,7 +40,7 @@ func k32RespAsset(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64
 		return int64(abi.ErrIO)
 	}
 	return 0
-}
+})
 
 // queuedWriter writes a response through the callback's queue: its headers
 // are those queued by k32_resp_header, and the head goes out once.

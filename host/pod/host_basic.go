@@ -16,7 +16,7 @@ func k32Log(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
 	if level < 0 || level > 3 {
 		return int64(abi.ErrInval)
 	}
-	msg, ok := readString(mod, u32(a, 1), u32(a, 2))
+	msg, ok := argString(mod, a, 1)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
@@ -26,7 +26,7 @@ func k32Log(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
 
 // k32EnvGet: (key ptr, key_len u32, out ptr, out_cap u32) -> i32.
 func k32EnvGet(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
-	key, ok := readString(mod, u32(a, 0), u32(a, 1))
+	key, ok := argString(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
@@ -58,7 +58,7 @@ func k32SleepMs(_ *Pod, ctx context.Context, _ api.Module, a []uint64) int64 {
 
 // k32Random: (out ptr, len u32) -> i32. Cryptographic random bytes.
 func k32Random(_ *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
-	out, ok := read(mod, u32(a, 0), u32(a, 1))
+	out, ok := argBytes(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}

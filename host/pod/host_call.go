@@ -20,11 +20,11 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	if p.cfg.Caller == nil {
 		return int64(abi.ErrNotSup)
 	}
-	method, ok1 := readString(mod, u32(a, 0), u32(a, 1))
-	url, ok2 := readString(mod, u32(a, 2), u32(a, 3))
-	rawHeaders, ok3 := readString(mod, u32(a, 4), u32(a, 5))
-	body, ok4 := read(mod, u32(a, 6), u32(a, 7))
-	resp, ok5 := read(mod, u32(a, 8), u32(a, 9))
+	method, ok1 := argString(mod, a, 0)
+	url, ok2 := argString(mod, a, 2)
+	rawHeaders, ok3 := argString(mod, a, 4)
+	body, ok4 := argBytes(mod, a, 6)
+	resp, ok5 := argBytes(mod, a, 8)
 	respLenPtr := u32(a, 10)
 	ok6 := true
 	if respLenPtr != 0 { // NULL: the guest does not want the count
@@ -115,7 +115,7 @@ func k32HTTPStatus(p *Pod, _ context.Context, _ api.Module, _ []uint64) int64 {
 // k32HTTPHeader: (name ptr, name_len u32, out ptr, cap u32) -> i32. A header
 // of the last call's response.
 func k32HTTPHeader(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
-	name, ok := readString(mod, u32(a, 0), u32(a, 1))
+	name, ok := argString(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
@@ -136,8 +136,8 @@ func k32Publish(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
 	if p.cfg.Publisher == nil {
 		return int64(abi.ErrNotSup)
 	}
-	topic, ok1 := readString(mod, u32(a, 0), u32(a, 1))
-	data, ok2 := read(mod, u32(a, 2), u32(a, 3))
+	topic, ok1 := argString(mod, a, 0)
+	data, ok2 := argBytes(mod, a, 2)
 	if !ok1 || !ok2 {
 		return int64(abi.ErrFault)
 	}

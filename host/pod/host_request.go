@@ -1,7 +1,6 @@
 package pod
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -14,13 +13,9 @@ import (
 
 // requestGetter answers one getter of the request in the current k32_handle.
 func requestGetter(value func(r *http.Request) string) hostImpl {
-	return func(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
-		s := handleState(ctx)
-		if s == nil {
-			return int64(abi.ErrInval)
-		}
+	return duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
 		return int64(copyOut(mod, u32(a, 0), u32(a, 1), []byte(value(s.req))))
-	}
+	})
 }
 
 // k32ReqMethod: (out ptr, cap u32) -> i32.
@@ -58,12 +53,8 @@ var k32ReqHeaders = requestGetter(func(r *http.Request) string {
 })
 
 // k32ReqHeader: (name ptr, name_len u32, out ptr, cap u32) -> i32.
-func k32ReqHeader(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
-	s := handleState(ctx)
-	if s == nil {
-		return int64(abi.ErrInval)
-	}
-	name, ok := readString(mod, u32(a, 0), u32(a, 1))
+var k32ReqHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
+	name, ok := argString(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
@@ -72,7 +63,7 @@ func k32ReqHeader(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64
 		return int64(abi.ErrNoEnt)
 	}
 	return int64(copyOut(mod, u32(a, 2), u32(a, 3), []byte(value)))
-}
+})
 
 // requestHeader finds a header case-insensitively, repeated values joined with ", ".
 func requestHeader(r *http.Request, name string) (string, bool) {
@@ -88,12 +79,8 @@ func requestHeader(r *http.Request, name string) (string, bool) {
 
 // k32ReqRead: (out ptr, cap u32) -> i32. Reads the body straight into guest
 // memory; 0 at the end.
-func k32ReqRead(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
-	s := handleState(ctx)
-	if s == nil {
-		return int64(abi.ErrInval)
-	}
-	out, ok := read(mod, u32(a, 0), u32(a, 1))
+var k32ReqRead = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
+	out, ok := argBytes(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
@@ -113,4 +100,4 @@ func k32ReqRead(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
 			return int64(abi.ErrIO)
 		}
 	}
-}
+})

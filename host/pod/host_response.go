@@ -1,7 +1,6 @@
 package pod
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -11,29 +10,21 @@ import (
 )
 
 // k32RespStatus: (status u32) -> i32.
-func k32RespStatus(_ *Pod, ctx context.Context, _ api.Module, a []uint64) int64 {
-	s := handleState(ctx)
+var k32RespStatus = duringHandle(func(_ *Pod, s *callState, _ api.Module, a []uint64) int64 {
 	status := u32(a, 0)
-	if s == nil || s.headSent || status < 100 || status > 599 {
+	if s.headSent || status < 100 || status > 599 {
 		return int64(abi.ErrInval)
 	}
 	s.status = int(status)
 	return 0
-}
+})
 
 // k32RespHeader: (name ptr, name_len u32, value ptr, value_len u32) -> i32.
 // Queues the header until the head is sent.
-func k32RespHeader(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
-	s := handleState(ctx)
-	if s == nil {
-		return int64(abi.ErrInval)
-	}
-	name, ok := readString(mod, u32(a, 0), u32(a, 1))
-	if !ok {
-		return int64(abi.ErrFault)
-	}
-	value, ok := readString(mod, u32(a, 2), u32(a, 3))
-	if !ok {
+var k32RespHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
+	name, nameOK := argString(mod, a, 0)
+	value, valueOK := argString(mod, a, 2)
+	if !nameOK || !valueOK {
 		return int64(abi.ErrFault)
 	}
 	if s.headSent || !validHeaderName(name) || strings.ContainsAny(value, "\r\n\x00") {
@@ -41,16 +32,12 @@ func k32RespHeader(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int6
 	}
 	s.header.Add(name, value)
 	return 0
-}
+})
 
 // k32RespWrite: (data ptr, len u32) -> i32. Sends the head on first use, then
 // the bytes straight from guest memory.
-func k32RespWrite(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
-	s := handleState(ctx)
-	if s == nil {
-		return int64(abi.ErrInval)
-	}
-	data, ok := read(mod, u32(a, 0), u32(a, 1))
+var k32RespWrite = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
+	data, ok := argBytes(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
@@ -65,7 +52,7 @@ func k32RespWrite(_ *Pod, ctx context.Context, mod api.Module, a []uint64) int64
 		return int64(abi.ErrIO)
 	}
 	return int64(len(data))
-}
+})
 
 // validHeaderName reports whether name is an RFC 9110 token.
 func validHeaderName(name string) bool {

@@ -13,6 +13,27 @@ import (
 // wazero passes them; the result is the function's one i32 or i64 result.
 type hostImpl func(p *Pod, ctx context.Context, mod api.Module, args []uint64) int64
 
+// callbackImpl implements a host function that belongs to one callback
+// (k32_handle or k32_event), given that callback's state.
+type callbackImpl func(p *Pod, s *callState, mod api.Module, args []uint64) int64
+
+// duringHandle adapts a host function of k32_handle: outside it, the
+// function returns K32_ERR_INVAL (docs/abi.md, "Conventions").
+func duringHandle(f callbackImpl) hostImpl { return during(handleState, f) }
+
+// duringEvent adapts a host function of k32_event, likewise.
+func duringEvent(f callbackImpl) hostImpl { return during(eventState, f) }
+
+func during(state func(context.Context) *callState, f callbackImpl) hostImpl {
+	return func(p *Pod, ctx context.Context, mod api.Module, args []uint64) int64 {
+		s := state(ctx)
+		if s == nil {
+			return int64(abi.ErrInval)
+		}
+		return f(p, s, mod, args)
+	}
+}
+
 // hostImpls maps every abi.Functions name to its implementation. A function
 // of the table without an entry here fails registration (and a test).
 var hostImpls = map[string]hostImpl{

@@ -26,6 +26,17 @@ func readString(mod api.Module, ptr, n uint32) (string, bool) {
 	return string(b), ok
 }
 
+// argBytes is the guest memory that arguments i and i+1 (a pointer and a
+// length) name; false when the range is out of bounds.
+func argBytes(mod api.Module, args []uint64, i int) ([]byte, bool) {
+	return read(mod, u32(args, i), u32(args, i+1))
+}
+
+// argString is argBytes as a string.
+func argString(mod api.Module, args []uint64, i int) (string, bool) {
+	return readString(mod, u32(args, i), u32(args, i+1))
+}
+
 // copyOut implements the getter convention: check [out, out+cap), copy
 // min(len(value), cap) bytes and return the full length.
 func copyOut(mod api.Module, out, cap uint32, value []byte) int32 {
