@@ -18,7 +18,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"

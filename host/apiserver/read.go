@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/store"
 )
 

@@ -41,7 +41,7 @@ type Config struct {
 	// checks must carry.
 	Token string
 	// Channels, when set, serves host/abi.ChannelsPath (the cluster's channel
-	// messages, see host/channel.Handler).
+	// messages, see host/internal/channel.Handler).
 	Channels http.Handler
 	// Egress, when set with Store, serves the egress gateway
 	// (abi.EgressPath, egress.go); without it that path answers 404.

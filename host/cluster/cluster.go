@@ -19,13 +19,13 @@ import (
 
 	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/call"
-	"github.com/kube32/kube32/host/channel"
-	"github.com/kube32/kube32/host/ingress"
-	"github.com/kube32/kube32/host/kubelet"
+	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/ingress"
+	"github.com/kube32/kube32/host/internal/kubelet"
+	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/scheduler"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -64,7 +64,7 @@ type Cluster struct {
 	Store   *store.Store
 	Kubelet *kubelet.Kubelet
 	// Channels is the control plane's channel hub, the cluster's one
-	// sequencer of channel messages (host/channel).
+	// sequencer of channel messages (host/internal/channel).
 	Channels *channel.Hub
 	// Workers are the worker nodes started with Options.Nodes; set before
 	// Start returns.

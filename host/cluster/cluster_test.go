@@ -15,9 +15,9 @@ import (
 
 	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/scheduler"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testhttp"

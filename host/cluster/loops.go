@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/scheduler"
+	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/store"
 )
 

@@ -14,9 +14,9 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/call"
-	"github.com/kube32/kube32/host/channel"
-	"github.com/kube32/kube32/host/kubelet"
+	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/pod"
 )
 
@@ -45,7 +45,7 @@ type Worker struct {
 	Kubelet *kubelet.Kubelet
 	// Channels is the worker's channel hub: it forwards its pods'
 	// publishes to the control plane and follows the control plane's
-	// messages through the API server (host/channel).
+	// messages through the API server (host/internal/channel).
 	Channels *channel.Hub
 	podAddr  string
 	server   *http.Server

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/static"
+	"github.com/kube32/kube32/host/internal/static"
 	"github.com/tetratelabs/wazero/api"
 )
 

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/store"
 )
 

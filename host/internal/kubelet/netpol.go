@@ -9,11 +9,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/host/call"
-	"github.com/kube32/kube32/host/lograte"
-	"github.com/kube32/kube32/host/netpol"
+	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/lograte"
+	"github.com/kube32/kube32/host/internal/netpol"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 

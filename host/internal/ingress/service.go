@@ -11,8 +11,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/call"
-	svcs "github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/internal/call"
+	svcs "github.com/kube32/kube32/host/internal/service"
 )
 
 // serviceBackend balances requests round-robin over a Service's running

@@ -6,9 +6,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/host/internal/service"
+	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
-	"github.com/kube32/kube32/host/static"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -59,7 +59,7 @@ func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 
 // environment is the container's own env followed by what the kubelet
 // injects: KUBERNETES_SERVICE_HOST/_PORT always, then the variables of the
-// namespace's Services (host/service.EnvVars), read as two lists, Services
+// namespace's Services (host/internal/service.EnvVars), read as two lists, Services
 // and Endpoints. The first of a repeated name wins, so a name the container
 // sets itself wins over an injected one, and the API server's variables
 // over those of a Service named "kubernetes".

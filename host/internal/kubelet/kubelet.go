@@ -1,7 +1,7 @@
 // Package kubelet runs the pods bound to one node: it starts each Pod's
 // module under host/pod, writes the pod's status back, serves the node's pod
 // HTTP server (abi.HeaderPod dispatch), hands in-process handlers to the
-// ingress controller and carries out the pods' k32_http_call (host/call).
+// ingress controller and carries out the pods' k32_http_call (host/internal/call).
 // The control plane's kubelet works on the object store; a worker's reaches
 // the control plane only through the API server (see Source).
 package kubelet
@@ -19,10 +19,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kube32/kube32/host/call"
-	"github.com/kube32/kube32/host/channel"
+	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/store"
 )
 

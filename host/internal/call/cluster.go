@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
 )
 
 // Cluster implements Services for one node: it resolves the Service from

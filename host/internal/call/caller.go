@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
 )
 
 // Services carries calls to Services in the cluster. The control plane

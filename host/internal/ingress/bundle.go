@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/bundler/images"
-	"github.com/kube32/kube32/host/static"
+	"github.com/kube32/kube32/host/internal/static"
 )
 
 // bundleBackend serves a StaticBundle from the firmware's images/web/<name>/

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/call"
+	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/store"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
 	"github.com/kube32/kube32/host/store"
 )
 

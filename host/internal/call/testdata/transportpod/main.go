@@ -1,7 +1,7 @@
 // Command transportpod is the test pod of package call: it fetches the URL
 // in its request's query with net/http's client over k32http.Transport
 // and reports what it got, one "key=value" line each. Built by
-// host/call/pod_test.go with GOOS=wasip1 GOARCH=wasm.
+// host/internal/call/pod_test.go with GOOS=wasip1 GOARCH=wasm.
 package main
 
 import (

@@ -8,7 +8,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/channel"
+	"github.com/kube32/kube32/host/internal/channel"
 )
 
 // streamSpec is one "<path>=<topic>[,<topic>...]" of abi.AnnotationEventStream.

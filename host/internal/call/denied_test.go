@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
 )
 
 // "A call to a Service goes to one of its pods that the policies allow.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/service"
 )
 
 // Remote calls pods on other nodes over a keep-alive pool of HTTP/1.1

@@ -64,7 +64,7 @@ type e2e struct {
 // with the pods and Services of testdata/e2e/pods.yaml.
 func startE2E(t *testing.T) *e2e {
 	t.Helper()
-	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "c"))
+	sdk, err := filepath.Abs(filepath.Join("..", "..", "..", "sdk", "c"))
 	if err != nil {
 		t.Fatal(err)
 	}

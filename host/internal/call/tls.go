@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/lograte"
+	"github.com/kube32/kube32/host/internal/lograte"
 	"github.com/kube32/kube32/host/pod"
 )
 

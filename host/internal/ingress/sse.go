@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/channel"
+	"github.com/kube32/kube32/host/internal/channel"
 )
 
 // writeTimeout bounds one write to an SSE client.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/kube32v1"
-	"github.com/kube32/kube32/host/channel"
-	svcs "github.com/kube32/kube32/host/service"
+	"github.com/kube32/kube32/host/internal/channel"
+	svcs "github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/store"
 )
 

@@ -33,7 +33,7 @@ func buildTransportPod(t *testing.T) []byte {
 	t.Helper()
 	goTool := testenv.Tool(t, "go")
 	transportPodOnce.Do(func() {
-		transportPodWasm, transportPodErr = goBuildPod(goTool, "testdata/transportpod", "../../sdk/go")
+		transportPodWasm, transportPodErr = goBuildPod(goTool, "testdata/transportpod", "../../../sdk/go")
 	})
 	if transportPodErr != nil {
 		t.Fatal(transportPodErr)
