@@ -34,7 +34,7 @@ boards serve .gz only. --dry-run lists what would change.`,
 			if (opts.SD == "") == (opts.Firmware == "") {
 				return &usageError{errors.New("give exactly one of --sd PATH or --firmware PATH")}
 			}
-			return RunFlash(opts)
+			return runFlash(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.SD, "sd", "", "mounted SD card to copy kube32/ to")
@@ -43,8 +43,8 @@ boards serve .gz only. --dry-run lists what would change.`,
 	return cmd
 }
 
-// RunFlash copies the project's built trees to the target.
-func RunFlash(opts FlashOptions) error {
+// runFlash copies the project's built trees to the target.
+func runFlash(opts FlashOptions) error {
 	p, err := project.Load(opts.Dir)
 	if err != nil {
 		return err

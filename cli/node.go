@@ -41,7 +41,7 @@ plane only over HTTP, as board workers do.`,
 			if opts.Join == "" {
 				return &usageError{fmt.Errorf("--join http://HOST:PORT is required")}
 			}
-			return RunNode(cmd.Context(), opts)
+			return runNode(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -55,8 +55,8 @@ plane only over HTTP, as board workers do.`,
 	return cmd
 }
 
-// RunNode runs a worker node until ctx ends.
-func RunNode(ctx context.Context, opts NodeOptions) error {
+// runNode runs a worker node until ctx ends.
+func runNode(ctx context.Context, opts NodeOptions) error {
 	if err := checkImagesDir(opts.Images); err != nil {
 		return err
 	}

@@ -20,20 +20,20 @@ import (
 // a terminal. Results go to Out, progress and warnings to ErrOut.
 type IOStreams = iostreams.IOStreams
 
-// SystemStreams are the process's own streams.
-func SystemStreams() IOStreams { return iostreams.System() }
+// systemStreams are the process's own streams.
+func systemStreams() IOStreams { return iostreams.System() }
 
 // Main runs the CLI with the process's arguments and returns the exit code.
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, os.Args[1:], SystemStreams())
+	return Run(ctx, os.Args[1:], systemStreams())
 }
 
 // Run runs the CLI with args and returns the exit code. Errors are printed
 // once, here.
 func Run(ctx context.Context, args []string, io IOStreams) int {
-	root := NewRootCommand(io)
+	root := newRootCommand(io)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -47,8 +47,8 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 	return 1
 }
 
-// NewRootCommand builds the command tree.
-func NewRootCommand(io IOStreams) *cobra.Command {
+// newRootCommand builds the command tree.
+func newRootCommand(io IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kube32",
 		Short: "Build, run and flash kube32 apps: WebAssembly pods for ESP32 clusters",

@@ -113,10 +113,10 @@ func fill(t *task, it *Item, s *stamp) {
 	it.Stats = s.Stats
 }
 
-// Stale reports whether building the project in dir would change anything:
+// stale reports whether building the project in dir would change anything:
 // an output is missing, changed, or older than its inputs, or a stale output
 // is left to remove. `kube32 serve` uses it to build only when needed.
-func Stale(dir string) (bool, error) {
+func stale(dir string) (bool, error) {
 	ctx := context.Background()
 	p, err := project.Load(dir)
 	if err != nil {

@@ -59,7 +59,7 @@ func TestBuildWritesImageTrees(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	ctx := context.Background()
 	dir := copyFixture(t, "app")
-	if stale, err := Stale(dir); err != nil || !stale {
+	if stale, err := stale(dir); err != nil || !stale {
 		t.Errorf("Stale before any build = %v, %v; want true", stale, err)
 	}
 	var progress bytes.Buffer
@@ -113,7 +113,7 @@ func TestBuildWritesImageTrees(t *testing.T) {
 
 	// A second build rewrites nothing.
 	before := modTimes(t, dir)
-	if stale, err := Stale(dir); err != nil || stale {
+	if stale, err := stale(dir); err != nil || stale {
 		t.Errorf("Stale after a build = %v, %v", stale, err)
 	}
 	progress.Reset()
@@ -144,7 +144,7 @@ func TestBuildWritesImageTrees(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "site", "tiny.txt"), []byte("y"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if stale, _ := Stale(dir); !stale {
+	if stale, _ := stale(dir); !stale {
 		t.Error("Stale = false after a source change")
 	}
 	res3, err := Build(ctx, dir, Options{})
@@ -157,7 +157,7 @@ func TestBuildWritesImageTrees(t *testing.T) {
 
 	// A deleted output is noticed.
 	os.Remove(filepath.Join(dir, "build", "sd", "kube32", "images", "thumb.wasm"))
-	if stale, _ := Stale(dir); !stale {
+	if stale, _ := stale(dir); !stale {
 		t.Error("Stale = false with a module missing")
 	}
 

@@ -23,7 +23,7 @@ var BaseCFlags = []string{
 // initial memory fixed for small pods (see InitialMemory).
 func cFlags(job Job) []string {
 	flags := append([]string{}, BaseCFlags...)
-	if n := InitialMemory(job.MemoryLimit); n > 0 {
+	if n := initialMemory(job.MemoryLimit); n > 0 {
 		flags = append(flags, "-Wl,--initial-memory="+strconv.FormatInt(n, 10))
 	}
 	return append(flags, job.CFlags...)
@@ -97,7 +97,7 @@ func cHint(job Job, output string) string {
 		return installC
 	case strings.Contains(output, "initial memory too small"):
 		return fmt.Sprintf("the pod's memory limit (%d bytes) fixes the initial memory at %d bytes; raise resources.limits.memory or shrink the module's static data",
-			job.MemoryLimit, InitialMemory(job.MemoryLimit))
+			job.MemoryLimit, initialMemory(job.MemoryLimit))
 	}
 	return ""
 }

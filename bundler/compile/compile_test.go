@@ -25,7 +25,7 @@ func TestInitialMemory(t *testing.T) {
 		0: 0, 64 << 10: 64 << 10, 100 << 10: 64 << 10, 1000: 64 << 10,
 		1 << 20: 1 << 20, 1<<20 + 1: 0, 16 << 20: 0,
 	} {
-		if got := InitialMemory(limit); got != want {
+		if got := initialMemory(limit); got != want {
 			t.Errorf("InitialMemory(%d) = %d, want %d", limit, got, want)
 		}
 	}
@@ -34,7 +34,7 @@ func TestInitialMemory(t *testing.T) {
 func TestCPodOnePage(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	ctx := context.Background()
-	wasm, err := Compile(ctx, job(t, "hello", LangC, "cpod", 64<<10))
+	wasm, err := Compile(ctx, job(t, "hello", langC, "cpod", 64<<10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestCPodOnePage(t *testing.T) {
 
 func TestCCompileErrorShowsOutput(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
-	_, err := Compile(context.Background(), job(t, "bad", LangC, "cbad", 0))
+	_, err := Compile(context.Background(), job(t, "bad", langC, "cbad", 0))
 	if err == nil {
 		t.Fatal("compiled")
 	}
@@ -62,12 +62,12 @@ func TestCCompileErrorShowsOutput(t *testing.T) {
 
 func TestMissingCompilers(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := Compile(context.Background(), job(t, "hello", LangC, "cpod", 0))
-	if !errors.Is(err, ErrNoCompiler) || !strings.Contains(err.Error(), "apt-get install clang lld wasi-libc") {
+	_, err := Compile(context.Background(), job(t, "hello", langC, "cpod", 0))
+	if !errors.Is(err, errNoCompiler) || !strings.Contains(err.Error(), "apt-get install clang lld wasi-libc") {
 		t.Errorf("C without clang: %v", err)
 	}
-	_, err = Compile(context.Background(), job(t, "gopod", LangGo, "gopod", 0))
-	if !errors.Is(err, ErrNoCompiler) || !strings.Contains(err.Error(), "building pod gopod: go not found on PATH: Go pods need Go") {
+	_, err = Compile(context.Background(), job(t, "gopod", langGo, "gopod", 0))
+	if !errors.Is(err, errNoCompiler) || !strings.Contains(err.Error(), "building pod gopod: go not found on PATH: Go pods need Go") {
 		t.Errorf("Go without go: %v", err)
 	}
 }
@@ -75,7 +75,7 @@ func TestMissingCompilers(t *testing.T) {
 func TestGoPodOffline(t *testing.T) {
 	testenv.Tools(t, "go")
 	ctx := context.Background()
-	j := job(t, "gopod", LangGo, "gopod", 0)
+	j := job(t, "gopod", langGo, "gopod", 0)
 	wasm, err := Compile(ctx, j)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestFingerprint(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "main.c"), []byte("int x;"), 0o644)
-	j := Job{Name: "p", Language: LangC, SourceDir: dir, CacheDir: t.TempDir()}
+	j := Job{Name: "p", Language: langC, SourceDir: dir, CacheDir: t.TempDir()}
 	a, err := Fingerprint(ctx, j)
 	if err != nil {
 		t.Fatal(err)

@@ -26,13 +26,13 @@ func Fingerprint(ctx context.Context, job Job) (string, error) {
 	field("language", job.Language)
 	c, g := sdkHashes()
 	switch job.Language {
-	case LangC:
+	case langC:
 		field("flags", strings.Join(cFlags(job), " "))
 		field("sdk", c)
 		if clang, err := findClang(); err == nil {
 			field("tool", clang+" "+toolVersion(ctx, clang, "--version"))
 		}
-	case LangGo:
+	case langGo:
 		field("flags", strings.Join(goBuildArgs, " ")+" "+goFlags(os.Getenv("GOFLAGS")))
 		field("sdk", g)
 		if gobin, err := findGo(); err == nil {

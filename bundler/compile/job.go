@@ -9,8 +9,8 @@ import (
 
 // Languages, as kube32.yaml names them.
 const (
-	LangGo = "go"
-	LangC  = "c"
+	langGo = "go"
+	langC  = "c"
 )
 
 // Job is one pod to compile.
@@ -35,9 +35,9 @@ func Compile(ctx context.Context, job Job) ([]byte, error) {
 	var wasm []byte
 	var err error
 	switch job.Language {
-	case LangC:
+	case langC:
 		wasm, err = compileC(ctx, job)
-	case LangGo:
+	case langGo:
 		wasm, err = compileGo(ctx, job)
 	default:
 		err = fmt.Errorf("language %q is not supported (go, c)", job.Language)

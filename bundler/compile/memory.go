@@ -10,11 +10,11 @@ const PageSize = 64 << 10
 // any limit and saves card space.
 const smallPodLimit = 1 << 20
 
-// InitialMemory is the --initial-memory a C pod is linked with for a memory
+// initialMemory is the --initial-memory a C pod is linked with for a memory
 // limit: the limit rounded down to whole pages (at least one) when the limit
 // is at most 1 MiB, so a 64Ki pod is a one-page module; 0 means the linker
 // chooses.
-func InitialMemory(limit int64) int64 {
+func initialMemory(limit int64) int64 {
 	if limit <= 0 || limit > smallPodLimit {
 		return 0
 	}

@@ -19,8 +19,8 @@ const installC = "C pods need clang, lld (wasm-ld) and wasi-libc; on Debian or U
 // installGo says what to install when Go is missing.
 const installGo = "Go pods need Go 1.24 or newer on PATH (https://go.dev/dl/)"
 
-// ErrNoCompiler is wrapped by the errors for a missing compiler.
-var ErrNoCompiler = errors.New("compiler not found")
+// errNoCompiler is wrapped by the errors for a missing compiler.
+var errNoCompiler = errors.New("compiler not found")
 
 func findClang() (string, error) {
 	for _, n := range clangNames {
@@ -42,7 +42,7 @@ func findGo() (string, error) {
 type missingError struct{ what, hint string }
 
 func (e *missingError) Error() string { return e.what + " not found on PATH: " + e.hint }
-func (e *missingError) Unwrap() error { return ErrNoCompiler }
+func (e *missingError) Unwrap() error { return errNoCompiler }
 
 // wasiSysroots are where distributions install wasi-libc.
 var wasiSysroots = []string{"/usr/lib/wasm32-wasi/libc.a", "/usr/share/wasi-sysroot", "/opt/wasi-sdk"}

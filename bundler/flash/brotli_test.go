@@ -40,7 +40,7 @@ func TestFlashLeavesBrotliVariantsOff(t *testing.T) {
 	if got := keys(readTree(t, card)); got != "kube32/images/thumb/a.css.gz" {
 		t.Errorf("card: %s", got)
 	}
-	if res.Count(OpRemove) != 1 {
+	if res.Count(opRemove) != 1 {
 		t.Errorf("changes %+v: want the stale index.html.br removed", res.Changes)
 	}
 	text := out.String()

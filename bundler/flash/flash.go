@@ -26,10 +26,10 @@ type Options struct {
 
 // Ops of a Change.
 const (
-	OpAdd       = "add"
-	OpUpdate    = "update"
-	OpUnchanged = "unchanged"
-	OpRemove    = "remove"
+	opAdd       = "add"
+	opUpdate    = "update"
+	opUnchanged = "unchanged"
+	opRemove    = "remove"
 )
 
 // Change is what flashing does (or would do) to one target file.
@@ -79,7 +79,7 @@ func Flash(opts Options) (*Result, error) {
 		if err := checkSource(src); err != nil {
 			return nil, err
 		}
-		if err := CheckSD(opts.SD); err != nil {
+		if err := checkSD(opts.SD); err != nil {
 			return nil, fmt.Errorf("flash --sd: %w", err)
 		}
 		jobs = append(jobs, copyJob{src: src, dst: filepath.Join(opts.SD, filepath.FromSlash(images.SDRootDir)),
@@ -90,7 +90,7 @@ func Flash(opts Options) (*Result, error) {
 		if err := checkSource(src); err != nil {
 			return nil, err
 		}
-		if err := CheckFirmware(opts.Firmware); err != nil {
+		if err := checkFirmware(opts.Firmware); err != nil {
 			return nil, fmt.Errorf("flash --firmware: %w", err)
 		}
 		jobs = append(jobs, copyJob{src: src, dst: filepath.Join(opts.Firmware, filepath.FromSlash(images.FirmwareImagesDir)),
@@ -124,7 +124,7 @@ func Flash(opts Options) (*Result, error) {
 		verb = "dry run, nothing written; would flash"
 	}
 	fmt.Fprintf(out, "%s: %d added, %d updated, %d removed, %d unchanged\n", verb,
-		res.Count(OpAdd), res.Count(OpUpdate), res.Count(OpRemove), res.Count(OpUnchanged))
+		res.Count(opAdd), res.Count(opUpdate), res.Count(opRemove), res.Count(opUnchanged))
 	return res, nil
 }
 
@@ -196,7 +196,7 @@ func extras(src, dst, rel string) ([]Change, error) {
 	for _, e := range ents {
 		_, err := os.Lstat(filepath.Join(src, rel, e.Name()))
 		if os.IsNotExist(err) || (err == nil && boardSkips(src, filepath.Join(rel, e.Name()))) {
-			out = append(out, Change{Op: OpRemove, Path: filepath.Join(dst, rel, e.Name())})
+			out = append(out, Change{Op: opRemove, Path: filepath.Join(dst, rel, e.Name())})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
@@ -207,7 +207,7 @@ func extras(src, dst, rel string) ([]Change, error) {
 func compare(src, target string) (string, error) {
 	tinfo, err := os.Stat(target)
 	if os.IsNotExist(err) {
-		return OpAdd, nil
+		return opAdd, nil
 	}
 	if err != nil {
 		return "", err
@@ -217,7 +217,7 @@ func compare(src, target string) (string, error) {
 		return "", err
 	}
 	if tinfo.IsDir() || sinfo.Size() != tinfo.Size() {
-		return OpUpdate, nil
+		return opUpdate, nil
 	}
 	a, err := os.ReadFile(src)
 	if err != nil {
@@ -228,9 +228,9 @@ func compare(src, target string) (string, error) {
 		return "", err
 	}
 	if bytes.Equal(a, b) {
-		return OpUnchanged, nil
+		return opUnchanged, nil
 	}
-	return OpUpdate, nil
+	return opUpdate, nil
 }
 
 // apply makes the changes; removals come last, so an interrupted flash
@@ -238,7 +238,7 @@ func compare(src, target string) (string, error) {
 func apply(j copyJob, changes []Change, res *Result, out io.Writer) error {
 	for _, c := range changes {
 		switch c.Op {
-		case OpAdd, OpUpdate:
+		case opAdd, opUpdate:
 			rel, _ := filepath.Rel(j.dst, c.Path)
 			if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
 				return err
@@ -254,7 +254,7 @@ func apply(j copyJob, changes []Change, res *Result, out io.Writer) error {
 				return fmt.Errorf("flash: %w (files written so far are complete; the rest are unchanged)", err)
 			}
 			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
-		case OpRemove:
+		case opRemove:
 			if err := os.RemoveAll(c.Path); err != nil {
 				return fmt.Errorf("flash: %w", err)
 			}

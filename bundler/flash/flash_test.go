@@ -66,7 +66,7 @@ func TestFlashBothTargets(t *testing.T) {
 	if got := keys(readTree(t, fw)); got != want {
 		t.Errorf("firmware tree:\n  %s\nwant\n  %s", got, want)
 	}
-	if res.Count(OpAdd) != 5 || !strings.Contains(out.String(), "flashed: 5 added, 0 updated, 0 removed, 0 unchanged") {
+	if res.Count(opAdd) != 5 || !strings.Contains(out.String(), "flashed: 5 added, 0 updated, 0 removed, 0 unchanged") {
 		t.Errorf("result %+v\n%s", res, out.String())
 	}
 
@@ -75,7 +75,7 @@ func TestFlashBothTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Count(OpUnchanged) != 5 || len(res.Changes) != 5 {
+	if res.Count(opUnchanged) != 5 || len(res.Changes) != 5 {
 		t.Errorf("second flash: %+v", res.Changes)
 	}
 }
@@ -171,18 +171,18 @@ func TestRefusesBadTargets(t *testing.T) {
 func TestAcceptedTargets(t *testing.T) {
 	empty := t.TempDir()
 	testenv.WriteFiles(t, empty, map[string]string{".Trashes/x": "", "System Volume Information/y": ""})
-	if err := CheckSD(empty); err != nil {
+	if err := checkSD(empty); err != nil {
 		t.Errorf("empty card: %v", err)
 	}
 	prepared := t.TempDir()
 	testenv.WriteFiles(t, prepared, map[string]string{"photos/a.jpg": "", "kube32/x": ""})
-	if err := CheckSD(prepared); err != nil {
+	if err := checkSD(prepared); err != nil {
 		t.Errorf("card with kube32/: %v", err)
 	}
 	for _, marker := range []string{"sdkconfig", "main/app.c", "images/wasm/x.wasm"} {
 		dir := t.TempDir()
 		testenv.WriteFiles(t, dir, map[string]string{marker: ""})
-		if err := CheckFirmware(dir); err != nil {
+		if err := checkFirmware(dir); err != nil {
 			t.Errorf("firmware with %s: %v", marker, err)
 		}
 	}

@@ -12,12 +12,12 @@ var cardHousekeeping = map[string]bool{
 	"System Volume Information": true, "LOST.DIR": true, "lost+found": true,
 }
 
-// CheckSD reports why path cannot be flashed as an SD card, or nil. A card
+// checkSD reports why path cannot be flashed as an SD card, or nil. A card
 // is a directory that already holds a kube32/ directory, or is a mount
 // point, or is empty (hidden files and the housekeeping directories an
 // operating system creates do not count). Anything else, such as a home
 // directory given by mistake, is refused; `mkdir PATH/kube32` accepts it.
-func CheckSD(path string) error {
+func checkSD(path string) error {
 	if err := isDir(path); err != nil {
 		return err
 	}
@@ -43,11 +43,11 @@ func CheckSD(path string) error {
 	return nil
 }
 
-// CheckFirmware reports why path cannot be flashed as a firmware source
+// checkFirmware reports why path cannot be flashed as a firmware source
 // tree, or nil. A firmware tree is a directory holding an ESP-IDF project
 // (CMakeLists.txt, sdkconfig or main/) or an images/ directory from an
 // earlier flash.
-func CheckFirmware(path string) error {
+func checkFirmware(path string) error {
 	if err := isDir(path); err != nil {
 		return err
 	}

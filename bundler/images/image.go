@@ -17,8 +17,8 @@ const (
 	SD       Storage = "sd"       // the SD card (wasm://sd/…)
 )
 
-// Scheme is the URL scheme of every image reference.
-const Scheme = "wasm://"
+// scheme is the URL scheme of every image reference.
+const scheme = "wasm://"
 
 // hosts maps the host part of a reference to its storage.
 var hosts = map[string]Storage{"embedded": Firmware, "sd": SD}
@@ -39,16 +39,16 @@ var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
 // Pods' images with ParseImage, so every reference it admits resolves.
 var labelPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
-// MaxNameLen is the longest image or bundle name (a DNS label's length).
-const MaxNameLen = 63
+// maxNameLen is the longest image or bundle name (a DNS label's length).
+const maxNameLen = 63
 
 // ValidateName reports why name cannot be an image or bundle name, or nil.
 func ValidateName(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("name is empty")
-	case len(name) > MaxNameLen:
-		return fmt.Errorf("name %q is longer than %d characters", name, MaxNameLen)
+	case len(name) > maxNameLen:
+		return fmt.Errorf("name %q is longer than %d characters", name, maxNameLen)
 	case !namePattern.MatchString(name):
 		return fmt.Errorf("name %q must use only lowercase letters, digits, '-', '_' and '.', and start and end with a letter or digit", name)
 	}
@@ -58,9 +58,9 @@ func ValidateName(name string) error {
 // ParseImage parses "wasm://embedded/<name>" or "wasm://sd/<name>", <name>
 // a DNS-1123 label, and nothing else.
 func ParseImage(ref string) (Image, error) {
-	rest, ok := strings.CutPrefix(ref, Scheme)
+	rest, ok := strings.CutPrefix(ref, scheme)
 	if !ok {
-		return Image{}, fmt.Errorf("image %q: must start with %q (wasm://embedded/<name> or wasm://sd/<name>)", ref, Scheme)
+		return Image{}, fmt.Errorf("image %q: must start with %q (wasm://embedded/<name> or wasm://sd/<name>)", ref, scheme)
 	}
 	host, name, ok := strings.Cut(rest, "/")
 	storage, known := hosts[host]
@@ -68,7 +68,7 @@ func ParseImage(ref string) (Image, error) {
 		return Image{}, fmt.Errorf("image %q: unknown storage %q (embedded or sd)", ref, host)
 	}
 	if !ok || name == "" {
-		return Image{}, fmt.Errorf("image %q: no image name after %s%s/", ref, Scheme, host)
+		return Image{}, fmt.Errorf("image %q: no image name after %s%s/", ref, scheme, host)
 	}
 	if strings.Contains(name, "/") {
 		return Image{}, fmt.Errorf("image %q: the name %q must be one path element", ref, name)
@@ -85,9 +85,9 @@ func ParseImage(ref string) (Image, error) {
 // Ref returns the reference of the image name in storage s.
 func Ref(s Storage, name string) string {
 	if s == SD {
-		return Scheme + "sd/" + name
+		return scheme + "sd/" + name
 	}
-	return Scheme + "embedded/" + name
+	return scheme + "embedded/" + name
 }
 
 // ModulePath is the module's path inside its storage:

@@ -64,11 +64,11 @@ func Dir(dir string, opts Options) (Stats, error) {
 // a .br with neither beside it is a file of its own.
 func IsVariant(name string, exists func(string) bool) bool {
 	switch {
-	case strings.HasSuffix(name, GzipExt):
-		return exists(strings.TrimSuffix(name, GzipExt))
+	case strings.HasSuffix(name, gzipExt):
+		return exists(strings.TrimSuffix(name, gzipExt))
 	case strings.HasSuffix(name, BrotliExt):
 		base := strings.TrimSuffix(name, BrotliExt)
-		return exists(base) || exists(base+GzipExt)
+		return exists(base) || exists(base+gzipExt)
 	}
 	return false
 }
@@ -87,10 +87,10 @@ func file(path string, opts Options, have map[string]bool) (Stats, error) {
 	st := Stats{Files: 1, RawBytes: n, StoredBytes: n}
 	best := n // the smallest form so far, what a gzip client downloads
 
-	gzAuthored := have[path+GzipExt]
+	gzAuthored := have[path+gzipExt]
 	switch {
 	case gzAuthored:
-		gz, err := os.Stat(path + GzipExt)
+		gz, err := os.Stat(path + gzipExt)
 		if err != nil {
 			return Stats{}, err
 		}
@@ -102,7 +102,7 @@ func file(path string, opts Options, have map[string]bool) (Stats, error) {
 			return Stats{}, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		if int64(len(gz)) < n {
-			if err := os.WriteFile(path+GzipExt, gz, info.Mode().Perm()); err != nil {
+			if err := os.WriteFile(path+gzipExt, gz, info.Mode().Perm()); err != nil {
 				return Stats{}, err
 			}
 			st.Gzipped, best = 1, int64(len(gz))

@@ -7,7 +7,7 @@ import (
 
 // Variant extensions: the precompressed forms of a file, stored beside it.
 const (
-	GzipExt   = ".gz"
+	gzipExt   = ".gz"
 	BrotliExt = ".br"
 )
 

@@ -39,12 +39,12 @@ func Load(dir string) (*Project, error) {
 		}
 		return nil, err
 	}
-	return Parse(abs, data)
+	return parse(abs, data)
 }
 
-// Parse decodes and validates the contents of a kube32.yaml whose project
+// parse decodes and validates the contents of a kube32.yaml whose project
 // directory is dir (used to resolve and check paths).
-func Parse(dir string, data []byte) (*Project, error) {
+func parse(dir string, data []byte) (*Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ const FileName = "kube32.yaml"
 // Languages a pod can be written in.
 const (
 	Go = "go"
-	C  = "c"
+	c  = "c"
 )
 
 // Project is a decoded and validated kube32.yaml.
@@ -68,7 +68,7 @@ func (p *Project) BuildDir() string { return filepath.Join(p.Dir, BuildDirName) 
 
 // CacheDir holds build stamps, generated go.work files and SDK copies:
 // <dir>/build/.cache.
-func (p *Project) CacheDir() string { return filepath.Join(p.BuildDir(), CacheDirName) }
+func (p *Project) CacheDir() string { return filepath.Join(p.BuildDir(), cacheDirName) }
 
 // ManifestPaths returns the absolute paths of the manifests.
 func (p *Project) ManifestPaths() []string {
@@ -82,5 +82,5 @@ func (p *Project) ManifestPaths() []string {
 // Names of the build directory and of its cache.
 const (
 	BuildDirName = "build"
-	CacheDirName = ".cache"
+	cacheDirName = ".cache"
 )

@@ -53,7 +53,7 @@ func (p *Project) validate() error {
 			nameOK = true
 		}
 		switch pod.Language {
-		case Go, C:
+		case Go, c:
 		case "":
 			add(fieldError(f+".language", "is required (go, c)"))
 		default:
@@ -67,7 +67,7 @@ func (p *Project) validate() error {
 		if pod.Assets != "" {
 			add(p.checkPath(f+".assets", pod.Assets, true))
 		}
-		if len(pod.CFlags) > 0 && pod.Language != C {
+		if len(pod.CFlags) > 0 && pod.Language != c {
 			add(fieldError(f+".cflags", "applies only to language c"))
 		}
 		if !nameOK {

@@ -46,7 +46,7 @@ func TestCallChain(t *testing.T) {
 }
 
 func TestParseCallChain(t *testing.T) {
-	if got := ParseCallChain("a/x,,b/y ", " c/z"); !slices.Equal(got, []string{"a/x", "b/y", "c/z"}) {
+	if got := parseCallChain("a/x,,b/y ", " c/z"); !slices.Equal(got, []string{"a/x", "b/y", "c/z"}) {
 		t.Errorf("ParseCallChain = %q", got)
 	}
 	if got := FormatCallChain([]string{"a/x", "b/y"}); got != "a/x,b/y" {

@@ -31,9 +31,9 @@ type Call struct {
 	Chain []string
 }
 
-// ParseCallChain reads an abi.HeaderCallChain value (or several, as
+// parseCallChain reads an abi.HeaderCallChain value (or several, as
 // repeated headers), skipping empty entries.
-func ParseCallChain(values ...string) []string {
+func parseCallChain(values ...string) []string {
 	var chain []string
 	for _, v := range values {
 		for _, id := range strings.Split(v, ",") {

@@ -62,19 +62,19 @@ const (
 // Reasons a pod's status gives.
 const (
 	ReasonMemoryLimitExceeded = "MemoryLimitExceeded"
-	ReasonModuleInvalid       = "ModuleInvalid"
-	ReasonInitFailed          = "InitFailed"
-	ReasonDeadlineExceeded    = "DeadlineExceeded"
+	reasonModuleInvalid       = "ModuleInvalid"
+	reasonInitFailed          = "InitFailed"
+	reasonDeadlineExceeded    = "DeadlineExceeded"
 	ReasonCrashLoopBackOff    = "CrashLoopBackOff"
 	ReasonCompleted           = "Completed"
-	ReasonError               = "Error"
+	reasonError               = "Error"
 )
 
 // Restart policies.
 const (
-	RestartAlways    = "Always"
-	RestartOnFailure = "OnFailure"
-	RestartNever     = "Never"
+	restartAlways    = "Always"
+	restartOnFailure = "OnFailure"
+	restartNever     = "Never"
 )
 
 // defaultHandlerTimeout bounds a callback when Config.HandlerTimeout is 0.

@@ -25,12 +25,12 @@ func (p *Pod) Event(ctx context.Context, topic string, data []byte) (int32, erro
 		return int32(o.results[0]), nil
 	case o.deadline:
 		msg := fmt.Sprintf("k32_event exceeded %s", p.timeout)
-		next := p.containerEnded(inst, true, ReasonDeadlineExceeded, msg+"; the node stopped the instance")
+		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance")
 		p.nodef(3, "%s; %s", msg, next)
 		return 0, fmt.Errorf("pod %s: %s", p.id, msg)
 	case o.died && !o.canceled:
 		msg := fmt.Sprintf("k32_event ended the instance: %v", o.err)
-		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, ReasonError, msg)
+		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, reasonError, msg)
 		p.nodef(3, "%s; %s", msg, next)
 		return 0, fmt.Errorf("pod %s: %s", p.id, msg)
 	case o.canceled:

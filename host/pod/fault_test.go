@@ -78,14 +78,14 @@ func TestEndlessLoopIsStoppedAndRestartedAlone(t *testing.T) {
 func TestEndlessLoopWithRestartNeverFailsThePod(t *testing.T) {
 	p := startPod(t, onePage(t, "probe"), func(c *Config) {
 		c.HandlerTimeout = 300 * time.Millisecond
-		c.RestartPolicy = RestartNever
+		c.RestartPolicy = restartNever
 	})
 	url := serve(t, p)
 	if res := get(t, url+"/loop"); res.status != http.StatusGatewayTimeout {
 		t.Fatalf("/loop: %d", res.status)
 	}
 	s := p.Status()
-	if s.Phase != PhaseFailed || s.Reason != ReasonDeadlineExceeded || s.RestartCount != 0 {
+	if s.Phase != PhaseFailed || s.Reason != reasonDeadlineExceeded || s.RestartCount != 0 {
 		t.Fatalf("status %+v, want Failed DeadlineExceeded", s)
 	}
 	if res := get(t, url+"/hello"); res.status != http.StatusServiceUnavailable {

@@ -69,7 +69,7 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 func (p *Pod) callChain(ctx context.Context) []string {
 	var chain []string
 	if st := handleState(ctx); st != nil {
-		chain = ParseCallChain(st.req.Header.Values(abi.HeaderCallChain)...)
+		chain = parseCallChain(st.req.Header.Values(abi.HeaderCallChain)...)
 	}
 	return append(chain, p.id)
 }

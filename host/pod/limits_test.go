@@ -46,7 +46,7 @@ func TestModuleCheckFailuresNameTheProblem(t *testing.T) {
 			defer p.Stop()
 			err := p.Start(context.Background())
 			s := p.Status()
-			if err == nil || s.Phase != PhaseFailed || s.Reason != ReasonModuleInvalid {
+			if err == nil || s.Phase != PhaseFailed || s.Reason != reasonModuleInvalid {
 				t.Fatalf("Start = %v, status %+v; want Failed ModuleInvalid", err, s)
 			}
 			if !strings.Contains(s.Message, tt.want) || !strings.Contains(err.Error(), "pod default/"+tt.module) {
@@ -62,7 +62,7 @@ func TestInitFailureFailsTheStart(t *testing.T) {
 	if err := p.Start(context.Background()); err == nil {
 		t.Fatal("Start ignored k32_init's failure")
 	}
-	if s := p.Status(); s.Phase != PhaseFailed || s.Reason != ReasonInitFailed || !strings.Contains(s.Message, "k32_init returned 1") {
+	if s := p.Status(); s.Phase != PhaseFailed || s.Reason != reasonInitFailed || !strings.Contains(s.Message, "k32_init returned 1") {
 		t.Fatalf("status %+v", s)
 	}
 	if !logged(p, "k32", "no config") {
@@ -76,10 +76,10 @@ func TestLongRunningMainEndsPerRestartPolicy(t *testing.T) {
 		phase        string
 		restarts     bool
 	}{
-		{"0", RestartNever, PhaseSucceeded, false},
-		{"3", RestartNever, PhaseFailed, false},
-		{"0", RestartOnFailure, PhaseSucceeded, false},
-		{"3", RestartAlways, PhaseRunning, true},
+		{"0", restartNever, PhaseSucceeded, false},
+		{"3", restartNever, PhaseFailed, false},
+		{"0", restartOnFailure, PhaseSucceeded, false},
+		{"3", restartAlways, PhaseRunning, true},
 	} {
 		t.Run(tt.policy+"-exit-"+tt.exit, func(t *testing.T) {
 			p := startPod(t, onePage(t, "main"), func(c *Config) {

@@ -42,7 +42,7 @@ func (p *Pod) runMain(inst *instance) {
 		msg = fmt.Sprintf("%s trapped: %v", inst.mainName, o.err)
 	}
 	if code != 0 {
-		reason = ReasonError
+		reason = reasonError
 	}
 	next := p.containerEnded(inst, code != 0, reason, msg)
 	level := 1

@@ -68,7 +68,7 @@ type instance struct {
 // New prepares a pod; Start runs it.
 func New(cfg Config) *Pod {
 	if cfg.RestartPolicy == "" {
-		cfg.RestartPolicy = RestartAlways
+		cfg.RestartPolicy = restartAlways
 	}
 	p := &Pod{
 		cfg:       cfg,

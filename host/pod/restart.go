@@ -46,7 +46,7 @@ func (p *Pod) containerEnded(inst *instance, failed bool, reason, message string
 	p.inst = nil
 	p.ready = make(chan struct{})
 	policy := p.cfg.RestartPolicy
-	restart := policy == RestartAlways || (policy == RestartOnFailure && failed)
+	restart := policy == restartAlways || (policy == restartOnFailure && failed)
 	if !restart {
 		p.done = true
 		p.status.Ready = false

@@ -68,7 +68,7 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) {
 		}
 	case o.deadline:
 		msg := fmt.Sprintf("k32_handle exceeded %s", p.timeout)
-		next := p.containerEnded(inst, true, ReasonDeadlineExceeded, msg+"; the node stopped the instance")
+		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance")
 		p.nodef(3, "%s; %s", msg, next)
 		fail(http.StatusGatewayTimeout, fmt.Sprintf("pod %s: %s", p.id, msg))
 	case o.canceled:
@@ -78,7 +78,7 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) {
 		if o.exited {
 			msg = fmt.Sprintf("k32_handle called proc_exit(%d)", o.exitCode)
 		}
-		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, ReasonError, msg)
+		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, reasonError, msg)
 		p.nodef(3, "%s; %s", msg, next)
 		fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: %s", p.id, msg))
 	default: // a trap: the instance stays and serves the next request

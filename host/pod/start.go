@@ -62,7 +62,7 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 	rt := wazero.NewRuntimeWithConfig(p.ctx, rc)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(context.Background())
-		return &startError{ReasonModuleInvalid, "instantiating WASI: " + err.Error()}
+		return &startError{reasonModuleInvalid, "instantiating WASI: " + err.Error()}
 	}
 	hb, err := p.buildHostModule(rt)
 	if err == nil {
@@ -70,12 +70,12 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 	}
 	if err != nil {
 		rt.Close(context.Background())
-		return &startError{ReasonModuleInvalid, "registering k32_app_abi: " + err.Error()}
+		return &startError{reasonModuleInvalid, "registering k32_app_abi: " + err.Error()}
 	}
 	compiled, err := rt.CompileModule(ctx, p.cfg.Module)
 	if err != nil {
 		rt.Close(context.Background())
-		return &startError{ReasonModuleInvalid, "compiling module: " + err.Error()}
+		return &startError{reasonModuleInvalid, "compiling module: " + err.Error()}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -91,10 +91,10 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 func (p *Pod) checkError(rep modcheck.Report, err error) *startError {
 	var cerr *modcheck.Error
 	if !errors.As(err, &cerr) {
-		return &startError{ReasonModuleInvalid, err.Error()}
+		return &startError{reasonModuleInvalid, err.Error()}
 	}
 	if !cerr.MemoryExceeded {
-		return &startError{ReasonModuleInvalid, "module does not fit k32_app_abi: " + cerr.Error()}
+		return &startError{reasonModuleInvalid, "module does not fit k32_app_abi: " + cerr.Error()}
 	}
 	// Say it again in the words of the pod spec, with both ways out.
 	need := int64(rep.InitialPages) * modcheck.PageSize
@@ -140,7 +140,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 	}
 	mod, err := rt.InstantiateModule(ctx, compiled, mc)
 	if err != nil {
-		return nil, &startError{ReasonModuleInvalid, "instantiating module: " + err.Error()}
+		return nil, &startError{reasonModuleInvalid, "instantiating module: " + err.Error()}
 	}
 	inst := &instance{
 		mod:       mod,
@@ -176,7 +176,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 		}
 		mod.Close(context.Background())
 		p.nodef(3, "%s", msg)
-		return nil, &startError{ReasonInitFailed, msg}
+		return nil, &startError{reasonInitFailed, msg}
 	}
 	return inst, nil
 }

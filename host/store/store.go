@@ -47,9 +47,9 @@ type Event struct {
 	Version int64 // the store's resourceVersion right after the change
 }
 
-// DefaultHistory is how many change events a store keeps for watches that
+// defaultHistory is how many change events a store keeps for watches that
 // resume from an older resourceVersion.
-const DefaultHistory = 4096
+const defaultHistory = 4096
 
 // Store holds the cluster's objects. It is safe for concurrent use; objects
 // going in and coming out are copies, so callers never share memory with it.
@@ -63,15 +63,15 @@ type Store struct {
 }
 
 // New returns an empty store keeping DefaultHistory events.
-func New() *Store { return NewWithHistory(DefaultHistory) }
+func New() *Store { return NewWithHistory(defaultHistory) }
 
 // NewWithHistory returns an empty store keeping the last n change events.
 func NewWithHistory(n int) *Store {
 	return &Store{objects: map[Key]runtime.Object{}, subscribers: map[int]*subscriber{}, history: history{limit: n}}
 }
 
-// KindOf is the kind of a served object, e.g. "Pod".
-func KindOf(obj runtime.Object) string {
+// kindOf is the kind of a served object, e.g. "Pod".
+func kindOf(obj runtime.Object) string {
 	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
 		return k
 	}
@@ -85,7 +85,7 @@ func KindOf(obj runtime.Object) string {
 // KeyOf is the key of obj.
 func KeyOf(obj runtime.Object) Key {
 	m := obj.(metav1.Object)
-	return Key{Kind: KindOf(obj), Namespace: m.GetNamespace(), Name: m.GetName()}
+	return Key{Kind: kindOf(obj), Namespace: m.GetNamespace(), Name: m.GetName()}
 }
 
 // Version is the store's resourceVersion: it grows with every change, so a

@@ -122,7 +122,7 @@ func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends [
 // chainHeader is the header a called pod sees: the filtered caller
 // headers plus the call chain.
 func chainHeader(call pod.Call) http.Header {
-	h := ServiceHeader(call.Header)
+	h := serviceHeader(call.Header)
 	h.Set(abi.HeaderCallChain, pod.FormatCallChain(call.Chain))
 	return h
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// OutsideHeader returns the caller headers a host outside the cluster
+// outsideHeader returns the caller headers a host outside the cluster
 // receives: all but the abi.HeaderPrefix ones and abi.ConnectionHeaders.
-func OutsideHeader(h http.Header) http.Header {
+func outsideHeader(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for k, v := range h {
 		ck := http.CanonicalHeaderKey(k)
@@ -25,9 +25,9 @@ func OutsideHeader(h http.Header) http.Header {
 	return out
 }
 
-// ServiceHeader returns the caller headers a target pod behind a Service
+// serviceHeader returns the caller headers a target pod behind a Service
 // receives: only abi.ServiceCallHeaders.
-func ServiceHeader(h http.Header) http.Header {
+func serviceHeader(h http.Header) http.Header {
 	out := make(http.Header, len(abi.ServiceCallHeaders))
 	for _, k := range abi.ServiceCallHeaders {
 		if v := h.Values(k); len(v) > 0 {
@@ -49,7 +49,7 @@ func buildRequest(t Target, call pod.Call) ([]byte, error) {
 	}
 	var b strings.Builder
 	b.WriteString(call.Method + " " + t.RequestURI + " HTTP/1.1\r\nHost: " + t.HostHeader + "\r\n")
-	h := OutsideHeader(call.Header)
+	h := outsideHeader(call.Header)
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		keys = append(keys, k)

@@ -46,7 +46,7 @@ func Handler(h *Hub) http.Handler {
 }
 
 func servePublish(h *Hub, w http.ResponseWriter, r *http.Request, topic string) {
-	data, err := io.ReadAll(io.LimitReader(r.Body, MaxDataLen+1))
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxDataLen+1))
 	if err != nil {
 		http.Error(w, "reading the message: "+err.Error(), http.StatusBadRequest)
 		return
@@ -57,7 +57,7 @@ func servePublish(h *Hub, w http.ResponseWriter, r *http.Request, topic string) 
 	}
 	if err := h.Publish(r.Context(), from, topic, data); err != nil {
 		status := http.StatusBadRequest
-		if len(data) > MaxDataLen {
+		if len(data) > maxDataLen {
 			status = http.StatusRequestEntityTooLarge
 		}
 		http.Error(w, fmt.Sprintf("publishing on %q: %v", topic, err), status)

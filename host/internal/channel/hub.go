@@ -18,12 +18,12 @@ type Message struct {
 	From string `json:"from,omitempty"`
 }
 
-// MaxTopicLen bounds a topic name; longer ones are refused with an error.
-const MaxTopicLen = 256
+// maxTopicLen bounds a topic name; longer ones are refused with an error.
+const maxTopicLen = 256
 
-// MaxDataLen bounds a message's payload (K32_ERR_TOOBIG beyond it): a
+// maxDataLen bounds a message's payload (K32_ERR_TOOBIG beyond it): a
 // message is copied into every subscriber's queue.
-const MaxDataLen = 64 << 10
+const maxDataLen = 64 << 10
 
 // Options configure a hub.
 type Options struct {
@@ -59,12 +59,12 @@ func New(opts Options) *Hub {
 // once, on a worker it is queued for the control plane. It never blocks on
 // subscribers; it implements host/pod's Publisher.
 func (h *Hub) Publish(_ context.Context, from, topic string, data []byte) error {
-	if err := ValidTopic(topic); err != nil {
+	if err := validTopic(topic); err != nil {
 		// The guest gets K32_ERR_INVAL, as for an empty topic.
 		return fmt.Errorf("%w: %v", abi.ErrInval, err)
 	}
-	if len(data) > MaxDataLen {
-		return fmt.Errorf("%w: a channel message holds at most %d bytes, not %d", abi.ErrTooBig, MaxDataLen, len(data))
+	if len(data) > maxDataLen {
+		return fmt.Errorf("%w: a channel message holds at most %d bytes, not %d", abi.ErrTooBig, maxDataLen, len(data))
 	}
 	m := Message{Topic: topic, Data: data, From: from}
 	if h.outbox != nil {
@@ -134,15 +134,15 @@ func (h *Hub) logf(format string, args ...any) {
 	}
 }
 
-// ValidTopic checks a topic name: not empty, at most MaxTopicLen bytes, no
+// validTopic checks a topic name: not empty, at most MaxTopicLen bytes, no
 // whitespace, commas or semicolons (the annotations' separators) and no
 // control characters.
-func ValidTopic(topic string) error {
+func validTopic(topic string) error {
 	switch {
 	case topic == "":
 		return fmt.Errorf("empty channel topic")
-	case len(topic) > MaxTopicLen:
-		return fmt.Errorf("channel topic %.32q…: longer than %d bytes", topic, MaxTopicLen)
+	case len(topic) > maxTopicLen:
+		return fmt.Errorf("channel topic %.32q…: longer than %d bytes", topic, maxTopicLen)
 	case strings.ContainsFunc(topic, func(r rune) bool { return r <= ' ' || r == ',' || r == ';' || r == 0x7f }):
 		return fmt.Errorf("channel topic %q: whitespace, control characters, ',' and ';' are not allowed", topic)
 	}
@@ -158,7 +158,7 @@ func ParseTopics(list string) ([]string, error) {
 		if t == "" {
 			continue
 		}
-		if err := ValidTopic(t); err != nil {
+		if err := validTopic(t); err != nil {
 			return nil, err
 		}
 		topics = append(topics, t)

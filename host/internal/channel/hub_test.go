@@ -64,7 +64,7 @@ func TestHubFanOutAndFilter(t *testing.T) {
 	}
 	all.Close()
 	all.Close() // twice is fine
-	if _, err := all.Next(context.Background()); !errors.Is(err, ErrClosed) {
+	if _, err := all.Next(context.Background()); !errors.Is(err, errClosed) {
 		t.Errorf("Next after Close: %v", err)
 	}
 	if n := h.Subscribers("z"); n != 0 {
@@ -103,7 +103,7 @@ func TestPublishRefuses(t *testing.T) {
 		code  abi.Errno
 	}{
 		{"", nil, abi.ErrInval}, {"a b", nil, abi.ErrInval}, {"a,b", nil, abi.ErrInval},
-		{strings.Repeat("t", MaxTopicLen+1), nil, abi.ErrInval}, {"ok", make([]byte, MaxDataLen+1), abi.ErrTooBig},
+		{strings.Repeat("t", maxTopicLen+1), nil, abi.ErrInval}, {"ok", make([]byte, maxDataLen+1), abi.ErrTooBig},
 	} {
 		var code abi.Errno
 		if err := h.Publish(context.Background(), "p", c.topic, c.data); !errors.As(err, &code) || code != c.code {

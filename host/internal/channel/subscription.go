@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// ErrClosed is what Next returns once the subscription is closed.
-var ErrClosed = errors.New("channel subscription closed")
+// errClosed is what Next returns once the subscription is closed.
+var errClosed = errors.New("channel subscription closed")
 
 // dropLogInterval spaces the log lines about one subscriber's dropped
 // messages, so that a stuck subscriber does not flood the log.
@@ -79,7 +79,7 @@ func (s *Subscription) Next(ctx context.Context) ([]Message, error) {
 		select {
 		case <-s.q.ready:
 		case <-s.done:
-			return nil, ErrClosed
+			return nil, errClosed
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

@@ -99,7 +99,7 @@ func (n *node) call(t *testing.T, target, path string) (int, string) {
 	t.Helper()
 	var header []string
 	if target != "" {
-		header = append(header, HeaderPod+": "+target)
+		header = append(header, headerPod+": "+target)
 	}
 	r := testhttp.Get(t, n.podURL+path, header...)
 	return r.Status, r.Body
@@ -136,7 +136,7 @@ func TestRunRegistersTheNode(t *testing.T) {
 	if !ready {
 		t.Errorf("conditions %+v, want Ready True", node.Status.Conditions)
 	}
-	if _, ok := node.Labels[abi.LabelControlPlane]; !ok || node.Labels[LabelHostname] != nodeName {
+	if _, ok := node.Labels[abi.LabelControlPlane]; !ok || node.Labels[labelHostname] != nodeName {
 		t.Errorf("labels %v, want the control-plane role and the hostname", node.Labels)
 	}
 }

@@ -10,13 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// LabelHostname is the Node label with the node's name.
-const LabelHostname = "kubernetes.io/hostname"
+// labelHostname is the Node label with the node's name.
+const labelHostname = "kubernetes.io/hostname"
 
 // nodeObject is the Node this kubelet registers: its InternalIP, its pod
 // port as the kubelet endpoint (as the boards report it), and Ready.
 func (k *Kubelet) nodeObject() *corev1.Node {
-	nodeLabels := map[string]string{LabelHostname: k.cfg.NodeName, "kubernetes.io/os": "kube32", "kubernetes.io/arch": "wasm32"}
+	nodeLabels := map[string]string{labelHostname: k.cfg.NodeName, "kubernetes.io/os": "kube32", "kubernetes.io/arch": "wasm32"}
 	if k.cfg.ControlPlane {
 		nodeLabels[abi.LabelControlPlane] = ""
 	}

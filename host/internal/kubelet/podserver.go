@@ -7,9 +7,9 @@ import (
 	"github.com/kube32/kube32/abi"
 )
 
-// HeaderPod names the pod a request to a node's pod port is for, as
+// headerPod names the pod a request to a node's pod port is for, as
 // "<namespace>/<name>" (abi.HeaderPod).
-const HeaderPod = abi.HeaderPod
+const headerPod = abi.HeaderPod
 
 // PodServer is the node's pod HTTP server (port 7000 on the boards): it
 // dispatches each request to the pod named by abi.HeaderPod. The request's
@@ -17,7 +17,7 @@ const HeaderPod = abi.HeaderPod
 // the pod as it is, so the pod's own calls extend the chain.
 func (k *Kubelet) PodServer() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		namespace, name, ok := strings.Cut(r.Header.Get(HeaderPod), "/")
+		namespace, name, ok := strings.Cut(r.Header.Get(headerPod), "/")
 		if !ok || namespace == "" || name == "" {
 			http.Error(w, "missing or malformed "+abi.HeaderPod+" header (want <namespace>/<name>)", http.StatusBadRequest)
 			return

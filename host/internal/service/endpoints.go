@@ -14,10 +14,10 @@ import (
 	"github.com/kube32/kube32/host/store"
 )
 
-// HasEndpoints reports whether the API server computes Endpoints and
-// EndpointSlices for svc: it has a selector and is not ExternalName, as
+// hasEndpoints reports whether the API server computes Endpoints and
+// endpointSlices for svc: it has a selector and is not ExternalName, as
 // with the upstream controllers.
-func HasEndpoints(svc *corev1.Service) bool {
+func hasEndpoints(svc *corev1.Service) bool {
 	return len(svc.Spec.Selector) > 0 && svc.Spec.Type != corev1.ServiceTypeExternalName
 }
 
@@ -34,7 +34,7 @@ type backend struct {
 func backends(svc *corev1.Service, pods []*corev1.Pod, withTerminating bool) []backend {
 	var out []backend
 	for _, p := range pods {
-		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || !Selects(svc, p) {
+		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || !selects(svc, p) {
 			continue
 		}
 		if p.DeletionTimestamp != nil && !withTerminating {
@@ -69,13 +69,13 @@ func portsKey(ports []corev1.EndpointPort) string {
 	return b.String()
 }
 
-// Endpoints computes svc's Endpoints from the pods of its namespace: one
+// endpoints computes svc's Endpoints from the pods of its namespace: one
 // subset per set of resolved target ports, Ready pods in addresses and the
 // others in notReadyAddresses, each with targetRef and nodeName.
 // Terminating pods are left out. It returns nil for a Service without
 // endpoints (see HasEndpoints).
-func Endpoints(svc *corev1.Service, pods []*corev1.Pod) *corev1.Endpoints {
-	if !HasEndpoints(svc) {
+func endpoints(svc *corev1.Service, pods []*corev1.Pod) *corev1.Endpoints {
+	if !hasEndpoints(svc) {
 		return nil
 	}
 	ep := &corev1.Endpoints{
@@ -134,7 +134,7 @@ func NamespaceEndpoints(s *store.Store, namespace string) []*corev1.Endpoints {
 	var out []*corev1.Endpoints
 	for _, o := range s.List("Service", namespace) {
 		svc := o.(*corev1.Service)
-		if ep := Endpoints(svc, pods[svc.Namespace]); ep != nil {
+		if ep := endpoints(svc, pods[svc.Namespace]); ep != nil {
 			out = append(out, ep)
 		}
 	}

@@ -124,7 +124,7 @@ func TestEndpoints(t *testing.T) {
 		},
 	} {
 		t.Run(tt.rule, func(t *testing.T) {
-			ep := Endpoints(tt.svc, tt.pods)
+			ep := endpoints(tt.svc, tt.pods)
 			if got := summary(ep); got != tt.want {
 				t.Errorf("Endpoints = %q\nwant         %q", got, tt.want)
 			}
@@ -210,7 +210,7 @@ func TestEndpointSlices(t *testing.T) {
 		},
 	} {
 		t.Run(tt.rule, func(t *testing.T) {
-			slices := EndpointSlices(tt.svc, tt.pods)
+			slices := endpointSlices(tt.svc, tt.pods)
 			if got := sliceSummary(slices); got != tt.want {
 				t.Errorf("EndpointSlices = %q\nwant              %q", got, tt.want)
 			}
@@ -231,7 +231,7 @@ func TestEndpointSlices(t *testing.T) {
 					t.Errorf("slice name %q", s.Name)
 				}
 			}
-			if again := EndpointSlices(tt.svc, tt.pods); len(again) > 0 && again[0].Name != slices[0].Name {
+			if again := endpointSlices(tt.svc, tt.pods); len(again) > 0 && again[0].Name != slices[0].Name {
 				t.Errorf("slice names change between reads: %s, %s", slices[0].Name, again[0].Name)
 			}
 		})

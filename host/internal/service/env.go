@@ -9,9 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// EnvName is kubelet's conversion of a Service or port name into a
+// envName is kubelet's conversion of a Service or port name into a
 // variable name: "-" becomes "_", letters go uppercase.
-func EnvName(name string) string {
+func envName(name string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
@@ -21,9 +21,9 @@ func LinksEnabled(p *corev1.Pod) bool {
 	return p.Spec.EnableServiceLinks == nil || *p.Spec.EnableServiceLinks
 }
 
-// Injected reports whether svc gives variables to pods of its namespace:
+// injected reports whether svc gives variables to pods of its namespace:
 // it has a selector and is neither headless nor ExternalName.
-func Injected(svc *corev1.Service) bool {
+func injected(svc *corev1.Service) bool {
 	return len(svc.Spec.Selector) > 0 && svc.Spec.ClusterIP != corev1.ClusterIPNone && svc.Spec.Type != corev1.ServiceTypeExternalName
 }
 
@@ -32,7 +32,7 @@ func Injected(svc *corev1.Service) bool {
 // the kubelet on a board reads them, one item at a time). For each Service
 // that Injected accepts, in list order: the host is the node's IP when the
 // Service selects p itself, or else the first ready address of its
-// Endpoints; the ports are the target ports resolved for p, or else those
+// endpoints; the ports are the target ports resolved for p, or else those
 // of that address's subset, matched to the Service's ports by name. A
 // Service with no host or no resolved port gives no variables. The result
 // is empty when p disables service links.
@@ -48,7 +48,7 @@ func EnvVars(p *corev1.Pod, services []*corev1.Service, endpoints []*corev1.Endp
 	}
 	var env []corev1.EnvVar
 	for _, svc := range services {
-		if svc.Namespace != p.Namespace || !Injected(svc) {
+		if svc.Namespace != p.Namespace || !injected(svc) {
 			continue
 		}
 		host, ports := serviceTarget(svc, p, byName[svc.Name], nodeIP)
@@ -68,7 +68,7 @@ type resolvedPort struct {
 
 func serviceTarget(svc *corev1.Service, p *corev1.Pod, ep *corev1.Endpoints, nodeIP string) (string, []resolvedPort) {
 	var ports []resolvedPort
-	if Selects(svc, p) {
+	if selects(svc, p) {
 		for _, sp := range svc.Spec.Ports {
 			if target, ok := resolveTargetPort(sp, p); ok {
 				ports = append(ports, resolvedPort{sp, target})
@@ -98,14 +98,14 @@ func serviceTarget(svc *corev1.Service, p *corev1.Pod, ep *corev1.Endpoints, nod
 
 // serviceVars are the variables of one Service, in kubelet's order.
 func serviceVars(name, host string, ports []resolvedPort) []corev1.EnvVar {
-	svc := EnvName(name)
+	svc := envName(name)
 	env := []corev1.EnvVar{
 		{Name: svc + "_SERVICE_HOST", Value: host},
 		{Name: svc + "_SERVICE_PORT", Value: strconv.Itoa(int(ports[0].target))},
 	}
 	for _, p := range ports {
 		if p.Name != "" {
-			env = append(env, corev1.EnvVar{Name: svc + "_SERVICE_PORT_" + EnvName(p.Name), Value: strconv.Itoa(int(p.target))})
+			env = append(env, corev1.EnvVar{Name: svc + "_SERVICE_PORT_" + envName(p.Name), Value: strconv.Itoa(int(p.target))})
 		}
 	}
 	for i, p := range ports {

@@ -147,13 +147,13 @@ ECHO_PORT_80_TCP_ADDR=10.0.0.9`,
 		},
 	} {
 		t.Run(tt.rule, func(t *testing.T) {
-			var endpoints []*corev1.Endpoints
+			var eps []*corev1.Endpoints
 			for _, s := range tt.services {
-				if ep := Endpoints(s, tt.pods); ep != nil {
-					endpoints = append(endpoints, ep)
+				if ep := endpoints(s, tt.pods); ep != nil {
+					eps = append(eps, ep)
 				}
 			}
-			got := envString(EnvVars(tt.pod, tt.services, endpoints, nodeIP))
+			got := envString(EnvVars(tt.pod, tt.services, eps, nodeIP))
 			if got != tt.want {
 				t.Errorf("EnvVars =\n%s\nwant\n%s", got, tt.want)
 			}
@@ -163,7 +163,7 @@ ECHO_PORT_80_TCP_ADDR=10.0.0.9`,
 
 func TestEnvName(t *testing.T) {
 	// "Names follow kubelet's conversion (- → _, uppercase)"
-	if got := EnvName("my-svc-2"); got != "MY_SVC_2" {
+	if got := envName("my-svc-2"); got != "MY_SVC_2" {
 		t.Errorf("EnvName(my-svc-2) = %s", got)
 	}
 }

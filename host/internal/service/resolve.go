@@ -29,7 +29,7 @@ var (
 type Objects interface {
 	// Service returns the Service namespace/name, or ErrNoService.
 	Service(ctx context.Context, namespace, name string) (*corev1.Service, error)
-	// Endpoints returns svc's Endpoints, as Endpoints computes them; nil
+	// endpoints returns svc's Endpoints, as Endpoints computes them; nil
 	// when it has none.
 	Endpoints(ctx context.Context, svc *corev1.Service) (*corev1.Endpoints, error)
 	// Node returns the Node name; nil when the cluster knows none.
@@ -96,7 +96,7 @@ func Resolve(ctx context.Context, objs Objects, namespace, name string, ref Port
 				}
 				b := Backend{Namespace: namespace, Name: a.TargetRef.Name, Node: *a.NodeName, IP: a.IP, Port: target, Ready: addrs.ready}
 				if n, err := objs.Node(ctx, b.Node); err == nil && n != nil {
-					b.Addr = NodeAddr(n)
+					b.Addr = nodeAddr(n)
 				}
 				out = append(out, b)
 			}
@@ -132,7 +132,7 @@ func servicePort(svc *corev1.Service, ref PortRef) (corev1.ServicePort, error) {
 }
 
 // subsetPort is the target port of the Service port named name in an
-// Endpoints subset (ports match by name, as kube-proxy matches them; a
+// endpoints subset (ports match by name, as kube-proxy matches them; a
 // lone unnamed port has ""), and whether the subset serves it.
 func subsetPort(ports []corev1.EndpointPort, name string) (int32, bool) {
 	for _, p := range ports {
@@ -143,9 +143,9 @@ func subsetPort(ports []corev1.EndpointPort, name string) (int32, bool) {
 	return 0, false
 }
 
-// NodeAddr is a node's pod HTTP server, "<InternalIP>:<kubelet endpoint
+// nodeAddr is a node's pod HTTP server, "<InternalIP>:<kubelet endpoint
 // port>", as its Node object reports it; "" when it reports none.
-func NodeAddr(n *corev1.Node) string {
+func nodeAddr(n *corev1.Node) string {
 	port := n.Status.DaemonEndpoints.KubeletEndpoint.Port
 	for _, a := range n.Status.Addresses {
 		if a.Type == corev1.NodeInternalIP && port != 0 {

@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// Selects reports whether svc's selector matches p: same namespace, a
+// selects reports whether svc's selector matches p: same namespace, a
 // non-empty selector, matching labels. It says nothing of p's state.
-func Selects(svc *corev1.Service, p *corev1.Pod) bool {
+func selects(svc *corev1.Service, p *corev1.Pod) bool {
 	if len(svc.Spec.Selector) == 0 || svc.Namespace != p.Namespace {
 		return false
 	}

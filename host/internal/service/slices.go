@@ -14,18 +14,18 @@ import (
 
 // Labels the upstream EndpointSlice controller sets.
 const (
-	LabelManagedBy = "endpointslice.kubernetes.io/managed-by"
-	ManagedBy      = "endpointslice-controller.k8s.io"
+	labelManagedBy = "endpointslice.kubernetes.io/managed-by"
+	managedBy      = "endpointslice-controller.k8s.io"
 )
 
-// EndpointSlices computes svc's EndpointSlices: addressType IPv4, one slice
+// endpointSlices computes svc's EndpointSlices: addressType IPv4, one slice
 // per set of resolved target ports (one empty slice when nothing is
 // selected), labelled abi.LabelServiceName, owned by the Service, with
 // conditions as the upstream controller sets them: serving = the pod is
 // Ready, ready = serving and not terminating, terminating = the pod has a
 // deletionTimestamp. Slice names are stable: <service>-<hash>.
-func EndpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.EndpointSlice {
-	if !HasEndpoints(svc) {
+func endpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.EndpointSlice {
+	if !hasEndpoints(svc) {
 		return nil
 	}
 	var slices []*discoveryv1.EndpointSlice
@@ -58,7 +58,7 @@ func EndpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.Endp
 func newSlice(svc *corev1.Service, key string, ports []corev1.EndpointPort) *discoveryv1.EndpointSlice {
 	labels := endpointLabels(svc)
 	labels[discoveryv1.LabelServiceName] = svc.Name
-	labels[LabelManagedBy] = ManagedBy
+	labels[labelManagedBy] = managedBy
 	yes := true
 	slice := &discoveryv1.EndpointSlice{
 		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
@@ -110,7 +110,7 @@ func NamespaceEndpointSlices(s *store.Store, namespace string) []*discoveryv1.En
 	var out []*discoveryv1.EndpointSlice
 	for _, o := range s.List("Service", namespace) {
 		svc := o.(*corev1.Service)
-		out = append(out, EndpointSlices(svc, pods[svc.Namespace])...)
+		out = append(out, endpointSlices(svc, pods[svc.Namespace])...)
 	}
 	return out
 }

@@ -69,7 +69,7 @@ func (o *storeObjects) Endpoints(_ context.Context, svc *corev1.Service) (*corev
 		for i, obj := range objs {
 			pods[i] = obj.(*corev1.Pod)
 		}
-		return Endpoints(svc, pods)
+		return endpoints(svc, pods)
 	}).(*corev1.Endpoints), nil
 }
 

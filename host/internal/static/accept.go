@@ -5,16 +5,16 @@ import (
 	"strings"
 )
 
-// AcceptsGzip reports whether Accept-Encoding values accept gzip: gzip
+// acceptsGzip reports whether Accept-Encoding values accept gzip: gzip
 // listed with q > 0, or, when gzip is not listed, "*" with q > 0. An explicit
 // "gzip;q=0" refuses gzip even next to "*" (RFC 9110, section 12.5.3).
-func AcceptsGzip(values ...string) bool {
+func acceptsGzip(values ...string) bool {
 	return acceptQ(values, "gzip") > 0
 }
 
-// AcceptsBrotli reports whether Accept-Encoding values accept br, by the
+// acceptsBrotli reports whether Accept-Encoding values accept br, by the
 // same rules as AcceptsGzip.
-func AcceptsBrotli(values ...string) bool {
+func acceptsBrotli(values ...string) bool {
 	return acceptQ(values, "br") > 0
 }
 

@@ -20,7 +20,7 @@ func TestAcceptsGzip(t *testing.T) {
 		"*;q=0":                   false,
 		"*;q=0, gzip":             true,
 	} {
-		if got := AcceptsGzip(accept); got != want {
+		if got := acceptsGzip(accept); got != want {
 			t.Errorf("AcceptsGzip(%q) = %v, want %v", accept, got, want)
 		}
 	}
@@ -39,7 +39,7 @@ func TestAcceptsBrotli(t *testing.T) {
 		"*;q=0, br":         true,
 		"brotli":            false, // not the registered name
 	} {
-		if got := AcceptsBrotli(accept); got != want {
+		if got := acceptsBrotli(accept); got != want {
 			t.Errorf("AcceptsBrotli(%q) = %v, want %v", accept, got, want)
 		}
 	}

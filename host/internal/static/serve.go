@@ -85,7 +85,7 @@ func (o Options) Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name
 	// The same path can answer compressed or not, so caches must key on Accept-Encoding.
 	h.Set("Vary", "Accept-Encoding")
 	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", ContentType(name))
+		h.Set("Content-Type", contentType(name))
 	}
 	if info, err := f.Stat(); err == nil {
 		h.Set("Content-Length", strconv.FormatInt(info.Size(), 10))

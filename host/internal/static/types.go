@@ -21,8 +21,8 @@ var contentTypes = map[string]string{
 	".webmanifest": "application/manifest+json",
 }
 
-// ContentType is the Content-Type of a file name by its extension.
-func ContentType(name string) string {
+// contentType is the Content-Type of a file name by its extension.
+func contentType(name string) string {
 	ext := strings.ToLower(path.Ext(name))
 	if t, ok := contentTypes[ext]; ok {
 		return t
