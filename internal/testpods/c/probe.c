@@ -2,6 +2,7 @@
 // Each route writes what the host answered as "name=value" lines.
 #include <unistd.h>
 #include "k32test.h"
+#include "../../../sdk/c/k32_app_abi.h" // the K32_ERR_* codes
 
 static char out[16384];
 static uint32_t outlen;
@@ -76,7 +77,7 @@ static int32_t call(void) {
 	code("call", r);
 	code("status", k32_http_status());
 	int32_t n = k32_http_header(LIT("X-Reply"), buf, sizeof buf); field("x-reply", n, buf);
-	field("body", r < 0 && r != -7 ? r : (int32_t)resp_len, (const char *)resp);
+	field("body", r < 0 && r != K32_ERR_TOOBIG ? r : (int32_t)resp_len, (const char *)resp);
 	return flush();
 }
 
@@ -124,7 +125,7 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 	if (eq(path, n, "/publish")) { code("publish", k32_publish(LIT("t"), LIT("x"))); return flush(); }
 	if (eq(path, n, "/outside")) return outside();
 	if (eq(path, n, "/teapot")) { k32_resp_header(LIT("X-Queued"), LIT("yes")); return 418; }
-	if (eq(path, n, "/neg")) return -22;
+	if (eq(path, n, "/neg")) return K32_ERR_INVAL;
 	if (eq(path, n, "/log")) {
 		k32_log(2, LIT("hello from k32_log\n"));
 		write(1, "to stdout\npartial", 17);
