@@ -148,7 +148,7 @@ func TestHTTPSCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != "-16" {
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrBusy) {
 			t.Errorf("gateway with every session in use: %d %v", resp.StatusCode, resp.Header)
 		}
 		close(release)
@@ -178,7 +178,7 @@ func TestHTTPSCalls(t *testing.T) {
 		} {
 			time.Sleep(1100 * time.Millisecond) // the line is logged at most once per second
 			resp := post(tt.query, tt.token)
-			if resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != "-1" {
+			if resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrPerm) {
 				t.Errorf("%s with token %q: %d %v", tt.query, tt.token, resp.StatusCode, resp.Header)
 			}
 			logs.waitLog(t, "[EGRESS] gateway refused 127.0.0.1 "+tt.log)
