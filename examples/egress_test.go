@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testserve"
 )
 
@@ -47,8 +49,8 @@ func TestEgress(t *testing.T) {
 	if got := probe(allowed); got != "rc=200\nhost\n" {
 		t.Errorf("the allowed port: %q, want rc=200 and the host's answer", got)
 	}
-	if got := probe(other); got != "rc=-1\n" {
-		t.Errorf("another port: %q, want rc=-1 (K32_ERR_PERM)", got)
+	if got, want := probe(other), "rc="+testpods.Code(abi.ErrPerm)+"\n"; got != want {
+		t.Errorf("another port: %q, want %q (%v)", got, want, abi.ErrPerm)
 	}
 	want := "[default/egress-probe] [NETPOL] default/egress-probe -> " + other.Addr().String() + " denied: "
 	if !strings.Contains(out.String(), want) {

@@ -22,6 +22,7 @@ import (
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testtls"
 )
 
@@ -114,7 +115,7 @@ func TestEgressGatewayWithoutToken(t *testing.T) {
 		{"127.0.0.2", "pod=default/x&timeout=5000&limit=5", "gateway refused 127.0.0.2 (pod default/x): no such pod"},
 	} {
 		resp, _, err := egress(ctx, from(tt.from), g, tt.query, "https://"+host+"/")
-		if err != nil || resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != "-1" {
+		if err != nil || resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrPerm) {
 			t.Errorf("%s from %s: %v, %v", tt.query, tt.from, resp, err)
 		}
 		deadline := time.Now().Add(5 * time.Second)
@@ -127,7 +128,7 @@ func TestEgressGatewayWithoutToken(t *testing.T) {
 		}
 	}
 	resp, _, err = egress(ctx, from("127.0.0.2"), g, "pod=default/b&timeout=5000&limit=5", "http://"+host+"/")
-	if err != nil || resp.StatusCode != 400 || resp.Header.Get(abi.HeaderEgressResult) != "-22" {
+	if err != nil || resp.StatusCode != 400 || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrInval) {
 		t.Errorf("an http:// URL: %v, %v", resp, err)
 	}
 }
@@ -154,7 +155,7 @@ func TestEgressGatewayFreesTheSessionWhenTheWorkerLeaves(t *testing.T) {
 	}()
 	<-arrived
 	resp, _, err := egress(context.Background(), client, g, "pod=default/b&timeout=5000&limit=5", "https://"+host+"/")
-	if err != nil || resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != "-16" {
+	if err != nil || resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrBusy) {
 		t.Fatalf("with the session held: %v, %v", resp, err)
 	}
 	cancel() // the worker closes the connection

@@ -217,8 +217,8 @@ func TestChannelsTwoNodes(t *testing.T) {
 	})
 
 	t.Run("without CHANNEL_IPC: no publish, no delivery", func(t *testing.T) {
-		if got := podDo(t, wk, "mute", http.MethodPost, "/pub/room", "x"); got != "rc=-1" {
-			t.Errorf("publish without CHANNEL_IPC: %s, want rc=-1 (K32_ERR_PERM)", got)
+		if got, want := podDo(t, wk, "mute", http.MethodPost, "/pub/room", "x"), "rc="+testpods.Code(abi.ErrPerm); got != want {
+			t.Errorf("publish without CHANNEL_IPC: %s, want %s (%v)", got, want, abi.ErrPerm)
 		}
 		podDo(t, wk, "chat-w1", http.MethodPost, "/pub/room", "after mute")
 		waitEvents(t, wk, "chat-w1", "chat-w1 room after mute")

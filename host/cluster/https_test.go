@@ -106,23 +106,23 @@ func TestHTTPSCalls(t *testing.T) {
 	t.Run("success", func(t *testing.T) {
 		for _, p := range []string{"a", "b"} {
 			testpods.Contains(t, callFrom(p, "https://"+good+"/x", 4096), "call rc=200 status=200 ", "hello /x tls=303")
-			testpods.Contains(t, callFrom(p, "https://"+good+"/long", 5), "call rc=-7 status=200 len=5 ")
+			testpods.Contains(t, callFrom(p, "https://"+good+"/long", 5), testpods.CallRC(abi.ErrTooBig)+"status=200 len=5 ")
 		}
 	})
 	t.Run("certificates", func(t *testing.T) {
 		for _, p := range []string{"a", "b"} {
 			for _, host := range []string{misnamed, expired, untrusted} {
-				testpods.Contains(t, callFrom(p, "https://"+host+"/", 4096), "call rc=-129 ")
+				testpods.Contains(t, callFrom(p, "https://"+host+"/", 4096), testpods.CallRC(abi.ErrCert))
 			}
 		}
 		logs.waitLog(t, "[EGRESS] default/a -> https://"+misnamed+": certificate rejected: ")
 		time.Sleep(1100 * time.Millisecond) // the line is logged at most once per second
-		testpods.Contains(t, callFrom("b", "https://"+expired+"/", 4096), "call rc=-129 ")
+		testpods.Contains(t, callFrom("b", "https://"+expired+"/", 4096), testpods.CallRC(abi.ErrCert))
 		logs.waitLog(t, "[EGRESS] default/b -> https://"+expired+": certificate rejected: ")
 	})
 	t.Run("TLS 1.3 only", func(t *testing.T) {
-		testpods.Contains(t, callFrom("a", "https://"+tls13+"/", 4096), "call rc=-71 ")
-		testpods.Contains(t, callFrom("b", "https://"+tls13+"/", 4096), "call rc=-71 ")
+		testpods.Contains(t, callFrom("a", "https://"+tls13+"/", 4096), testpods.CallRC(abi.ErrTLS))
+		testpods.Contains(t, callFrom("b", "https://"+tls13+"/", 4096), testpods.CallRC(abi.ErrTLS))
 	})
 	t.Run("busy", func(t *testing.T) {
 		// A control-plane pod and a worker's pod hold the two sessions.
@@ -138,7 +138,7 @@ func TestHTTPSCalls(t *testing.T) {
 		}
 		<-arrived
 		<-arrived
-		testpods.Contains(t, callFrom("a2", "https://"+good+"/", 4096), "call rc=-16 ")
+		testpods.Contains(t, callFrom("a2", "https://"+good+"/", 4096), testpods.CallRC(abi.ErrBusy))
 		req, _ := http.NewRequest(http.MethodPost, c.APIURL()+abi.EgressPath+"?pod=default/b&timeout=5000&limit=10",
 			strings.NewReader("GET https://"+good+"/ HTTP/1.1\r\n\r\n"))
 		req.Header.Set("Authorization", "Bearer "+testToken)
@@ -148,7 +148,7 @@ func TestHTTPSCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != "-16" {
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrBusy) {
 			t.Errorf("gateway with every session in use: %d %v", resp.StatusCode, resp.Header)
 		}
 		close(release)
@@ -178,7 +178,7 @@ func TestHTTPSCalls(t *testing.T) {
 		} {
 			time.Sleep(1100 * time.Millisecond) // the line is logged at most once per second
 			resp := post(tt.query, tt.token)
-			if resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != "-1" {
+			if resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrPerm) {
 				t.Errorf("%s with token %q: %d %v", tt.query, tt.token, resp.StatusCode, resp.Header)
 			}
 			logs.waitLog(t, "[EGRESS] gateway refused 127.0.0.1 "+tt.log)
@@ -192,11 +192,11 @@ func TestHTTPSCalls(t *testing.T) {
 		c.Store.Apply(denyEgress("deny", "b"))
 		// The gateway checks the store's policies: a change applies from
 		// the next call.
-		testpods.Contains(t, callFrom("b", "https://"+good+"/", 4096), "call rc=-1 ")
+		testpods.Contains(t, callFrom("b", "https://"+good+"/", 4096), testpods.CallRC(abi.ErrPerm))
 		logs.waitLog(t, "[EGRESS] gateway refused 127.0.0.2 (pod default/b): NetworkPolicy: "+good+" denied: ")
 		testpods.Contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=200 ")
 		c.Store.Apply(denyEgress("deny-a", "a"))
-		testpods.Contains(t, callFrom("a", "https://"+good+"/", 4096), "call rc=-1 ")
+		testpods.Contains(t, callFrom("a", "https://"+good+"/", 4096), testpods.CallRC(abi.ErrPerm))
 		logs.waitLog(t, "[default/a] [NETPOL] default/a -> "+good+" denied: ")
 		c.Store.Delete(store.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "deny"})
 		testpods.Contains(t, callFrom("b", "https://"+good+"/", 4096), "call rc=200 ")

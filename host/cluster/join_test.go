@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
@@ -69,7 +70,7 @@ func TestJoinFromAnotherProcess(t *testing.T) {
 	// store) is unreachable: K32_ERR_IO.
 	cmd.Process.Kill()
 	<-exited
-	testpods.Contains(t, relayVia(t, c.PodURL(), "a", "call GET http://ext/ 0 4096\n"), "call rc=-5 ")
+	testpods.Contains(t, relayVia(t, c.PodURL(), "a", "call GET http://ext/ 0 4096\n"), testpods.CallRC(abi.ErrIO))
 }
 
 // lockedBuffer collects the output of a process, safe for the test to

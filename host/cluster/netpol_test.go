@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -70,9 +71,9 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 
 	policy := denyEgress("b-egress", "b")
 	c.Store.Apply(policy.DeepCopy())
-	eventually("http://a/", "call rc=-1 ")
-	testpods.Contains(t, call("http://b2/"), "call rc=-1 ")
-	testpods.Contains(t, call(host.URL+"/"), "call rc=-1 ")
+	eventually("http://a/", testpods.CallRC(abi.ErrPerm))
+	testpods.Contains(t, call("http://b2/"), testpods.CallRC(abi.ErrPerm))
+	testpods.Contains(t, call(host.URL+"/"), testpods.CallRC(abi.ErrPerm))
 	logMu.Lock()
 	all := strings.Join(logs, "\n")
 	logMu.Unlock()
@@ -85,7 +86,7 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 		{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}}}
 	c.Store.Apply(policy.DeepCopy())
 	eventually("http://a/", "call rc=200 ")
-	testpods.Contains(t, call("http://b2/"), "call rc=-1 ")
+	testpods.Contains(t, call("http://b2/"), testpods.CallRC(abi.ErrPerm))
 
 	c.Store.Delete(store.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "b-egress"})
 	eventually("http://b2/", "call rc=200 ")

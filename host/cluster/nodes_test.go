@@ -13,6 +13,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/store"
@@ -173,11 +174,11 @@ func TestThreeNodes(t *testing.T) {
 
 	t.Run("chain loop across nodes", func(t *testing.T) {
 		out := relayVia(t, pods["a"], "a", "call GET http://b/ 0 4096\ncall GET http://c/ 0 4096\ncall GET http://a/ 0 4096\n")
-		testpods.Contains(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
+		testpods.Contains(t, out, "who=c\nchain=default/a,default/b\n", testpods.CallRC(abi.ErrLoop))
 	})
 
 	t.Run("TOOBIG across nodes keeps the status", func(t *testing.T) {
-		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 0 10\n"), "call rc=-7 status=200 len=10 x-relay=c\nwho=c\nchai")
+		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 0 10\n"), testpods.CallRC(abi.ErrTooBig)+"status=200 len=10 x-relay=c\nwho=c\nchai")
 	})
 
 	t.Run("crossing calls across nodes end", func(t *testing.T) {
@@ -193,7 +194,7 @@ func TestThreeNodes(t *testing.T) {
 	})
 
 	t.Run("TIMEOUT across nodes", func(t *testing.T) {
-		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 100 4096\nspin 400\n"), "call rc=-110 ")
+		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 100 4096\nspin 400\n"), testpods.CallRC(abi.ErrTimeout))
 	})
 
 	t.Run("ingress round-robin across workers", func(t *testing.T) {

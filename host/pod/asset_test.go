@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"testing"
 	"testing/fstest"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 func gz(t *testing.T, s string) string {
@@ -27,6 +30,7 @@ func TestRespAsset(t *testing.T) {
 	}
 	url := serve(t, startPod(t, onePage(t, "probe"), func(c *Config) { c.Assets = bundle }))
 
+	noent, inval := testpods.Code(abi.ErrNoEnt), testpods.Code(abi.ErrInval)
 	tests := []struct {
 		name, method, path, acceptEncoding string
 		status                             int
@@ -39,9 +43,9 @@ func TestRespAsset(t *testing.T) {
 		{"only gz, gzip accepted", "GET", "css/only.css", "gzip", 200, onlyGz, "text/css; charset=utf-8", "gzip"},
 		{"only gz, gzip not accepted", "GET", "css/only.css", "", 406, "", "", ""},
 		{"HEAD sends no body", "HEAD", "index.html", "", 200, "", "text/html; charset=utf-8", ""},
-		{"missing file", "GET", "nope.txt", "", 404, "asset=-2\n", "", ""},
-		{"dot-dot", "GET", "../secret", "", 404, "asset=-22\n", "", ""},
-		{"absolute", "GET", "/etc/passwd", "", 404, "asset=-22\n", "", ""},
+		{"missing file", "GET", "nope.txt", "", 404, "asset=" + noent + "\n", "", ""},
+		{"dot-dot", "GET", "../secret", "", 404, "asset=" + inval + "\n", "", ""},
+		{"absolute", "GET", "/etc/passwd", "", 404, "asset=" + inval + "\n", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +83,7 @@ func TestRespAsset(t *testing.T) {
 func TestRespAssetWithoutBundleIsNoEnt(t *testing.T) {
 	url := serve(t, startPod(t, onePage(t, "probe"), nil))
 	res := get(t, url+"/asset?index.html")
-	if res.status != http.StatusNotFound || res.body != "asset=-2\n" {
+	if res.status != http.StatusNotFound || res.body != "asset="+testpods.Code(abi.ErrNoEnt)+"\n" {
 		t.Fatalf("%d %q", res.status, res.body)
 	}
 }

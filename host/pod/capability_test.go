@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 // fakeCaller answers every call with 201 "pong" and records it.
@@ -35,17 +36,17 @@ func TestCapabilityGates(t *testing.T) {
 	tests := []struct {
 		name      string
 		caps      []string
-		call, pub string
+		call, pub abi.Errno
 	}{
-		{"no capabilities", nil, "call=-1", "publish=-1"},
-		{"SERVICE_CALL only", []string{"SERVICE_CALL"}, "call=-95", "publish=-1"},
-		{"CHANNEL_IPC only", []string{"CHANNEL_IPC"}, "call=-1", "publish=-95"},
+		{"no capabilities", nil, abi.ErrPerm, abi.ErrPerm},
+		{"SERVICE_CALL only", []string{"SERVICE_CALL"}, abi.ErrNotSup, abi.ErrPerm},
+		{"CHANNEL_IPC only", []string{"CHANNEL_IPC"}, abi.ErrPerm, abi.ErrNotSup},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url := serve(t, startPod(t, module, func(c *Config) { c.Capabilities = tt.caps }))
-			wantLines(t, get(t, url+"/call").body, tt.call, "status=-2")
-			wantLines(t, get(t, url+"/publish").body, tt.pub)
+			wantLines(t, get(t, url+"/call").body, "call="+testpods.Code(tt.call), "status="+testpods.Code(abi.ErrNoEnt))
+			wantLines(t, get(t, url+"/publish").body, "publish="+testpods.Code(tt.pub))
 		})
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 func TestTrapAnswers500AndThePodKeepsServing(t *testing.T) {
@@ -96,7 +98,8 @@ func TestEndlessLoopWithRestartNeverFailsThePod(t *testing.T) {
 func TestBadPointersGetFault(t *testing.T) {
 	url := serve(t, startPod(t, onePage(t, "probe"), nil))
 	res := get(t, url+"/fault")
-	wantLines(t, res.body, "req_path=-14", "log=-14", "env_key=-14", "random=-14", "resp_write=-14", "resp_header=-14")
+	fault := testpods.Code(abi.ErrFault)
+	wantLines(t, res.body, "req_path="+fault, "log="+fault, "env_key="+fault, "random="+fault, "resp_write="+fault, "resp_header="+fault)
 }
 
 func TestStopInterruptsACallback(t *testing.T) {
@@ -108,8 +111,8 @@ func TestStopInterruptsACallback(t *testing.T) {
 	p.Stop()
 	res := <-done
 	t.Logf("interrupted: %d %q", res.status, res.body)
-	if res.status != http.StatusServiceUnavailable && !strings.Contains(res.body, "sleep=-4") {
-		t.Errorf("interrupted sleep: %d %q, want 503 or sleep=-4", res.status, res.body)
+	if want := "sleep=" + testpods.Code(abi.ErrIntr); res.status != http.StatusServiceUnavailable && !strings.Contains(res.body, want) {
+		t.Errorf("interrupted sleep: %d %q, want 503 or %s", res.status, res.body, want)
 	}
 	if res := get(t, url+"/hello"); res.status != http.StatusServiceUnavailable {
 		t.Errorf("stopped pod answered %d", res.status)

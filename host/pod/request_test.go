@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 func TestGuestReadsTheRequestAndEnv(t *testing.T) {
@@ -16,9 +19,10 @@ func TestGuestReadsTheRequestAndEnv(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("status %d: %s", res.status, res.body)
 	}
+	noent := testpods.Code(abi.ErrNoEnt)
 	wantLines(t, res.body,
-		"method=POST", "path=/echo", "query=a=1&b=two%20words", "x-test=v1", "x-missing=-2",
-		"method-cap1=4", "body=the request body", "env=hello from echo", "env-missing=-2")
+		"method=POST", "path=/echo", "query=a=1&b=two%20words", "x-test=v1", "x-missing="+noent,
+		"method-cap1=4", "body=the request body", "env=hello from echo", "env-missing="+noent)
 	if ct := res.header.Get("Content-Type"); ct != "text/plain" {
 		t.Errorf("Content-Type %q, want the queued text/plain", ct)
 	}
@@ -44,11 +48,12 @@ func TestFunctionsOutsideTheirCallbackAreInvalid(t *testing.T) {
 	if res.header.Get("X-Ok") != "yes" || res.header.Get("X-A") != "" {
 		t.Errorf("headers %v: want X-Ok and no header with CR/LF", res.header)
 	}
+	inval, noent := testpods.Code(abi.ErrInval), testpods.Code(abi.ErrNoEnt)
 	wantLines(t, res.body,
-		"event_topic=-22", "event_data=-22", "status_700=-22", "status_99=-22",
-		"header_bad_name=-22", "header_crlf=-22", "header_ok=0", "status_201=0",
-		"http_status=-2", "http_header=-2", "log_level_9=-22", "sleep=0", "time_positive=1", "random=0",
-		"status_after_head=-22", "header_after_head=-22", "asset_after_head=-22")
+		"event_topic="+inval, "event_data="+inval, "status_700="+inval, "status_99="+inval,
+		"header_bad_name="+inval, "header_crlf="+inval, "header_ok=0", "status_201=0",
+		"http_status="+noent, "http_header="+noent, "log_level_9="+inval, "sleep=0", "time_positive=1", "random=0",
+		"status_after_head="+inval, "header_after_head="+inval, "asset_after_head="+inval)
 }
 
 func TestEventCallbackSeesItsMessageOnly(t *testing.T) {
@@ -57,7 +62,7 @@ func TestEventCallbackSeesItsMessageOnly(t *testing.T) {
 	if err != nil || got != 7 {
 		t.Fatalf("Event = %d, %v; want 7 (the data length)", got, err)
 	}
-	for _, want := range []string{"topic=echo.events", "data=payload", "req_path=-22"} {
+	for _, want := range []string{"topic=echo.events", "data=payload", "req_path=" + testpods.Code(abi.ErrInval)} {
 		if !logged(p, "k32", want) {
 			t.Errorf("log lacks %q: %v", want, p.Logs())
 		}
@@ -73,7 +78,7 @@ func TestHandleResultPicksTheStatus(t *testing.T) {
 	if res := get(t, url+"/neg"); res.status != http.StatusInternalServerError {
 		t.Errorf("/neg: %d, want 500", res.status)
 	}
-	if !logged(p, "k32", "k32_handle returned -22 (K32_ERR_INVAL)") {
+	if !logged(p, "k32", "k32_handle returned "+testpods.Code(abi.ErrInval)+" ("+abi.ErrInval.Error()+")") {
 		t.Errorf("log lacks the negative result: %v", p.Logs())
 	}
 	if res := get(t, url+"/nowhere"); res.status != http.StatusNotFound {

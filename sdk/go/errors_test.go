@@ -17,7 +17,7 @@ func TestErrnoError(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) || ErrTimeout.Name() != "K32_ERR_TIMEOUT" {
 		t.Errorf("errors.Is or Name broken for %v", err)
 	}
-	if errnoOf(0) != nil || errnoOf(7) != nil || errnoOf(-22) != ErrInval {
+	if errnoOf(0) != nil || errnoOf(7) != nil || errnoOf(int32(ErrInval)) != ErrInval {
 		t.Error("errnoOf: non-negative results must be nil, negative ones their Errno")
 	}
 }

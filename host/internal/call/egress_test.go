@@ -11,6 +11,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/internal/testpods"
 )
 
 // gatewayOn runs h as an API server on ip.
@@ -81,22 +82,22 @@ func TestEgressClientResults(t *testing.T) {
 	tests := []struct {
 		name   string
 		status int
-		result string
+		result abi.Errno // sent in abi.HeaderEgressResult; 0 sends none
 		code   abi.Errno
 	}{
-		{"API server without the gateway", 404, "", abi.ErrNotSup},
-		{"refused by the gateway", 403, "-1", abi.ErrPerm},
-		{"unauthorized without a result", 401, "", abi.ErrPerm},
-		{"every session in use", 503, "-16", abi.ErrBusy},
-		{"certificate refused", 502, "-129", abi.ErrCert},
-		{"handshake failed", 502, "-71", abi.ErrTLS},
-		{"some other failure", 500, "", abi.ErrIO},
+		{"API server without the gateway", 404, 0, abi.ErrNotSup},
+		{"refused by the gateway", 403, abi.ErrPerm, abi.ErrPerm},
+		{"unauthorized without a result", 401, 0, abi.ErrPerm},
+		{"every session in use", 503, abi.ErrBusy, abi.ErrBusy},
+		{"certificate refused", 502, abi.ErrCert, abi.ErrCert},
+		{"handshake failed", 502, abi.ErrTLS, abi.ErrTLS},
+		{"some other failure", 500, 0, abi.ErrIO},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			api := gatewayOn(t, loopback(81), func(w http.ResponseWriter, r *http.Request) {
-				if tt.result != "" {
-					w.Header().Set(abi.HeaderEgressResult, tt.result)
+				if tt.result != 0 {
+					w.Header().Set(abi.HeaderEgressResult, testpods.Code(tt.result))
 				}
 				w.WriteHeader(tt.status)
 			})

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
@@ -114,15 +115,15 @@ func TestCallsOnOneNode(t *testing.T) {
 
 	t.Run("NOENT", func(t *testing.T) {
 		for _, url := range []string{"http://nosuch/", "http://b:82/", "http://idle/", "http://b.nosuchns.svc/"} {
-			testpods.Contains(t, n.relay(t, "default/a", "call GET "+url+" 0 4096\n"), "call rc=-2 ")
+			testpods.Contains(t, n.relay(t, "default/a", "call GET "+url+" 0 4096\n"), testpods.CallRC(abi.ErrNoEnt))
 		}
 	})
 
 	t.Run("LOOP when the target is already in the chain", func(t *testing.T) {
 		out := n.relay(t, "default/a", "call GET http://b/ 0 4096\ncall GET http://c/ 0 4096\ncall GET http://a/ 0 4096\n")
-		testpods.Contains(t, out, "who=c\nchain=default/a,default/b\n", "call rc=-40 ")
+		testpods.Contains(t, out, "who=c\nchain=default/a,default/b\n", testpods.CallRC(abi.ErrLoop))
 		// A pod calling its own Service is a loop too.
-		testpods.Contains(t, n.relay(t, "default/a", "call GET http://a/ 0 4096\n"), "call rc=-40 ")
+		testpods.Contains(t, n.relay(t, "default/a", "call GET http://a/ 0 4096\n"), testpods.CallRC(abi.ErrLoop))
 	})
 
 	t.Run("LOOP when the chain has reached 8", func(t *testing.T) {
@@ -130,16 +131,16 @@ func TestCallsOnOneNode(t *testing.T) {
 		out := n.relay(t, "default/a", "call GET http://b/ 0 4096\n", "X-Kube32-Call-Chain", seven)
 		testpods.Contains(t, out, "call rc=200 ", "chain="+seven+",default/a\n")
 		out = n.relay(t, "default/a", "call GET http://b/ 0 4096\n", "X-Kube32-Call-Chain", seven+",x/p7")
-		testpods.Contains(t, out, "call rc=-40 ")
+		testpods.Contains(t, out, testpods.CallRC(abi.ErrLoop))
 	})
 
 	t.Run("TOOBIG copies resp_cap bytes and keeps the status", func(t *testing.T) {
 		out := n.relay(t, "default/a", "call GET http://b/ 0 10\n")
-		testpods.Contains(t, out, "call rc=-7 status=200 len=10 x-relay=b\nwho=b\nchai")
+		testpods.Contains(t, out, testpods.CallRC(abi.ErrTooBig)+"status=200 len=10 x-relay=b\nwho=b\nchai")
 	})
 
 	t.Run("TIMEOUT when the target answers too late", func(t *testing.T) {
-		testpods.Contains(t, n.relay(t, "default/a", "call GET http://b/ 100 4096\nspin 400\n"), "call rc=-110 ")
+		testpods.Contains(t, n.relay(t, "default/a", "call GET http://b/ 100 4096\nspin 400\n"), testpods.CallRC(abi.ErrTimeout))
 	})
 }
 
@@ -198,7 +199,7 @@ func TestStoppingThePodInterruptsTheCall(t *testing.T) {
 		t.Fatal("stopping the pod left its call to the host open")
 	}
 	// The guest sees K32_ERR_INTR, or its instance is gone before it answers.
-	if a := <-answered; a.err == nil && !strings.Contains(a.out, "call rc=-4 ") {
+	if a := <-answered; a.err == nil && !strings.Contains(a.out, testpods.CallRC(abi.ErrIntr)) {
 		t.Errorf("the interrupted call did not return K32_ERR_INTR: %q", a.out)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
@@ -147,9 +148,9 @@ func TestNetworkPolicyEgress(t *testing.T) {
 
 	t.Run("egress: [] allows none; the call returns K32_ERR_PERM and the node logs [NETPOL]", func(t *testing.T) {
 		apply(egressPolicy("deny", "a"))
-		testpods.Contains(t, call("http://b/"), "call rc=-1 ")
-		testpods.Contains(t, call(host1.URL+"/"), "call rc=-1 ")
-		testpods.Contains(t, call("http://o.other/"), "call rc=-1 ")
+		testpods.Contains(t, call("http://b/"), testpods.CallRC(abi.ErrPerm))
+		testpods.Contains(t, call(host1.URL+"/"), testpods.CallRC(abi.ErrPerm))
+		testpods.Contains(t, call("http://o.other/"), testpods.CallRC(abi.ErrPerm))
 		// Another pod is not selected.
 		testpods.Contains(t, n.relay(t, "default/b", "call GET http://c/ 0 4096\n"), "call rc=200 ", "x-relay=c\n")
 		testenv.Eventually(t, "the [NETPOL] line", func() bool {
@@ -161,24 +162,24 @@ func TestNetworkPolicyEgress(t *testing.T) {
 		apply(egressPolicy("to-b", "a", networkingv1.NetworkPolicyEgressRule{To: []networkingv1.NetworkPolicyPeer{
 			{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}}}}}))
 		testpods.Contains(t, call("http://b/"), "call rc=200 ", "x-relay=b\n")
-		testpods.Contains(t, call("http://c/"), "call rc=-1 ")
-		testpods.Contains(t, call("http://b.other/"), "call rc=-2 ") // no such Service: name lookups are not subject to policy
-		testpods.Contains(t, call(host1.URL+"/"), "call rc=-1 ")
+		testpods.Contains(t, call("http://c/"), testpods.CallRC(abi.ErrPerm))
+		testpods.Contains(t, call("http://b.other/"), testpods.CallRC(abi.ErrNoEnt)) // no such Service: name lookups are not subject to policy
+		testpods.Contains(t, call(host1.URL+"/"), testpods.CallRC(abi.ErrPerm))
 	})
 
 	t.Run("namespaceSelector matches the namespace of the pods behind a Service", func(t *testing.T) {
 		apply(egressPolicy("to-blue", "a", networkingv1.NetworkPolicyEgressRule{To: []networkingv1.NetworkPolicyPeer{
 			{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "blue"}}}}}))
 		testpods.Contains(t, call("http://o.other/"), "call rc=200 ", "x-relay=o\n")
-		testpods.Contains(t, call("http://b/"), "call rc=-1 ")
+		testpods.Contains(t, call("http://b/"), testpods.CallRC(abi.ErrPerm))
 	})
 
 	t.Run("port matches the target port as the name of a containerPort of the target pod", func(t *testing.T) {
 		apply(egressPolicy("to-web", "a", networkingv1.NetworkPolicyEgressRule{
 			Ports: []networkingv1.NetworkPolicyPort{tcpPort(intstr.FromString("web"))}}))
-		testpods.Contains(t, call("http://b:80/"), "call rc=200 ", "x-relay=b\n") // target port 8080, "web"
-		testpods.Contains(t, call("http://b:81/"), "call rc=-1 ")                 // target port 8081
-		testpods.Contains(t, call("http://o.other/"), "call rc=-1 ")              // o has no port "web"
+		testpods.Contains(t, call("http://b:80/"), "call rc=200 ", "x-relay=b\n")   // target port 8080, "web"
+		testpods.Contains(t, call("http://b:81/"), testpods.CallRC(abi.ErrPerm))    // target port 8081
+		testpods.Contains(t, call("http://o.other/"), testpods.CallRC(abi.ErrPerm)) // o has no port "web"
 	})
 
 	t.Run("ipBlock matches the address of a host outside the cluster, port its port", func(t *testing.T) {
@@ -186,8 +187,8 @@ func TestNetworkPolicyEgress(t *testing.T) {
 			To:    []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "127.0.0.0/8"}}},
 			Ports: []networkingv1.NetworkPolicyPort{tcpPort(intstr.FromInt(port1))}}))
 		testpods.Contains(t, call(host1.URL+"/"), "call rc=200 ", "x-relay=host\n")
-		testpods.Contains(t, call(host2.URL+"/"), "call rc=-1 ")
-		testpods.Contains(t, call("http://b/"), "call rc=-1 ") // pod IP 127.0.0.1, but target port 8080
+		testpods.Contains(t, call(host2.URL+"/"), testpods.CallRC(abi.ErrPerm))
+		testpods.Contains(t, call("http://b/"), testpods.CallRC(abi.ErrPerm)) // pod IP 127.0.0.1, but target port 8080
 	})
 
 	t.Run("ipBlock matches the pod IP of a pod behind a Service", func(t *testing.T) {
@@ -196,7 +197,7 @@ func TestNetworkPolicyEgress(t *testing.T) {
 		testpods.Contains(t, call("http://b/"), "call rc=200 ", "x-relay=b\n")
 		apply(egressPolicy("to-node", "a", networkingv1.NetworkPolicyEgressRule{
 			To: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: []string{"127.0.0.1/32"}}}}}))
-		testpods.Contains(t, call("http://b/"), "call rc=-1 ")
+		testpods.Contains(t, call("http://b/"), testpods.CallRC(abi.ErrPerm))
 	})
 
 	t.Run("A call to a Service goes to one of its pods that the policies allow", func(t *testing.T) {
@@ -207,12 +208,12 @@ func TestNetworkPolicyEgress(t *testing.T) {
 		}
 		apply(egressPolicy("to-o", "a", networkingv1.NetworkPolicyEgressRule{To: []networkingv1.NetworkPolicyPeer{
 			{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "o"}}}}}))
-		testpods.Contains(t, call("http://back/"), "call rc=-1 ")
+		testpods.Contains(t, call("http://back/"), testpods.CallRC(abi.ErrPerm))
 	})
 
 	t.Run("a change to the calling pod's labels applies from the next call", func(t *testing.T) {
 		apply(egressPolicy("deny", "a"))
-		testpods.Contains(t, call("http://b/"), "call rc=-1 ")
+		testpods.Contains(t, call("http://b/"), testpods.CallRC(abi.ErrPerm))
 		n.store.Update(store.Key{Kind: "Pod", Namespace: "default", Name: "a"}, func(o runtime.Object) bool {
 			o.(*corev1.Pod).Labels["app"] = "a2"
 			return true

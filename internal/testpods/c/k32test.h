@@ -1,5 +1,7 @@
 // Test-only declarations of the k32_app_abi imports, written by hand so the
-// fixtures that need odd imports do not depend on sdk/c.
+// fixtures that need odd imports do not depend on sdk/c. They keep the types
+// of sdk/c/k32_app_abi.h, so a fixture may include it too for the K32_ERR_*
+// codes.
 #include <stdint.h>
 #define K32_IMPORT(name) __attribute__((import_module("k32"), import_name(#name)))
 #define K32_EXPORT(name) __attribute__((export_name(#name)))
@@ -14,7 +16,7 @@ K32_IMPORT(k32_req_path) int32_t k32_req_path(char *out, uint32_t cap);
 K32_IMPORT(k32_req_query) int32_t k32_req_query(char *out, uint32_t cap);
 K32_IMPORT(k32_req_header) int32_t k32_req_header(const char *name, uint32_t name_len, char *out, uint32_t cap);
 K32_IMPORT(k32_req_headers) int32_t k32_req_headers(char *out, uint32_t cap);
-K32_IMPORT(k32_req_read) int32_t k32_req_read(void *out, uint32_t cap);
+K32_IMPORT(k32_req_read) int32_t k32_req_read(uint8_t *out, uint32_t cap);
 K32_IMPORT(k32_resp_status) int32_t k32_resp_status(uint32_t status);
 K32_IMPORT(k32_resp_header) int32_t k32_resp_header(const char *name, uint32_t name_len, const char *value, uint32_t value_len);
 K32_IMPORT(k32_resp_write) int32_t k32_resp_write(const void *data, uint32_t len);
@@ -26,6 +28,6 @@ K32_IMPORT(k32_http_status) int32_t k32_http_status(void);
 K32_IMPORT(k32_http_header) int32_t k32_http_header(const char *name, uint32_t name_len, char *out, uint32_t cap);
 K32_IMPORT(k32_publish) int32_t k32_publish(const char *topic, uint32_t topic_len, const void *data, uint32_t data_len);
 K32_IMPORT(k32_event_topic) int32_t k32_event_topic(char *out, uint32_t cap);
-K32_IMPORT(k32_event_data) int32_t k32_event_data(char *out, uint32_t cap);
+K32_IMPORT(k32_event_data) int32_t k32_event_data(uint8_t *out, uint32_t cap);
 
 #define LIT(s) s, (uint32_t)(sizeof(s) - 1)

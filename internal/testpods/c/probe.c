@@ -2,6 +2,7 @@
 // Each route writes what the host answered as "name=value" lines.
 #include <unistd.h>
 #include "k32test.h"
+#include "../../../sdk/c/k32_app_abi.h" // the K32_ERR_* codes
 
 static char out[16384];
 static uint32_t outlen;
@@ -40,7 +41,7 @@ static int32_t echo(void) {
 	n = k32_req_header(LIT("X-Missing"), buf, sizeof buf); field("x-missing", n, buf);
 	code("method-cap1", k32_req_method(buf, 1));
 	uint32_t total = 0;
-	while ((n = k32_req_read(buf + total, sizeof buf - total)) > 0) total += n;
+	while ((n = k32_req_read((uint8_t *)buf + total, sizeof buf - total)) > 0) total += n;
 	field("body", n < 0 ? n : (int32_t)total, buf);
 	n = k32_env_get(LIT("GREETING"), buf, sizeof buf); field("env", n, buf);
 	n = k32_env_get(LIT("NOPE"), buf, sizeof buf); field("env-missing", n, buf);
@@ -76,13 +77,13 @@ static int32_t call(void) {
 	code("call", r);
 	code("status", k32_http_status());
 	int32_t n = k32_http_header(LIT("X-Reply"), buf, sizeof buf); field("x-reply", n, buf);
-	field("body", r < 0 && r != -7 ? r : (int32_t)resp_len, (const char *)resp);
+	field("body", r < 0 && r != K32_ERR_TOOBIG ? r : (int32_t)resp_len, (const char *)resp);
 	return flush();
 }
 
 static int32_t outside(void) {
 	code("event_topic", k32_event_topic(buf, sizeof buf));
-	code("event_data", k32_event_data(buf, sizeof buf));
+	code("event_data", k32_event_data((uint8_t *)buf, sizeof buf));
 	code("status_700", k32_resp_status(700));
 	code("status_99", k32_resp_status(99));
 	code("header_bad_name", k32_resp_header(LIT("Bad Name"), LIT("x")));
@@ -124,7 +125,7 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 	if (eq(path, n, "/publish")) { code("publish", k32_publish(LIT("t"), LIT("x"))); return flush(); }
 	if (eq(path, n, "/outside")) return outside();
 	if (eq(path, n, "/teapot")) { k32_resp_header(LIT("X-Queued"), LIT("yes")); return 418; }
-	if (eq(path, n, "/neg")) return -22;
+	if (eq(path, n, "/neg")) return K32_ERR_INVAL;
 	if (eq(path, n, "/log")) {
 		k32_log(2, LIT("hello from k32_log\n"));
 		write(1, "to stdout\npartial", 17);
@@ -142,7 +143,7 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 K32_EXPORT(k32_event) int32_t k32_event(void) {
 	char topic[64];
 	int32_t t = k32_event_topic(topic, sizeof topic);
-	int32_t d = k32_event_data(buf, sizeof buf);
+	int32_t d = k32_event_data((uint8_t *)buf, sizeof buf);
 	outlen = 0;
 	field("topic", t, topic);
 	field("data", d, buf);
