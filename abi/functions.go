@@ -1,11 +1,12 @@
 package abi
 
-// Functions is every host function of k32_app_abi, in the order of ABI.md.
+// Functions is every host function of k32_app_abi, in the order in which
+// docs/abi.md ("Host functions") lists them.
 var Functions = []Function{
 	{Name: "k32_log", Ext: true, Params: []Param{{"level", I32}, {"msg", Ptr}, {"len", U32}}, Results: []Type{I32},
 		Doc: "One line of the pod's log (kubectl logs); level 0 debug, 1 info, 2 warn, 3 error."},
 	{Name: "k32_env_get", Params: []Param{{"key", Ptr}, {"key_len", U32}, {"out", Ptr}, {"out_cap", U32}}, Results: []Type{I32},
-		Doc: "The pod's environment: env from the spec plus injected Service variables."},
+		Doc: "The pod's environment: the container's env plus injected Service variables."},
 	{Name: "k32_time_ms", Ext: true, Results: []Type{I64},
 		Doc: "Wall clock, milliseconds since the Unix epoch."},
 	{Name: "k32_sleep_ms", Ext: true, Params: []Param{{"ms", U32}}, Results: []Type{I32},

@@ -32,7 +32,7 @@ func (t Type) WasmType() string {
 // securityContext.capabilities.add to use the function.
 type Capability string
 
-// Capabilities named by the spec and ABI.md.
+// The capabilities of docs/abi.md ("Host functions", column capability).
 const (
 	NoCapability Capability = ""
 	ServiceCall  Capability = "SERVICE_CALL"
@@ -51,7 +51,7 @@ type Function struct {
 	Params     []Param
 	Results    []Type
 	Capability Capability
-	// Ext marks functions that ABI.md adds beyond the spec.
+	// Ext marks kube32 additions, shown as (ext) in docs/abi.md.
 	Ext bool
 	Doc string
 }

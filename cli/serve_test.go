@@ -47,8 +47,8 @@ func postEcho(t *testing.T, c *cluster.Cluster, body string) map[string]string {
 	return reply
 }
 
-// With no project, serve runs the built-in demo: the spec's echo pod behind
-// the Ingress, and the demo page from a StaticBundle.
+// With no project, serve runs the built-in demo: the echo pod of
+// examples/echo behind the Ingress, and the demo page from a StaticBundle.
 func TestServeWithoutProjectServesTheDemo(t *testing.T) {
 	t.Chdir(t.TempDir())
 	c, out := serve(t, cli.ServeOptions{})

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// examples/echo: the spec's echo pod answers POST /echo/hello through the
-// Ingress with its greeting and the request it received.
+// examples/echo: the boards' reference echo pod (README.md, "Examples")
+// answers POST /echo/hello through the Ingress with its greeting and the
+// request it received.
 func TestEcho(t *testing.T) {
 	c := serveC(t, "echo")
 	status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/echo/hello", "ping")

@@ -16,10 +16,11 @@ import (
 	"github.com/kube32/kube32/internal/testserve"
 )
 
-// examples/egress: the spec's NetworkPolicy example. The probe reaches a
-// host on TCP port 8000 (a local server; another free port stands in for
-// 8000 when it is taken, and the copied policy says so) and nothing else:
-// a call to another port returns K32_ERR_PERM, and serve logs [NETPOL].
+// examples/egress: the boards' reference NetworkPolicy example
+// (docs/networkpolicy.md, "Example"). The probe reaches a host on TCP port
+// 8000 (a local server; another free port stands in for 8000 when it is
+// taken, and the copied policy says so) and nothing else: a call to another
+// port returns K32_ERR_PERM, and serve logs [NETPOL].
 func TestEgress(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := copyExamples(t, "egress")

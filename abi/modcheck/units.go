@@ -5,8 +5,8 @@ import "fmt"
 // PageSize is the size of one WebAssembly memory page: 64Ki.
 const PageSize = 64 * 1024
 
-// CapPages is the number of whole pages that fit in limit bytes, the cap ABI.md
-// puts on a pod's linear memory: floor(limit / 64Ki), at most 65536 pages
+// CapPages is the number of whole pages that fit in limit bytes, the cap on a
+// pod's linear memory (docs/abi.md, "Memory"): floor(limit / 64Ki), at most 65536 pages
 // (4Gi, all that wasm32 can address).
 func CapPages(limit int64) uint32 {
 	pages := limit / PageSize

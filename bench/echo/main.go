@@ -42,7 +42,7 @@ func run(duration time.Duration, concurrency int) error {
 	defer os.RemoveAll(cacheDir)
 	c, err := load.Serve(ctx, cli.ServeOptions{
 		IO:       cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Dir:      "", // no project: the built-in demo, whose echo is the spec's
+		Dir:      "", // no project: the built-in demo, whose echo is examples/echo
 		CacheDir: cacheDir,
 	})
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package build implements `kube32 build`: it compiles each pod of a project,
 // checks the module against k32_app_abi and the memory limit its Pods set,
 // precompresses asset bundles and StaticBundles, and writes the firmware and
-// SD-card trees of ABI.md ("Images") under the project's build/ directory:
+// SD-card trees of docs/abi.md ("Images") under the project's build/ directory:
 //
 //	build/firmware/images/wasm/<name>.wasm   wasm://embedded/<name>
 //	build/firmware/images/web/<name>/        its assets, and StaticBundles

@@ -126,7 +126,7 @@ func hashStrings(parts ...string) string {
 }
 
 // skeleton lists the directories every build has, even when empty, so that
-// serve and flash find the trees of ABI.md.
+// serve and flash find the trees of docs/abi.md ("Images").
 var skeleton = []string{
 	path.Join(string(images.Firmware), images.FirmwareWasmDir),
 	path.Join(string(images.Firmware), images.FirmwareWebDir),

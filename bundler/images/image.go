@@ -10,8 +10,8 @@ import (
 // Storage is where an image lives on a board.
 type Storage string
 
-// The two storages of ABI.md. Their values are the directory names of the
-// trees under a project's build/ directory.
+// The two storages of docs/abi.md ("Images"). Their values are the
+// directory names of the trees under a project's build/ directory.
 const (
 	Firmware Storage = "firmware" // the firmware flash (wasm://embedded/…)
 	SD       Storage = "sd"       // the SD card (wasm://sd/…)

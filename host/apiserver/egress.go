@@ -24,10 +24,10 @@ import (
 	"github.com/kube32/kube32/host/store"
 )
 
-// Egress is the API server's egress gateway (the spec's "Egress
-// gateway"): it makes the https:// calls of the pods on workers through
-// the control plane's TLS sessions, for nodes only, and checks each
-// against the calling pod's NetworkPolicies in the object store.
+// Egress is the API server's egress gateway (docs/calls.md, "The egress
+// gateway"): it makes the https:// calls of the pods on workers through the
+// control plane's TLS sessions, for nodes only, and checks each against the
+// calling pod's NetworkPolicies in the object store.
 type Egress struct {
 	// TLS makes the connections; the control plane's pods share it.
 	TLS *call.TLS

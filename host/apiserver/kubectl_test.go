@@ -14,9 +14,9 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-// TestKubectl drives the real kubectl against a cluster: apply the spec's
-// echo example, get every kind with kube-apiserver's columns, describe,
-// logs, patch, edit, get -w and delete.
+// TestKubectl drives the real kubectl against a cluster: apply the echo
+// example (examples/echo), get every kind with kube-apiserver's columns,
+// describe, logs, patch, edit, get -w and delete.
 func TestKubectl(t *testing.T) {
 	e := startCluster(t, "")
 	echoYAML := filepath.Join("..", "..", "examples", "echo", "echo.yaml")

@@ -1,6 +1,6 @@
 package apiserver
 
-//lint:file-ignore SA1019 the spec serves core/v1 Endpoints, deprecated upstream since v1.33
+//lint:file-ignore SA1019 kube32 serves core/v1 Endpoints, as the boards do (docs/kubectl.md), deprecated upstream since v1.33
 
 import (
 	"encoding/json"

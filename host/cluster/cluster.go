@@ -43,7 +43,7 @@ type Options struct {
 	Cache          wazero.CompilationCache
 	HandlerTimeout time.Duration
 	// Token, when set, is the bearer token the API server requires (the
-	// spec's cluster token).
+	// cluster token of docs/nodes.md).
 	Token string
 	// Nodes is the cluster's size: the control plane plus Nodes-1 workers
 	// in this process (0 and 1: the control plane alone). Worker i has

@@ -50,9 +50,10 @@ func (l *lineLog) waitLog(t *testing.T, want string) {
 	})
 }
 
-// TestHTTPSCalls checks the spec's HTTPS and Egress gateway sections under
-// serve: the control plane's pods call https:// hosts directly, the
-// workers' pods through the gateway; both share two TLS sessions.
+// TestHTTPSCalls checks docs/calls.md, "Calls to https:// hosts" and "The
+// egress gateway", under serve: the control plane's pods call https:// hosts
+// directly, the workers' pods through the gateway; both share two TLS
+// sessions.
 func TestHTTPSCalls(t *testing.T) {
 	ca := testtls.NewCA(t)
 	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

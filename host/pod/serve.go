@@ -42,8 +42,8 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.finishHandle(inst, st, o)
 }
 
-// finishHandle sends what k32_handle's result asks for (ABI.md) and deals
-// with a trap or the instance's end.
+// finishHandle sends what k32_handle's result asks for (docs/abi.md, "Pod
+// exports") and deals with a trap or the instance's end.
 func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) {
 	fail := func(status int, text string) {
 		if !st.headSent {

@@ -43,7 +43,7 @@ func (s *Store) Create(obj runtime.Object) (runtime.Object, error) {
 // atomically: change runs with the store locked (it must not call the
 // store) and may fail the write with its error, e.g. ErrConflict when a
 // resourceVersion it was given is stale. The uid, creation time and
-// deletion timestamp stay; the generation grows when the spec changed; a
+// deletion timestamp stay; the generation grows when its spec changed; a
 // change that changes nothing writes nothing.
 func (s *Store) Modify(key Key, change func(cur runtime.Object) (runtime.Object, error)) (runtime.Object, error) {
 	s.mu.Lock()
@@ -150,8 +150,8 @@ func (s *Store) replaceLocked(key Key, old, obj runtime.Object) runtime.Object {
 	return obj
 }
 
-// specChanged reports whether what the generation counts changed: the spec,
-// or for kinds without one everything but metadata and status.
+// specChanged reports whether what the generation counts changed: the
+// object's spec, or for kinds without one everything but metadata and status.
 func specChanged(old, obj runtime.Object) bool {
 	a, b := reflect.ValueOf(old).Elem(), reflect.ValueOf(obj).Elem()
 	if sa := a.FieldByName("Spec"); sa.IsValid() {

@@ -75,7 +75,7 @@ __attribute__((import_module("k32"), import_name("k32_log")))
 int32_t k32_log(int32_t level, const char* msg, uint32_t len);
 
 /*
- * k32_env_get: The pod's environment: env from the spec plus injected Service
+ * k32_env_get: The pod's environment: the container's env plus injected Service
  * variables.
  */
 __attribute__((import_module("k32"), import_name("k32_env_get")))

@@ -9,8 +9,9 @@ import "strconv"
 //	if err := k32.Publish("chat", msg); err == k32.ErrPerm { … }
 type Errno int32
 
-// The K32_ERR_* codes of k32_app_abi, with the values of ABI.md. The Go names
-// are those of the abi package of kube32 (ErrPerm is K32_ERR_PERM).
+// The K32_ERR_* codes of k32_app_abi, with the values of docs/abi.md ("Error
+// codes"). The Go names are those of the abi package of kube32 (ErrPerm is
+// K32_ERR_PERM).
 const (
 	ErrPerm        Errno = -1   // K32_ERR_PERM: missing capability, or refused by a NetworkPolicy
 	ErrNoEnt       Errno = -2   // K32_ERR_NOENT: no such value, file, Service, port, ready pod or host

@@ -1,6 +1,6 @@
 // Package demo is the built-in demo that `kube32 serve` runs where there is
-// no project: the spec's echo pod and a page that talks to it. Its image
-// trees are built from examples/demo and embedded, so the demo runs on a
+// no project: the echo pod of examples/echo and a page that talks to it. Its
+// image trees are built from examples/demo and embedded, so the demo runs on a
 // machine with nothing but Go installed; `go generate ./templates/demo`
 // rebuilds them, and a test fails when they are stale.
 package demo

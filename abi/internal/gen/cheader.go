@@ -118,7 +118,7 @@ extern "C" {
 
 // cDecl is the C prototype of host function f. When it does not fit in 80
 // columns, each pointer goes on a line with the length that follows it, as
-// the spec lays out k32_http_call.
+// k32_http_call is laid out in sdk/c/k32_app_abi.h.
 func cDecl(f abi.Function) (string, error) {
 	ret, err := cResultType(f.Results)
 	if err != nil {
@@ -164,8 +164,7 @@ func cComment(indent, text string) string {
 	return b.String()
 }
 
-// extMark marks additions that the networking spec does not name, as
-// ABI.md does.
+// extMark marks kube32 additions, as the tables of docs/abi.md do.
 func extMark(ext bool) string {
 	if ext {
 		return " (ext)"

@@ -27,7 +27,7 @@ func TestCDeclKeepsShortPrototypesOnOneLine(t *testing.T) {
 	f, _ := abi.Lookup("k32_resp_asset")
 	got, err := cDecl(f)
 	if want := "int32_t k32_resp_asset(const char* path, uint32_t path_len, uint32_t status)"; err != nil || got != want {
-		t.Errorf("cDecl(k32_resp_asset) = %q, %v; want %q (the spec's prototype)", got, err, want)
+		t.Errorf("cDecl(k32_resp_asset) = %q, %v; want %q (a prototype that fits in 80 columns stays on one line)", got, err, want)
 	}
 }
 

@@ -23,8 +23,8 @@ type StaticBundle struct {
 	Spec              StaticBundleSpec `json:"spec,omitempty"`
 }
 
-// StaticBundleSpec describes a StaticBundle. The bundle's files come from
-// the firmware image, so the spec only documents it.
+// StaticBundleSpec describes a StaticBundle. The bundle's files come from the
+// firmware image (docs/bundles.md, "Layout"), so its fields only describe it.
 type StaticBundleSpec struct {
 	// Description is free text for people.
 	Description string `json:"description,omitempty"`

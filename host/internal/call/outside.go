@@ -12,10 +12,10 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// Outside calls hosts outside the cluster over plain HTTP/1.1, as the spec's
-// "Hosts outside the cluster" says: the node's own resolver, one connection
-// per call with Connection: close (no pool), the response read as it
-// arrives and the connection closed as soon as the body exceeds the
+// Outside calls hosts outside the cluster over plain HTTP/1.1, as
+// docs/calls.md, "Calls to hosts outside", says: the node's own resolver, one
+// connection per call with Connection: close (no pool), the response read as
+// it arrives and the connection closed as soon as the body exceeds the
 // caller's buffer. It is written over net.Conn rather than net/http's
 // Transport, which pools connections and hides how large a head is.
 //

@@ -6,8 +6,8 @@ import (
 	"github.com/kube32/kube32/abi"
 )
 
-// TestParseTarget checks each row of the spec's host resolution table,
-// the default ports and what makes a URL malformed.
+// TestParseTarget checks each row of the table of docs/calls.md, "Where a URL
+// goes", the default ports and what makes a URL malformed.
 func TestParseTarget(t *testing.T) {
 	tests := []struct {
 		rule string

@@ -35,13 +35,13 @@ type HTTPS interface {
 	CallHTTPS(ctx context.Context, t Target, call pod.Call, allow AllowFunc) (pod.CallResult, error)
 }
 
-// TLS makes the control plane's https:// connections, as the spec's HTTPS
-// section says: TLS 1.2 exactly, the certificate chain checked against
-// Roots, the URL's host (DNS name or IPv4 address) and the validity
-// dates, at most Sessions calls at once (K32_ERR_BUSY at once beyond), one
-// connection per call handled as Outside handles a plain one. One TLS
-// serves the control plane's pods and its egress gateway, so that both
-// share the sessions.
+// TLS makes the control plane's https:// connections, as docs/calls.md,
+// "Calls to https:// hosts", says: TLS 1.2 exactly, the certificate chain
+// checked against Roots, the URL's host (DNS name or IPv4 address) and the
+// validity dates, at most Sessions calls at once (K32_ERR_BUSY at once
+// beyond), one connection per call handled as Outside handles a plain one.
+// One TLS serves the control plane's pods and its egress gateway, so that
+// both share the sessions.
 type TLS struct {
 	// Roots are the trusted roots; nil means the operating system's.
 	Roots *x509.CertPool

@@ -8,5 +8,6 @@
 // workers, which follow it over the API server (see Handler and Upstream).
 // A worker's hub forwards its pods' publishes to the control plane and
 // delivers only what comes back, so every node sees one order per topic.
-// The wire format is a simulator choice; the spec does not fix one.
+// The wire format is a simulator choice, not part of the ABI
+// (docs/channels.md, "Across nodes (a simulator choice)").
 package channel

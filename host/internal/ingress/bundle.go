@@ -12,9 +12,9 @@ import (
 )
 
 // bundleBackend serves a StaticBundle from the firmware's images/web/<name>/
-// (the spec's "StaticBundle resource backends"). The controller runs only
-// under `kube32 serve`, so bundles also answer with their .br variants
-// (written when a bundle sets brotli: true); boards serve .gz only.
+// (docs/bundles.md, "Serving"). The controller runs only under
+// `kube32 serve`, so bundles also answer with their .br variants (written
+// when a bundle sets brotli: true); boards serve .gz only.
 type bundleBackend struct {
 	files fs.FS
 	// strip is the matched Prefix removed before the file lookup; "" for
@@ -86,7 +86,7 @@ func (b *bundleBackend) exists(name string) bool {
 // go to clients that accept br.
 var serveOptions = static.Options{Brotli: true}
 
-// serveFile sends name with the spec's Cache-Control: no-cache for
+// serveFile sends name with the boards' Cache-Control: no-cache for
 // /index.html, public, max-age=3600 for everything else.
 func serveFile(w http.ResponseWriter, r *http.Request, files fs.FS, name string) {
 	if name == "index.html" {

@@ -94,9 +94,9 @@ func TestStaticBundleServesGzipVariant(t *testing.T) {
 }
 
 func TestStaticBundleServesBrotliVariantUnderServe(t *testing.T) {
-	// Issue 3, item 7: "`kube32 serve` serves `.br` to clients that accept
-	// br" — an extra variant beside the spec's .gz, preferred over gzip when
-	// the client accepts both; boards serve .gz only.
+	// docs/bundles.md, "Serving": under `kube32 serve` a bundle's .br is an
+	// extra variant beside its .gz, preferred over gzip when the client
+	// accepts both; boards serve .gz only.
 	e := bundleEnv(t)
 	for _, c := range []struct{ path, accept, encoding, variant string }{
 		{"/lib.js", "br", "br", "lib.js.br"},

@@ -1,7 +1,7 @@
 // Package ingress is the Ingress controller: it routes requests on the
 // ingress port by networking.k8s.io/v1 Ingress objects to Service backends
-// (pods) and StaticBundle resource backends, per the spec's "Ingress
-// controller" sections.
+// (pods) and StaticBundle resource backends, by the rules of docs/ingress.md
+// and docs/bundles.md.
 package ingress
 
 import (

@@ -9,14 +9,14 @@ import (
 // bundle with k32_resp_asset.
 var assetsIngress = ing("assets", rule("", toPod("Prefix", "/assets", "alpha-1")))
 
-// assetCases checks the spec's "Serving files from a pod image with
-// k32_resp_asset" section: alpha-1's image is wasm://embedded/whoami, whose
-// bundle is testdata/e2e/web/whoami; whoami queues X-Whoami: <pod> before
-// calling k32_resp_asset.
+// assetCases checks docs/bundles.md, "A pod's files: k32_resp_asset":
+// alpha-1's image is wasm://embedded/whoami, whose bundle is
+// testdata/e2e/web/whoami; whoami queues X-Whoami: <pod> before calling
+// k32_resp_asset.
 var assetCases = []e2eCase{
 	{
 		name:     "k32_resp_asset streams the file with Content-Type from the extension",
-		spec:     "For an embedded image wasm://embedded/<name>, the bundle directory is images/web/<name>/ in the firmware. … sets Content-Type from the file extension",
+		rule:     "k32_resp_asset answers with a file of the pod's bundle (images/web/<name>/ for wasm://embedded/<name>), its Content-Type from the extension",
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantFiles(t, e, map[string]string{"/assets/style.css": "whoami/style.css", "/assets/page.html": "whoami/page.html"})
@@ -25,7 +25,7 @@ var assetCases = []e2eCase{
 	},
 	{
 		name:     "k32_resp_asset sends the headers queued with k32_resp_header",
-		spec:     "… and sends any headers queued earlier with k32_resp_header.",
+		rule:     "k32_resp_asset sends the headers the pod queued with k32_resp_header",
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			for _, p := range []string{"/assets/style.css", "/assets/app.js"} {
@@ -37,7 +37,7 @@ var assetCases = []e2eCase{
 	},
 	{
 		name:     "k32_resp_asset prefers the .gz variant",
-		spec:     "prefers the .gz variant when the client accepts gzip",
+		rule:     "k32_resp_asset sends the .gz with Content-Encoding: gzip when the request accepts gzip",
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantGzipVariant(t, e, "/assets/app.js", "whoami/app.js")
@@ -45,7 +45,7 @@ var assetCases = []e2eCase{
 	},
 	{
 		name:     "k32_resp_asset: 406 when only the .gz exists and the client does not accept gzip",
-		spec:     "(returning 406 if only the .gz file exists and the client does not accept gzip)",
+		rule:     "k32_resp_asset: a file stored only as .gz answers 406 to a request that does not accept gzip",
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantGzipOnly(t, e, "/assets/only.txt", "whoami/only.txt")
@@ -53,7 +53,7 @@ var assetCases = []e2eCase{
 	},
 	{
 		name:     "k32_resp_asset handles HEAD",
-		spec:     "handles HEAD requests",
+		rule:     "k32_resp_asset answers HEAD with the headers only",
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			got := wantHead(t, e, "/assets/style.css", "whoami/style.css", "text/css")
@@ -64,7 +64,7 @@ var assetCases = []e2eCase{
 	},
 	{
 		name:     "k32_resp_asset K32_ERR_NOENT sends nothing and keeps the queued headers for the fallback",
-		spec:     "The call returns 0 after sending the response, or K32_ERR_NOENT when the file does not exist. On K32_ERR_NOENT, the host sends nothing and keeps pending headers intact so the pod can write a fallback response.",
+		rule:     "k32_resp_asset returns 0 once it has answered; for a file that does not exist it returns K32_ERR_NOENT, sends nothing and keeps the queued headers, so the pod can still write a fallback answer",
 		manifest: assetsIngress,
 		check: func(t *testing.T, e *e2e) {
 			for _, p := range []string{"/assets/missing.txt", "/assets/docs/nothing.html", "/assets/app"} {

@@ -12,13 +12,12 @@ var siteIngress = ing("site",
 	rule("", toBundle("Prefix", "/static", "site")),
 	rule("spa.e2e.test", toBundle("Prefix", "/", "site")))
 
-// bundleCases checks the spec's "StaticBundle resource backends" section:
-// site is testdata/e2e/web/site, with app.js also as .gz and only.txt only as
-// .gz.
+// bundleCases checks docs/bundles.md, "Serving": site is
+// testdata/e2e/web/site, with app.js also as .gz and only.txt only as .gz.
 var bundleCases = []e2eCase{
 	{
 		name:     "StaticBundle under a Prefix sub-path: the prefix is stripped",
-		spec:     "When a route uses pathType: Prefix under a sub-path, the controller strips the matched prefix before looking up the file.",
+		rule:     "A Prefix route under a sub-path strips the matched prefix before the lookup",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantFiles(t, e, map[string]string{
@@ -30,7 +29,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle .gz variant for clients that accept gzip",
-		spec:     "When a file has a .gz variant and the client sends Accept-Encoding: gzip, the controller serves it with Content-Encoding: gzip.",
+		rule:     "When a file has a .gz and the request accepts gzip, the .gz is sent with Content-Encoding: gzip",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantGzipVariant(t, e, "/static/app.js", "site/app.js")
@@ -38,7 +37,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle file stored only as .gz: 406 without gzip",
-		spec:     "A file stored only in .gz form returns 406 to clients that do not accept gzip.",
+		rule:     "A file stored only as .gz answers 406 Not Acceptable to a request that does not accept gzip",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantGzipOnly(t, e, "/static/only.txt", "site/only.txt")
@@ -46,7 +45,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle: / and extension-less paths fall back to /index.html",
-		spec:     "Requests for / or extension-less paths that match no file fall back to /index.html in the bundle for single-page applications.",
+		rule:     "/ and paths without an extension that match no file are answered with the bundle's /index.html",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			index := e.file(t, "site/index.html")
@@ -71,7 +70,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle Cache-Control",
-		spec:     "/index.html uses Cache-Control: no-cache, and all other files use Cache-Control: public, max-age=3600.",
+		rule:     "/index.html (also as the fallback) is sent with Cache-Control: no-cache, every other file with Cache-Control: public, max-age=3600",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			for path, want := range map[string]string{
@@ -90,7 +89,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle Content-Type by extension",
-		spec:     "correct Content-Type by extension (issue 3, StaticBundle resource backends)",
+		rule:     "Content-Type comes from the extension",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantContentTypes(t, e, map[string]string{
@@ -105,7 +104,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle HEAD",
-		spec:     "HEAD (issue 3, StaticBundle resource backends)",
+		rule:     "HEAD answers the headers only, with the Content-Length the GET would have",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			wantHead(t, e, "/static/style.css", "site/style.css", "text/css")
@@ -113,7 +112,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle Vary: Accept-Encoding",
-		spec:     "Vary: Accept-Encoding (issue 3, StaticBundle resource backends)",
+		rule:     "The answers carry Vary: Accept-Encoding",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			for _, ae := range []string{"", "gzip"} {
@@ -127,7 +126,7 @@ var bundleCases = []e2eCase{
 	},
 	{
 		name:     "StaticBundle cannot be escaped",
-		spec:     "A resource backend serves files embedded into the firmware at build time from images/web/<bundle>/; no request can read outside the bundle (.., encoded slashes, symlinks) (issue 3)",
+		rule:     "No request reads outside the bundle: .. segments, encoded slashes or backslashes and symbolic links are refused",
 		manifest: siteIngress,
 		check: func(t *testing.T, e *e2e) {
 			index := e.file(t, "site/index.html")

@@ -12,12 +12,12 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-// controllerCases checks the spec's "Ingress controller" section: the route
+// controllerCases checks docs/ingress.md, "Which Ingresses count": the route
 // table follows the store, the class filter and the published address.
 var controllerCases = []e2eCase{
 	{
 		name:     "route table follows Ingress changes",
-		spec:     "It rebuilds the routing table when an Ingress, Service, or Pod changes in the store",
+		rule:     "The controller rebuilds its routing table when an Ingress, Service or Pod changes",
 		manifest: ing("moving", rule("", toPod("Prefix", "/v1", "alpha-1"))),
 		check: func(t *testing.T, e *e2e) {
 			e.wantPod(t, "", "/v1/x", "alpha-1")
@@ -34,7 +34,7 @@ var controllerCases = []e2eCase{
 	},
 	{
 		name: "route table follows Service changes",
-		spec: "It rebuilds the routing table when an Ingress, Service, or Pod changes in the store",
+		rule: "The controller rebuilds its routing table when an Ingress, Service or Pod changes",
 		manifest: ing("switch", rule("", toPod("Prefix", "/switch", "switch"))) + `
 apiVersion: v1
 kind: Service
@@ -52,7 +52,7 @@ spec: {selector: {pod: alpha-1}, ports: [{port: 80}]}
 	},
 	{
 		name: "route table follows Pod changes",
-		spec: "It rebuilds the routing table when an Ingress, Service, or Pod changes in the store",
+		rule: "The controller rebuilds its routing table when an Ingress, Service or Pod changes",
 		manifest: ing("gamma", rule("", toPod("Prefix", "/gamma", "gamma"))) + `
 apiVersion: v1
 kind: Service
@@ -70,7 +70,7 @@ spec: {selector: {app: gamma}, ports: [{port: 80}]}
 	},
 	{
 		name: "ingressClassName unset or kube32 is routed, any other is ignored",
-		spec: "The controller routes any Ingress with spec.ingressClassName unset or set to kube32, and ignores other values.",
+		rule: "Ingresses with spec.ingressClassName unset or kube32 are routed; others are ignored",
 		manifest: classIngress("class-other", "nginx", "/other") +
 			classIngress("class-kube32", "kube32", "/kube32") +
 			classIngress("class-unset", "", "/unset"),
@@ -82,7 +82,7 @@ spec: {selector: {app: gamma}, ports: [{port: 80}]}
 	},
 	{
 		name: "the controller publishes its IP in the Ingress status, without a request",
-		spec: "The controller writes its IP address to status.loadBalancer.ingress[0].ip (rebuilding on a 1 s tick as well as on the request path)",
+		rule: "The controller writes its IP to status.loadBalancer.ingress[0].ip, rebuilding on a 1 s tick as well as on the request path",
 		check: func(t *testing.T, e *e2e) {
 			// No request and no readiness check: only the controller's own
 			// tick can pick these up.

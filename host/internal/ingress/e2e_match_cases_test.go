@@ -4,11 +4,11 @@ import (
 	"testing"
 )
 
-// matchCases checks the spec's "Host and path matching" section.
+// matchCases checks docs/ingress.md, "Matching a request".
 var matchCases = []e2eCase{
 	{
 		name:     "Host is lowercased and its port stripped",
-		spec:     "The controller normalizes the Host header to lowercase and strips the port.",
+		rule:     "The Host header is lowercased and its port stripped",
 		manifest: ing("hosts", rule("shop.e2e.test", toPod("Prefix", "/", "alpha-1"))),
 		check: func(t *testing.T, e *e2e) {
 			for _, host := range []string{"shop.e2e.test", "SHOP.E2E.Test", "Shop.e2e.test:8080", "shop.e2e.test:80"} {
@@ -19,7 +19,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name: "three host groups: exact, single-label wildcard, no host",
-		spec: "It evaluates rules in three host groups: Exact host match. Wildcard match, where *.domain matches a single subdomain label. Rules without a host field.",
+		rule: "Rules fall in three host groups: an exact host, a single-label wildcard (*.example.com matches a.example.com, not a.b.example.com nor example.com), and rules without a host",
 		manifest: ing("groups",
 			rule("exact.e2e.test", toPod("Prefix", "/g", "alpha-1")),
 			rule("*.e2e.test", toPod("Prefix", "/g", "alpha-2")),
@@ -34,7 +34,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name: "only the most specific host group with rules is consulted",
-		spec: "The controller consults only the most specific host group that has matching rules.",
+		rule: "Only the most specific host group whose hosts match the request is consulted",
 		manifest: ing("specific",
 			rule("exact.e2e.test", toPod("Prefix", "/only-here", "alpha-1")),
 			rule("*.e2e.test", toPod("Prefix", "/wild", "alpha-2")),
@@ -51,7 +51,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name:     "Exact matches byte for byte",
-		spec:     "Exact matches the request path byte for byte.",
+		rule:     "Exact matches byte for byte",
 		manifest: ing("exact", rule("", toPod("Exact", "/Exact/Path", "alpha-1"))),
 		check: func(t *testing.T, e *e2e) {
 			e.wantPod(t, "", "/Exact/Path", "alpha-1")
@@ -60,7 +60,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name: "Prefix and ImplementationSpecific match whole segments, ignoring the rule's trailing slash",
-		spec: "Prefix and ImplementationSpecific match path segments and ignore a trailing slash on the rule. /api matches /api and /api/x, but not /apix.",
+		rule: "Prefix and ImplementationSpecific match by path segments, ignoring a trailing slash on the rule: /api matches /api and /api/x, not /apix",
 		manifest: ing("prefix", rule("",
 			toPod("Prefix", "/api/", "alpha-1"),
 			toPod("ImplementationSpecific", "/impl", "alpha-2"))),
@@ -72,7 +72,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name: "the longest matching path wins",
-		spec: "The longest matching path wins",
+		rule: "The longest matching path wins",
 		manifest: ing("longest", rule("",
 			toPod("Prefix", "/long", "alpha-1"),
 			toPod("Prefix", "/long/er", "alpha-2"))),
@@ -85,7 +85,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name: "Exact wins ties over Prefix",
-		spec: "and Exact wins ties over Prefix.",
+		rule: "Exact wins a tie over Prefix",
 		manifest: ing("tie", rule("",
 			toPod("Prefix", "/tie", "alpha-1"),
 			toPod("Exact", "/tie", "alpha-2"))),
@@ -96,7 +96,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name: "the same host, path and pathType in two Ingresses: the first in namespace/name order wins",
-		spec: "When two Ingresses define the same host, path, and pathType, the first Ingress in namespace/name order wins.",
+		rule: "When two Ingresses define the same host, path and pathType, the first in namespace/name order wins",
 		// dup-b comes first in the manifest, dup-a first by name.
 		manifest: ing("dup-b", rule("", toPod("Prefix", "/dup", "alpha-2"))) + ing("dup-a", rule("", toPod("Prefix", "/dup", "alpha-1"))),
 		check: func(t *testing.T, e *e2e) {
@@ -107,7 +107,7 @@ var matchCases = []e2eCase{
 	},
 	{
 		name: "unmatched requests go to spec.defaultBackend",
-		spec: "Unmatched requests go to spec.defaultBackend if configured",
+		rule: "An unmatched request goes to spec.defaultBackend if an Ingress sets one",
 		manifest: `apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {name: fallback}
@@ -123,7 +123,7 @@ spec:
 	},
 	{
 		name:     "unmatched requests without a defaultBackend get 404 JSON",
-		spec:     "Unmatched requests go to spec.defaultBackend if configured, or return 404 JSON.",
+		rule:     "An unmatched request without a spec.defaultBackend gets 404 with a JSON body",
 		manifest: ing("no-fallback", rule("", toPod("Prefix", "/routed", "alpha-1"))),
 		check: func(t *testing.T, e *e2e) {
 			e.wantPod(t, "", "/routed", "alpha-1")

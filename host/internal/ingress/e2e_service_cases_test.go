@@ -7,14 +7,14 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-// serviceCases checks the spec's "Services and Endpoints" and "Service
-// backends" sections. Service alpha selects alpha-1 and alpha-2; its port 81
-// has targetPort "web", a containerPort only alpha-2 declares
-// (testdata/e2e/pods.yaml).
+// serviceCases checks docs/ingress.md, "Backends", and the Service rules of
+// docs/kubectl.md, "Services, Endpoints and environment variables". Service
+// alpha selects alpha-1 and alpha-2; its port 81 has targetPort "web", a
+// containerPort only alpha-2 declares (testdata/e2e/pods.yaml).
 var serviceCases = []e2eCase{
 	{
 		name: "service backend by port.number",
-		spec: "A service backend references a Service in the same namespace by port.number",
+		rule: "A service backend names a Service in the Ingress's namespace and its port.number",
 		manifest: ing("by-number", rule("",
 			toService("Prefix", "/n80", "alpha", "{number: 80}"),
 			toService("Prefix", "/n81", "alpha", "{number: 81}"))),
@@ -27,7 +27,7 @@ var serviceCases = []e2eCase{
 	},
 	{
 		name: "service backend by port.name",
-		spec: "A service backend references a Service in the same namespace by port.number or port.name",
+		rule: "A service backend names a Service in the Ingress's namespace and its port.name",
 		manifest: ing("by-name", rule("",
 			toService("Prefix", "/http", "alpha", "{name: http}"),
 			toService("Prefix", "/web", "alpha", "{name: web}"))),
@@ -40,7 +40,7 @@ var serviceCases = []e2eCase{
 	},
 	{
 		name:     "targetPort as a number selects every pod",
-		spec:     "Each entry in spec.ports maps port to targetPort, which is either a port number",
+		rule:     "A Service's targetPort is a number: every selected pod serves it",
 		manifest: ing("target-number", rule("", toService("Prefix", "/t", "alpha", "{number: 80}"))),
 		check: func(t *testing.T, e *e2e) {
 			e.pollPods(t, "/t", "alpha-1", "alpha-2")
@@ -48,7 +48,7 @@ var serviceCases = []e2eCase{
 	},
 	{
 		name:     "targetPort as a containerPort name selects the pods that declare it",
-		spec:     "Each entry in spec.ports maps port to targetPort, which is either a port number or a containerPort name from the pod spec.",
+		rule:     "A Service's targetPort is a containerPort name: only the pods that declare it serve it",
 		manifest: ing("target-name", rule("", toService("Prefix", "/t", "alpha", "{name: web}"))),
 		check: func(t *testing.T, e *e2e) {
 			for range 4 {
@@ -58,7 +58,7 @@ var serviceCases = []e2eCase{
 	},
 	{
 		name:     "targetPort omitted defaults to port",
-		spec:     "Omitting targetPort defaults it to port.",
+		rule:     "A Service's targetPort defaults to its port",
 		manifest: ing("target-default", rule("", toService("Prefix", "/t", "alpha", "{name: plain}"))),
 		check: func(t *testing.T, e *e2e) {
 			e.pollPods(t, "/t", "alpha-1", "alpha-2")
@@ -66,7 +66,7 @@ var serviceCases = []e2eCase{
 	},
 	{
 		name:     "several pods are balanced round-robin",
-		spec:     "A control-plane pod is called in-process; several pods are balanced round-robin (issue 3; the spec's \"load-balances across them in round-robin order\")",
+		rule:     "The Service's Running pods are called round-robin; a pod on the control plane is called in-process",
 		manifest: ing("rr", rule("", toService("Prefix", "/rr", "alpha", "{number: 80}"))),
 		check: func(t *testing.T, e *e2e) {
 			// A table rebuilt between two requests starts its rotation
@@ -83,7 +83,7 @@ var serviceCases = []e2eCase{
 	},
 	{
 		name:     "no running pod: 503 with Retry-After: 2",
-		spec:     "When the Service selects no running pod, the controller returns 503 with Retry-After: 2.",
+		rule:     "When the Service has no running pod, the answer is 503 with Retry-After: 2",
 		manifest: ing("none", rule("", toPod("Prefix", "/none", "nobody"))),
 		check: func(t *testing.T, e *e2e) {
 			got := e.get(t, "", "/none")
@@ -94,7 +94,7 @@ var serviceCases = []e2eCase{
 	},
 	{
 		name:     "the request path reaches the pod unchanged",
-		spec:     "The request path reaches the pod unchanged. (issue 3, Service backends)",
+		rule:     "The request path reaches the pod unchanged",
 		manifest: ing("keep", rule("", toPod("Prefix", "/keep", "alpha-1"))),
 		check: func(t *testing.T, e *e2e) {
 			for _, c := range []struct{ method, target, path string }{

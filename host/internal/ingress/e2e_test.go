@@ -6,17 +6,16 @@ import (
 	"testing"
 )
 
-// e2eCase is one rule of the spec's "Ingress controller", "Host and path
-// matching", "Service backends", "StaticBundle resource backends" and
-// "Serving files from a pod image with k32_resp_asset" sections (or of issue
-// 3 where the spec is silent), checked end to end: manifest is applied to
-// the running cluster for the case and deleted after it; check sends real
-// HTTP requests to the ingress port, answered by real wasm pods (whoami,
-// which names itself) or the StaticBundle. The cases are in
-// e2e_*_cases_test.go, one file per section; the cluster in e2e_env_test.go.
+// e2eCase is one rule of docs/ingress.md ("Which Ingresses count", "Matching
+// a request", "Backends") or docs/bundles.md ("Serving", "A pod's files:
+// k32_resp_asset"), checked end to end: manifest is applied to the running
+// cluster for the case and deleted after it; check sends real HTTP requests
+// to the ingress port, answered by real wasm pods (whoami, which names
+// itself) or the StaticBundle. The cases are in e2e_*_cases_test.go, one file
+// per section; the cluster in e2e_env_test.go.
 type e2eCase struct {
 	name     string
-	spec     string // the sentence the case checks
+	rule     string // the rule the case checks, as docs/ingress.md or docs/bundles.md word it
 	manifest string
 	check    func(t *testing.T, e *e2e)
 }
@@ -26,7 +25,7 @@ func TestIngressEndToEnd(t *testing.T) {
 	e := startE2E(t)
 	for _, c := range e2eCases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Log("checks: " + c.spec)
+			t.Log("checks: " + c.rule)
 			if c.manifest != "" {
 				e.apply(t, c.manifest)
 			}
@@ -93,7 +92,7 @@ func classIngress(name, class, path string) string {
 		name, cls, rule("", toPod("Prefix", path, "alpha-1")))
 }
 
-// e2eCases are all the cases, section by section of the spec.
+// e2eCases are all the cases, section by section of the docs.
 var e2eCases = concat(controllerCases, matchCases, serviceCases, bundleCases, assetCases)
 
 func concat(lists ...[]e2eCase) []e2eCase {

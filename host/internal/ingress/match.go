@@ -7,8 +7,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
-// normalizeHost lowercases the Host header and strips its port, as the spec's
-// "Host and path matching" says.
+// normalizeHost lowercases the Host header and strips its port
+// (docs/ingress.md, "Matching a request").
 func normalizeHost(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
@@ -16,9 +16,10 @@ func normalizeHost(host string) string {
 	return strings.ToLower(strings.TrimSuffix(host, "."))
 }
 
-// pathMatches implements the spec's path rules: Exact matches byte for byte;
-// Prefix and ImplementationSpecific match whole path segments and ignore a
-// trailing slash on the rule (/api matches /api and /api/x, not /apix).
+// pathMatches implements the path rules of docs/ingress.md, "Matching a
+// request": Exact matches byte for byte; Prefix and ImplementationSpecific
+// match whole path segments and ignore a trailing slash on the rule (/api
+// matches /api and /api/x, not /apix).
 func pathMatches(pathType networkingv1.PathType, rule, path string) bool {
 	if pathType == networkingv1.PathTypeExact {
 		return rule == path

@@ -31,13 +31,13 @@ func TestPathMatches(t *testing.T) {
 		path     string
 		want     bool
 	}{
-		{"Exact matches the request path byte for byte", exact, "/api", "/api", true},
-		{"Exact matches the request path byte for byte", exact, "/api", "/api/", false},
-		{"Exact matches the request path byte for byte", exact, "/api", "/api/x", false},
-		{"Exact matches the request path byte for byte", exact, "/api", "/API", false},
-		{"Exact matches the request path byte for byte", exact, "/api/", "/api", false},
-		{"Exact matches the request path byte for byte", exact, "/", "/", true},
-		{"Exact matches the request path byte for byte", exact, "/", "/x", false},
+		{"Exact matches byte for byte", exact, "/api", "/api", true},
+		{"Exact matches byte for byte", exact, "/api", "/api/", false},
+		{"Exact matches byte for byte", exact, "/api", "/api/x", false},
+		{"Exact matches byte for byte", exact, "/api", "/API", false},
+		{"Exact matches byte for byte", exact, "/api/", "/api", false},
+		{"Exact matches byte for byte", exact, "/", "/", true},
+		{"Exact matches byte for byte", exact, "/", "/x", false},
 		{"/api matches /api", prefix, "/api", "/api", true},
 		{"/api matches /api and /api/x", prefix, "/api", "/api/x", true},
 		{"/api matches /api and /api/x", prefix, "/api", "/api/", true},

@@ -35,7 +35,7 @@ type table struct {
 // specific: exact host, single-label wildcard, rules without a host. Only the
 // most specific group with a rule for the request's host is consulted: when
 // its paths do not match, the request is unmatched (it does not fall through
-// to a less specific group), as the spec's "Host and path matching" says.
+// to a less specific group), as docs/ingress.md, "Matching a request", says.
 func (t *table) lookup(host, path string) *route {
 	host = normalizeHost(host)
 	groups := []func(*route) bool{

@@ -20,11 +20,11 @@ type request struct {
 
 func TestHostAndPathMatching(t *testing.T) {
 	for _, tc := range []struct {
-		name      string // the spec sentence the case checks
+		name      string // the rule of docs/ingress.md the case checks
 		ingresses []*networkingv1.Ingress
 		requests  []request
 	}{{
-		name: "The controller normalizes the Host header to lowercase and strips the port.",
+		name: "The Host header is lowercased and its port stripped",
 		ingresses: []*networkingv1.Ingress{ingress("default", "shop", nil,
 			rule("shop.example.com", toService(prefix, "/", "shop")),
 			rule("Mixed.Example.COM", toService(prefix, "/", "mixed")))},
@@ -37,7 +37,7 @@ func TestHostAndPathMatching(t *testing.T) {
 			{"blog.example.com", "/", ""},
 		},
 	}, {
-		name: "It evaluates rules in three host groups: Exact host match. Wildcard match, where *.domain matches a single subdomain label. Rules without a host field.",
+		name: "Rules fall in three host groups: an exact host, a single-label wildcard, and rules without a host",
 		ingresses: []*networkingv1.Ingress{
 			ingress("default", "a-any", nil, rule("", toService(prefix, "/", "any"))),
 			ingress("default", "b-wild", nil, rule("*.example.com", toService(prefix, "/", "wild"))),
@@ -52,7 +52,7 @@ func TestHostAndPathMatching(t *testing.T) {
 			{"127.0.0.1:80", "/x", "default/any"},
 		},
 	}, {
-		name: "The controller consults only the most specific host group that has matching rules.",
+		name: "Only the most specific host group whose hosts match the request is consulted",
 		ingresses: []*networkingv1.Ingress{
 			ingress("default", "a-any", nil, rule("", toService(prefix, "/", "any"))),
 			ingress("default", "b-wild", nil, rule("*.example.com", toService(prefix, "/wild", "wild"))),
@@ -69,7 +69,7 @@ func TestHostAndPathMatching(t *testing.T) {
 			{"other.test", "/", "default/any"},
 		},
 	}, {
-		name: "Exact matches the request path byte for byte.",
+		name: "Exact matches byte for byte",
 		ingresses: []*networkingv1.Ingress{ingress("default", "e", nil,
 			rule("", toService(exact, "/api", "exact")))},
 		requests: []request{
@@ -80,7 +80,7 @@ func TestHostAndPathMatching(t *testing.T) {
 			{"", "/apix", ""},
 		},
 	}, {
-		name: "Prefix and ImplementationSpecific match path segments and ignore a trailing slash on the rule. /api matches /api and /api/x, but not /apix.",
+		name: "Prefix and ImplementationSpecific match by path segments, ignoring a trailing slash on the rule: /api matches /api and /api/x, not /apix",
 		ingresses: []*networkingv1.Ingress{ingress("default", "p", nil, rule("",
 			toService(prefix, "/api", "api"),
 			toService(prefix, "/slash/", "slash"),
@@ -114,7 +114,7 @@ func TestHostAndPathMatching(t *testing.T) {
 			{"", "/other", "default/root"},
 		},
 	}, {
-		name: "Exact wins ties over Prefix",
+		name: "Exact wins a tie over Prefix",
 		ingresses: []*networkingv1.Ingress{
 			// The Prefix rules come first in namespace/name order.
 			ingress("default", "a-prefix", nil, rule("", toService(prefix, "/api", "prefix"), toService(prefix, "/v/", "prefixslash"))),
@@ -127,7 +127,7 @@ func TestHostAndPathMatching(t *testing.T) {
 			{"", "/v/x", "default/prefixslash"},
 		},
 	}, {
-		name: "When two Ingresses define the same host, path, and pathType, the first Ingress in namespace/name order wins.",
+		name: "When two Ingresses define the same host, path and pathType, the first in namespace/name order wins",
 		ingresses: []*networkingv1.Ingress{
 			// Applied in reverse order: the store's order must not decide.
 			ingress("default", "zz", nil, rule("shop.example.com", toService(prefix, "/", "second"))),
@@ -135,14 +135,14 @@ func TestHostAndPathMatching(t *testing.T) {
 		},
 		requests: []request{{"shop.example.com", "/", "default/first"}},
 	}, {
-		name: "When two Ingresses define the same host, path, and pathType, the first Ingress in namespace/name order wins (across namespaces).",
+		name: "When two Ingresses define the same host, path and pathType, the first in namespace/name order wins (across namespaces)",
 		ingresses: []*networkingv1.Ingress{
 			ingress("beta", "aa", nil, rule("", toService(exact, "/x", "second"))),
 			ingress("alpha", "zz", nil, rule("", toService(exact, "/x", "first"))),
 		},
 		requests: []request{{"", "/x", "alpha/first"}},
 	}, {
-		name: "The controller routes any Ingress with spec.ingressClassName unset or set to kube32, and ignores other values.",
+		name: "Ingresses with spec.ingressClassName unset or kube32 are routed; others are ignored",
 		ingresses: []*networkingv1.Ingress{
 			ingress("default", "unset", nil, rule("", toService(prefix, "/unset", "unset"))),
 			ingress("default", "kube32", ptr("kube32"), rule("", toService(prefix, "/kube32", "kube32"))),

@@ -15,7 +15,8 @@ import (
 )
 
 // TestServiceVariablesAtPodStart runs real pods and reads what k32_env_get
-// gives them (the spec's "Service environment variables").
+// gives them (docs/kubectl.md, "Services, Endpoints and environment
+// variables").
 func TestServiceVariablesAtPodStart(t *testing.T) {
 	wasm := testpods.Fixture(t, "envpod", 65536)
 	n := startNode(t, imageTree(map[string][]byte{"envpod": wasm}))

@@ -80,7 +80,7 @@ type Kubelet struct {
 	subscriptions podSubscriptions
 }
 
-// running is one started pod and the spec generation it runs.
+// running is one started pod and the generation of its spec that it runs.
 type running struct {
 	pod        *pod.Pod
 	generation int64

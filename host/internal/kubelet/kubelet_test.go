@@ -250,7 +250,7 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 	testenv.Eventually(t, "the node's pods to settle", n.kubelet.Settled)
 	p := n.pod(t, "a")
 	if c := condition(p, corev1.PodReady); p.Status.Phase != corev1.PodRunning || c == nil || c.Status != corev1.ConditionTrue {
-		t.Errorf("after the spec change: phase %q Ready %+v, want Running and Ready", p.Status.Phase, c)
+		t.Errorf("after the pod's spec changed: phase %q Ready %+v, want Running and Ready", p.Status.Phase, c)
 	}
 
 	// A deleted pod stops answering.

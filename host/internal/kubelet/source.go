@@ -1,4 +1,4 @@
-//lint:file-ignore SA1019 the spec's kubelet reads core/v1 Endpoints, as the boards serve them
+//lint:file-ignore SA1019 the kubelet reads core/v1 Endpoints, as the boards serve them (docs/kubectl.md)
 
 package kubelet
 

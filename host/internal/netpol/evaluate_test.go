@@ -98,7 +98,7 @@ var (
 
 func TestEvaluate(t *testing.T) {
 	cases := []struct {
-		spec     string // the spec's sentence the case checks
+		spec     string // the rule of docs/networkpolicy.md the case checks
 		policies []*networkingv1.NetworkPolicy
 		to       Dest
 		allowed  bool

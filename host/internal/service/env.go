@@ -1,6 +1,6 @@
 package service
 
-//lint:file-ignore SA1019 the spec serves core/v1 Endpoints, deprecated upstream since v1.33
+//lint:file-ignore SA1019 kube32 serves core/v1 Endpoints, as the boards do (docs/kubectl.md), deprecated upstream since v1.33
 
 import (
 	"strconv"
@@ -27,15 +27,16 @@ func injected(svc *corev1.Service) bool {
 	return len(svc.Spec.Selector) > 0 && svc.Spec.ClusterIP != corev1.ClusterIPNone && svc.Spec.Type != corev1.ServiceTypeExternalName
 }
 
-// EnvVars returns the Service variables of a starting pod p, per the spec's
-// table, from the namespace's Services and Endpoints read as two lists (as
-// the kubelet on a board reads them, one item at a time). For each Service
-// that Injected accepts, in list order: the host is the node's IP when the
-// Service selects p itself, or else the first ready address of its
-// endpoints; the ports are the target ports resolved for p, or else those
-// of that address's subset, matched to the Service's ports by name. A
-// Service with no host or no resolved port gives no variables. The result
-// is empty when p disables service links.
+// EnvVars returns the Service variables of a starting pod p, as
+// docs/kubectl.md ("Services, Endpoints and environment variables") sets them
+// out, from the namespace's Services and Endpoints read as two lists (as the
+// kubelet on a board reads them, one item at a time). For each Service that
+// Injected accepts, in list order: the host is the node's IP when the Service
+// selects p itself, or else the first ready address of its endpoints; the
+// ports are the target ports resolved for p, or else those of that address's
+// subset, matched to the Service's ports by name. A Service with no host or
+// no resolved port gives no variables. The result is empty when p disables
+// service links.
 func EnvVars(p *corev1.Pod, services []*corev1.Service, endpoints []*corev1.Endpoints, nodeIP string) []corev1.EnvVar {
 	if !LinksEnabled(p) {
 		return nil

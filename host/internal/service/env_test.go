@@ -1,6 +1,6 @@
 package service
 
-//lint:file-ignore SA1019 the spec serves core/v1 Endpoints, deprecated upstream since v1.33
+//lint:file-ignore SA1019 kube32 serves core/v1 Endpoints, as the boards do (docs/kubectl.md), deprecated upstream since v1.33
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func TestEnvVars(t *testing.T) {
 		want     string
 	}{
 		{
-			rule:     "the host is the first ready address in the Service's Endpoints; the port is the resolved target port (spec table)",
+			rule:     "the host is the first ready address in the Service's Endpoints; the port is the resolved target port (docs/kubectl.md)",
 			pod:      starting,
 			services: []*corev1.Service{echo},
 			pods:     []*corev1.Pod{echoPod},

@@ -1,8 +1,8 @@
-// Package static sends files of an image bundle the way the spec says both
-// StaticBundle backends and k32_resp_asset do: the .gz variant with
-// Content-Encoding: gzip when the client accepts gzip, 406 when a file is
-// stored only as .gz and the client does not, Content-Type by extension,
-// HEAD without a body, and the file streamed from storage. With
+// Package static sends files of an image bundle the way both StaticBundle
+// backends and k32_resp_asset do (docs/bundles.md, "Serving"): the .gz
+// variant with Content-Encoding: gzip when the client accepts gzip, 406 when
+// a file is stored only as .gz and the client does not, Content-Type by
+// extension, HEAD without a body, and the file streamed from storage. With
 // Options.Brotli (StaticBundles under `kube32 serve`) it also sends the .br
 // variant to clients that accept br.
 package static
