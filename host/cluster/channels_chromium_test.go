@@ -20,17 +20,9 @@ import (
 func TestChannelsInChromium(t *testing.T) {
 	chromium := testenv.Tool(t, "chromium")
 	objs := []manifest.Object{chat("chat-cp", ControlPlaneName, "room", true), svc("chat-cp"), chatIngress()}
-	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitReadyPods(t, c, "chat-cp")
+	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs}, "chat-cp")
 	var dom string
 	for attempt := 1; attempt <= 3; attempt++ {
 		// Everything that could reach beyond loopback is off; the profile

@@ -168,17 +168,7 @@ func TestChannelsTwoNodes(t *testing.T) {
 		chat("mute", w1, "room", false), chat("deaf", ControlPlaneName, "", true),
 		svc("chat-cp"), chatIngress(),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs, Nodes: 2, Token: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitReadyPods(t, c, "chat-cp", "chat-w1", "mute", "deaf")
+	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs, Nodes: 2, Token: testToken}, "chat-cp", "chat-w1", "mute", "deaf")
 	cp, wk := c.PodURL(), c.Workers[0].PodURL()
 
 	t.Run("publish from a worker reaches both nodes in order", func(t *testing.T) {

@@ -83,22 +83,12 @@ func TestHTTPSCalls(t *testing.T) {
 
 	logs := &lineLog{}
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("a2", "a2", ControlPlaneName), relay("b", "b", w1)}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
+	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 10 * time.Second, EgressCA: ca.WritePEM(t),
 		Logf: func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
 		PodLog: func(namespace, name string, line pod.Line) {
 			logs.add(fmt.Sprintf("[%s/%s] %s", namespace, name, line.Text))
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitReadyPods(t, c, "a", "a2", "b")
+		}}, "a", "a2", "b")
 	podURL := map[string]string{"a": c.PodURL(), "a2": c.PodURL(), "b": c.Workers[0].PodURL()}
 	callFrom := func(p, url string, respCap int) string {
 		return relayVia(t, podURL[p], p, fmt.Sprintf("call GET %s 5000 %d\n", url, respCap))

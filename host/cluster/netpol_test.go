@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -39,18 +38,8 @@ func TestNetworkPolicyOnAWorker(t *testing.T) {
 	defer host.Close()
 
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("b", "b", w1), relay("b2", "b2", w1), svc("a"), svc("b2")}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
-		HandlerTimeout: 5 * time.Second, PodLog: podLog})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitReadyPods(t, c, "a", "b", "b2")
+	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
+		HandlerTimeout: 5 * time.Second, PodLog: podLog}, "a", "b", "b2")
 	worker := c.Workers[0].PodURL()
 	call := func(url string) string { return relayVia(t, worker, "b", "call GET "+url+" 0 4096\n") }
 	// eventually polls until the call from b answers with want: a policy

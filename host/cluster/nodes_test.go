@@ -100,22 +100,30 @@ func startNodes(t *testing.T, images string) *Cluster {
 		relay("web-1", "web", w1), relay("web-2", "web", w2),
 		svc("a"), svc("a2"), svc("b"), svc("b2"), svc("c"), svc("web"), webIngress(),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(images), Objects: objs, Nodes: 3, Token: testToken,
-		HandlerTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitReadyPods(t, c, "a", "a2", "b", "b2", "c", "web-1", "web-2")
+	c := startReady(t, Options{Images: os.DirFS(images), Objects: objs, Nodes: 3, Token: testToken,
+		HandlerTimeout: 5 * time.Second}, "a", "a2", "b", "b2", "c", "web-1", "web-2")
 	return c
 }
 
 // waitReadyPods waits until the named pods are Ready in the store.
+// startReady starts a cluster with opts, closed when the test ends, and
+// waits until it is ready and the pods named are Ready.
+func startReady(t *testing.T, opts Options, pods ...string) *Cluster {
+	t.Helper()
+	c, err := Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitReadyPods(t, c, pods...)
+	return c
+}
+
 func waitReadyPods(t *testing.T, c *Cluster, names ...string) {
 	t.Helper()
 	for _, name := range names {
@@ -223,16 +231,7 @@ func TestPodsSpreadOverNodes(t *testing.T) {
 		o.Obj.(*corev1.Pod).Spec.NodeSelector = nil
 		objs = append(objs, o)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Start(context.Background(), Options{Images: os.DirFS(images), Objects: objs, Nodes: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := startReady(t, Options{Images: os.DirFS(images), Objects: objs, Nodes: 3})
 	nodes := map[string]bool{}
 	for _, o := range c.Store.List("Pod", "default") {
 		p := o.(*corev1.Pod)
