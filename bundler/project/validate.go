@@ -65,7 +65,7 @@ func (p *Project) validate() error {
 			add(p.checkPath(f+".source", pod.Source, true))
 		}
 		if pod.Assets != "" {
-			add(p.checkPath(f+".assets", pod.Assets, true))
+			add(p.checkBundled(f+".assets", pod.Assets))
 		}
 		if len(pod.CFlags) > 0 && pod.Language != c {
 			add(fieldError(f+".cflags", "applies only to language c"))
@@ -103,7 +103,7 @@ func (p *Project) validate() error {
 		if b.Dir == "" {
 			add(fieldError(f+".dir", "is required (the directory to serve)"))
 		} else {
-			add(p.checkPath(f+".dir", b.Dir, true))
+			add(p.checkBundled(f+".dir", b.Dir))
 		}
 	}
 	return errors.Join(errs...)
