@@ -1,11 +1,8 @@
 package build
 
 import (
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kube32/kube32/bundler/internal/atomicfile"
 	"github.com/kube32/kube32/bundler/precompress"
@@ -26,7 +23,12 @@ func buildBundle(p *project.Project, t *task) (*stamp, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	if err := copyTree(tmp, t.src, p.BuildDir()); err != nil {
+	src, err := openSource(p.Dir, t.src, p.BuildDir())
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	if err := copyTree(tmp, src); err != nil {
 		return nil, err
 	}
 	st, err := precompress.Dir(tmp, precompress.Options{GzipOnly: t.gzipOnly, Brotli: t.brotli})
@@ -43,41 +45,22 @@ func buildBundle(p *project.Project, t *task) (*stamp, error) {
 	return &stamp{Inputs: t.inputs, Files: files, Stats: st}, nil
 }
 
-// copyTree copies the regular files under src into dst, skipping exclude
-// (the build directory, in case a bundle's source contains it). Symbolic
-// links to files are copied as files.
-func copyTree(dst, src, exclude string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+// copyTree copies the files of src into dst.
+func copyTree(dst string, src *bundleSource) error {
+	for _, name := range src.files {
+		data, err := src.read(name)
 		if err != nil {
 			return err
 		}
-		if p == exclude {
-			return filepath.SkipDir
-		}
-		if strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
-			return nil
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
+		target := filepath.Join(dst, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
 		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		info, err := os.Stat(p) // follows links
-		if err != nil {
+		if err := os.WriteFile(target, data, 0o644); err != nil {
 			return err
 		}
-		if !info.Mode().IsRegular() {
-			return fmt.Errorf("%s: only regular files can be bundled", p)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
+	}
+	return nil
 }
 
 // swapDir replaces dir with next (both in one parent directory): dir is moved

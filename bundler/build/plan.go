@@ -10,7 +10,6 @@ import (
 
 	"github.com/kube32/kube32/bundler/compile"
 	"github.com/kube32/kube32/bundler/images"
-	"github.com/kube32/kube32/bundler/internal/treehash"
 	"github.com/kube32/kube32/bundler/precompress"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/host/manifest"
@@ -41,7 +40,7 @@ type task struct {
 
 // bundleVersion changes when the way bundles are copied or compressed
 // changes in a way the inputs do not show.
-const bundleVersion = "kube32-bundle/1"
+const bundleVersion = "kube32-bundle/2"
 
 // plan lists the outputs of p, the Result items they fill, and which of them
 // are up to date.
@@ -51,7 +50,7 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 	exclude := []string{buildDir}
 	var tasks []*task
 	var items []Item
-	for _, pod := range p.Pods {
+	for i, pod := range p.Pods {
 		img := pod.Parsed
 		limit := limits[pod.Image].Bytes
 		it := Item{Kind: KindPod, Name: pod.Name, Image: pod.Image, MemoryLimit: limit,
@@ -69,20 +68,20 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 		if pod.Assets != "" {
 			it.Bundle = images.InRoot(img.Storage, img.BundlePath())
 			// Pod assets get no .br: k32_resp_asset serves .gz only.
-			t, err := bundleTask(taskAssets, len(items), it.Bundle, p.Path(pod.Assets), precompress.Options{}, exclude)
+			t, err := bundleTask(p, taskAssets, len(items), it.Bundle, p.Path(pod.Assets), precompress.Options{})
 			if err != nil {
-				return nil, nil, fmt.Errorf("pod %s: assets: %w", pod.Name, err)
+				return nil, nil, fmt.Errorf("%s: pods[%d].assets: %w", project.FileName, i, err)
 			}
 			tasks = append(tasks, t)
 		}
 		items = append(items, it)
 	}
-	for _, b := range p.Bundles {
+	for i, b := range p.Bundles {
 		it := Item{Kind: KindBundle, Name: b.Name, Bundle: images.InRoot(images.Firmware, images.BundleDir(b.Name)), Brotli: b.Brotli}
 		opts := precompress.Options{GzipOnly: b.GzipOnly, Brotli: b.Brotli}
-		t, err := bundleTask(taskBundle, len(items), it.Bundle, p.Path(b.Dir), opts, exclude)
+		t, err := bundleTask(p, taskBundle, len(items), it.Bundle, p.Path(b.Dir), opts)
 		if err != nil {
-			return nil, nil, fmt.Errorf("bundle %s: %w", b.Name, err)
+			return nil, nil, fmt.Errorf("%s: bundles[%d].dir: %w", project.FileName, i, err)
 		}
 		tasks = append(tasks, t)
 		items = append(items, it)
@@ -101,7 +100,14 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 	return tasks, items, nil
 }
 
-func bundleTask(kind, item int, out, src string, opts precompress.Options, exclude []string) (*task, error) {
+// bundleTask plans the bundle of src; its inputs are the files that
+// buildBundle copies, read the same way (see bundleSource).
+func bundleTask(p *project.Project, kind, item int, out, src string, opts precompress.Options) (*task, error) {
+	files, err := openSource(p.Dir, src, p.BuildDir())
+	if err != nil {
+		return nil, err
+	}
+	defer files.Close()
 	h := sha256.New()
 	// brotli is written only when on, so that bundles built before it
 	// existed stay up to date.
@@ -110,8 +116,13 @@ func bundleTask(kind, item int, out, src string, opts precompress.Options, exclu
 		fmt.Fprint(h, " brotli=true")
 	}
 	fmt.Fprintln(h)
-	if err := treehash.Write(h, src, treehash.Options{Exclude: exclude}); err != nil {
-		return nil, err
+	for _, name := range files.files {
+		data, err := files.read(name)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h, "%q %d\n", name, len(data))
+		h.Write(data)
 	}
 	return &task{kind: kind, item: item, out: out, src: src,
 		gzipOnly: opts.GzipOnly, brotli: opts.Brotli, inputs: hex.EncodeToString(h.Sum(nil))}, nil
