@@ -22,6 +22,9 @@ func TestBundledFoldersStayInsideTheProject(t *testing.T) {
 	if err := os.Symlink(filepath.Join("web", "dist"), filepath.Join(dir, "dist")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(filepath.Join(dir, "web", "dist"), filepath.Join(dir, "abs")); err != nil {
+		t.Fatal(err)
+	}
 	secret := filepath.Join(outside, "secret")
 	cases := []struct {
 		name, yaml string
@@ -35,6 +38,8 @@ func TestBundledFoldersStayInsideTheProject(t *testing.T) {
 			[]string{"kube32.yaml: bundles[0].dir: out/ leads out of the project directory", "(to " + secret + ")"}},
 		{"assets out", "pods: [{name: p, language: c, source: pod, assets: out}]",
 			[]string{"kube32.yaml: pods[0].assets: out leads out of the project directory"}},
+		{"absolute link", "bundles: [{name: s, dir: abs}]",
+			[]string{"kube32.yaml: bundles[0].dir: abs is reached through an absolute symbolic link (to " + filepath.Join(dir, "web", "dist") + ")"}},
 		{"inside", "bundles: [{name: s, dir: site}, {name: d, dir: dist}, {name: a, dir: " + filepath.Join(dir, "web") + "}]", nil},
 	}
 	for _, c := range cases {
