@@ -30,11 +30,12 @@ const (
 	opUpdate    = "update"
 	opUnchanged = "unchanged"
 	opRemove    = "remove"
+	opCleanup   = "cleanup" // a temporary file an interrupted flash left
 )
 
 // Change is what flashing does (or would do) to one target file.
 type Change struct {
-	Op   string // OpAdd, OpUpdate, OpUnchanged or OpRemove
+	Op   string // opAdd, opUpdate, opUnchanged, opRemove or opCleanup
 	Path string // the target file
 }
 
@@ -100,10 +101,17 @@ func Flash(opts Options) (*Result, error) {
 	res := &Result{}
 	skipped := 0
 	for _, j := range jobs {
-		changes, n, err := diff(j)
+		// Leftovers go first: on a nearly full card their space may be
+		// what this flash needs.
+		changes, err := leftovers(j.dst)
 		if err != nil {
 			return res, err
 		}
+		more, n, err := diff(j)
+		if err != nil {
+			return res, err
+		}
+		changes = append(changes, more...)
 		skipped += n
 		if opts.DryRun {
 			for _, c := range changes {
@@ -123,9 +131,34 @@ func Flash(opts Options) (*Result, error) {
 	if opts.DryRun {
 		verb = "dry run, nothing written; would flash"
 	}
-	fmt.Fprintf(out, "%s: %d added, %d updated, %d removed, %d unchanged\n", verb,
+	fmt.Fprintf(out, "%s: %d added, %d updated, %d removed, %d unchanged", verb,
 		res.Count(opAdd), res.Count(opUpdate), res.Count(opRemove), res.Count(opUnchanged))
+	if n := res.Count(opCleanup); n > 0 {
+		fmt.Fprintf(out, "; %d temporary files of an interrupted flash cleaned up", n)
+	}
+	fmt.Fprintln(out)
 	return res, nil
+}
+
+// leftovers lists the temporary files under dst that an interrupted flash
+// left (a killed process or a pulled card cannot remove its own). Only
+// files named as atomicfile names them are listed: nothing else in the
+// target is kube32's to remove.
+func leftovers(dst string) ([]Change, error) {
+	var out []Change
+	err := filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == dst {
+			return filepath.SkipAll // nothing flashed yet
+		}
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && atomicfile.IsTemp(d.Name()) {
+			out = append(out, Change{Op: opCleanup, Path: p})
+		}
+		return nil
+	})
+	return out, err
 }
 
 func checkSource(src string) error {
@@ -194,6 +227,9 @@ func extras(src, dst, rel string) ([]Change, error) {
 	}
 	var out []Change
 	for _, e := range ents {
+		if atomicfile.IsTemp(e.Name()) {
+			continue // a leftover, listed once as such
+		}
 		_, err := os.Lstat(filepath.Join(src, rel, e.Name()))
 		if os.IsNotExist(err) || (err == nil && boardSkips(src, filepath.Join(rel, e.Name()))) {
 			out = append(out, Change{Op: opRemove, Path: filepath.Join(dst, rel, e.Name())})
@@ -252,6 +288,11 @@ func apply(j copyJob, changes []Change, res *Result, out io.Writer) error {
 			}
 			if err := atomicfile.CopyFile(c.Path, filepath.Join(j.src, rel), 0o644); err != nil {
 				return fmt.Errorf("flash: %w (files written so far are complete; the rest are unchanged)", err)
+			}
+			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
+		case opCleanup:
+			if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("flash: %w", err)
 			}
 			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
 		case opRemove:

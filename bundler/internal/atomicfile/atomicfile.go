@@ -9,11 +9,30 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // TempPrefix starts the name of every temporary file, so that a crash leaves
 // files that are easy to recognise (and that builds and flashes skip).
 const TempPrefix = ".k32tmp-"
+
+// IsTemp reports whether name (a base name) is that of a temporary file
+// WriteFile makes: TempPrefix, the target's name, '-' and the decimal digits
+// os.CreateTemp puts for its '*'. Only files so named may be cleaned up as
+// left by an interrupted write; nothing else is ours to remove.
+func IsTemp(name string) bool {
+	rest, ok := strings.CutPrefix(name, TempPrefix)
+	i := strings.LastIndexByte(rest, '-')
+	if !ok || i < 1 || i == len(rest)-1 {
+		return false
+	}
+	for _, c := range rest[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Hook, when set (by tests), is called after half of a file's data has been
 // written to its temporary file; an error aborts the write as a failing disk

@@ -26,7 +26,16 @@ func TestInterruptedWriteKeepsOld(t *testing.T) {
 	if err := WriteFile(p, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	Hook = func(string) error { return errors.New("card pulled") }
+	var left []string
+	Hook = func(string) error {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.Name() != "f" {
+				left = append(left, e.Name())
+			}
+		}
+		return errors.New("card pulled")
+	}
 	defer func() { Hook = nil }()
 	if err := WriteFile(p, []byte("new contents"), 0o644); err == nil {
 		t.Fatal("write succeeded")
@@ -36,5 +45,27 @@ func TestInterruptedWriteKeepsOld(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("temporary file left behind: %v", ents)
+	}
+	// What a crash would have left is recognised as ours.
+	if len(left) != 1 || !IsTemp(left[0]) {
+		t.Errorf("temporary files while writing: %q; want one that IsTemp accepts", left)
+	}
+}
+
+func TestIsTempKnowsOnlyOurNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		".k32tmp-echo.wasm-2837461": true,
+		".k32tmp-a-b.css-1":         true,
+		"echo.wasm":                 false,
+		".k32tmp-":                  false,
+		".k32tmp--123":              false,
+		".k32tmp-notes-":            false,
+		".k32tmp-notes-draft":       false,
+		"k32tmp-echo.wasm-123":      false,
+		".k32tmp-old-site":          false,
+	} {
+		if IsTemp(name) != want {
+			t.Errorf("IsTemp(%q) = %v, want %v", name, !want, want)
+		}
 	}
 }
