@@ -26,8 +26,9 @@ func newFlashCommand(io IOStreams) *cobra.Command {
 		Short: "Copy the built images to a mounted SD card or a firmware source tree",
 		Long: `Copy build/sd/kube32 to PATH/kube32 (--sd), or build/firmware/images to
 PATH/images (--firmware). Each file is written atomically, so an interrupted
-flash leaves the previous files intact. Brotli (.br) variants are left out:
-boards serve .gz only. --dry-run lists what would change.`,
+flash leaves the previous files intact; the temporary files it left are
+removed by the next flash. Brotli (.br) variants are left out: boards serve
+.gz only. --dry-run lists what would change.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = projectDir(args)

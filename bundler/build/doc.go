@@ -11,5 +11,7 @@
 // Builds are incremental: each output has a stamp under build/.cache holding
 // the hash of its inputs, and an output whose stamp matches is not rebuilt.
 // Build owns build/firmware and build/sd: anything there that the project no
-// longer produces is removed.
+// longer produces is removed. Bundles are read through an os.Root at the
+// project directory and hold only its files (docs/bundles.md, "Only files of
+// the project").
 package build

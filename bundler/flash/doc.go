@@ -9,5 +9,7 @@
 // kube32/images/<name>/ on the card) files the build no longer produces are
 // removed after everything else is written: a stale index.html.gz next to a
 // new index.html would otherwise be served instead of it. Files elsewhere in
-// the target (other modules, other firmware files) are never touched.
+// the target (other modules, other firmware files) are never touched, except
+// the temporary files an interrupted flash left (named as atomicfile names
+// them), which are removed before anything is copied.
 package flash
