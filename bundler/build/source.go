@@ -46,7 +46,7 @@ func openSource(projectDir, src, exclude string) (*bundleSource, error) {
 		if err != nil {
 			return err
 		}
-		if p == skip {
+		if d.IsDir() && p == skip {
 			return filepath.SkipDir
 		}
 		if strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
