@@ -82,6 +82,20 @@ const (
 	// ChannelsPath serves the channels: POST ChannelsPath/<topic>
 	// publishes, GET ChannelsPath?watch=true streams every message.
 	ChannelsPath = "/apis/kube32.io/v1/channels"
+	// UplinkPath is the control plane's uplink: GET reads {"up":bool},
+	// PUT {"up":bool} takes it up or down. A CONNECT <IPv4>:<port> request
+	// to the API port relays a worker's connection to a host outside
+	// through the control plane, as its NAT does on the boards.
+	UplinkPath = "/apis/kube32.io/v1/uplink"
+)
+
+// Log lines of the control plane's uplink, logged on each change.
+const (
+	// LogUplinkUp is logged when the uplink comes up: the name server the
+	// access point offers, and the NAT table's internal RAM and PSRAM.
+	LogUplinkUp = "[NET] uplink up: NAT from the cluster AP on, DNS %s offered (internal RAM %d bytes, PSRAM %d bytes)"
+	// LogUplinkDown is logged when the uplink goes down.
+	LogUplinkDown = "[NET] uplink down: NAT from the cluster AP off"
 )
 
 // ServiceCallHeaders are the only caller headers of a k32_http_call that
@@ -144,6 +158,12 @@ var ProtocolNames = []ProtocolName{
 		Doc: "The type of an egress gateway request's body: the pod's request line, headers and body."},
 	{GoName: "ChannelsPath", Value: ChannelsPath, See: "channels.md",
 		Doc: "The channels on the API server: POST `<path>/<topic>` publishes, GET `?watch=true` streams."},
+	{GoName: "UplinkPath", Value: UplinkPath, See: "nodes.md",
+		Doc: "The control plane's uplink on the API server: GET and PUT `{\"up\":bool}`; CONNECT relays a worker's connection to a host outside."},
+	{GoName: "LogUplinkUp", Value: LogUplinkUp, See: "nodes.md",
+		Doc: "Logged by the control plane when its uplink comes up: the name server offered and the NAT table's memory."},
+	{GoName: "LogUplinkDown", Value: LogUplinkDown, See: "nodes.md",
+		Doc: "Logged by the control plane when its uplink goes down."},
 	{GoName: "ServiceCallHeaders", Value: strings.Join(ServiceCallHeaders, ", "), See: "calls.md", Shared: true,
 		Doc: "The only caller headers that reach a target pod behind a Service."},
 	{GoName: "ConnectionHeaders", Value: strings.Join(ConnectionHeaders, ", "), See: "calls.md", Shared: true,

@@ -73,6 +73,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newServeCommand(io),
 		newFlashCommand(io),
 		newNodeCommand(io),
+		newUplinkCommand(io),
 	)
 	return root
 }

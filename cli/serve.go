@@ -36,6 +36,7 @@ type ServeOptions struct {
 	Token          string // bearer token the API server requires; "" = none
 	Nodes          int    // cluster size: the control plane plus Nodes-1 workers in this process
 	EgressCA       string // PEM file of roots trusted for https:// calls besides the system's; "" = none
+	Uplink         string // the control plane's uplink at start: "up" ("" too) or "down"
 	// Kubeconfig is the kubeconfig file that gets the kube32 context; ""
 	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
 	// or ~/.kube/config).
@@ -75,6 +76,7 @@ With neither, it serves a built-in demo.`,
 	f.IntVar(&opts.Nodes, "nodes", 1, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
+	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
@@ -84,6 +86,9 @@ With neither, it serves a built-in demo.`,
 
 // RunServe runs the cluster until ctx ends.
 func RunServe(ctx context.Context, opts ServeOptions) error {
+	if opts.Uplink != "" && opts.Uplink != "up" && opts.Uplink != "down" {
+		return &usageError{fmt.Errorf("--uplink %q: want up or down", opts.Uplink)}
+	}
 	src, err := serveSource(ctx, opts)
 	if err != nil {
 		return err
@@ -103,7 +108,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
 		Cache: cache, HandlerTimeout: opts.HandlerTimeout, Token: opts.Token, Nodes: opts.Nodes,
-		EgressCA: opts.EgressCA, PodLog: logs.print,
+		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", PodLog: logs.print,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -46,6 +47,11 @@ type Config struct {
 	// Egress, when set with Store, serves the egress gateway
 	// (abi.EgressPath, egress.go); without it that path answers 404.
 	Egress *Egress
+	// Uplink, when set with Store, serves the control plane's uplink
+	// (abi.UplinkPath, GET and PUT) and relays the workers' connections to
+	// hosts outside through it (CONNECT, uplink.go); without it CONNECT
+	// answers 405 and the path 404.
+	Uplink *call.Uplink
 }
 
 // Server is the API server; it is an http.Handler.
@@ -88,11 +94,23 @@ func New(cfg Config) *Server {
 	if cfg.Egress != nil && cfg.Store != nil {
 		s.mux.HandleFunc("POST "+abi.EgressPath, s.serveEgress)
 	}
+	if cfg.Uplink != nil && cfg.Store != nil {
+		s.mux.HandleFunc("GET "+abi.UplinkPath, s.serveUplink)
+		s.mux.HandleFunc("PUT "+abi.UplinkPath, s.setUplink)
+	}
 	return s
 }
 
 // ServeHTTP checks the bearer token, then serves the request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		if s.cfg.Uplink == nil || s.cfg.Store == nil {
+			http.Error(w, "no relay to hosts outside here", http.StatusMethodNotAllowed)
+			return
+		}
+		s.serveRelay(w, r) // it checks the token itself, or the node's address
+		return
+	}
 	switch r.URL.Path {
 	case "/readyz", "/livez", "/healthz", "/version":
 	case abi.EgressPath:

@@ -54,6 +54,9 @@ type Options struct {
 	// https:// calls besides the operating system's (serve's --egress-ca);
 	// "" for none.
 	EgressCA string
+	// UplinkDown starts the control plane's uplink down (serve's --uplink
+	// down): hosts outside are unreachable until SetUplink(true).
+	UplinkDown bool
 	// PodLog receives every pod log line; Logf the cluster's own lines.
 	PodLog func(namespace, name string, line pod.Line)
 	Logf   func(format string, args ...any)
@@ -74,6 +77,7 @@ type Cluster struct {
 	workersMu sync.Mutex
 
 	controller *ingress.Controller
+	uplink     *call.Uplink
 
 	ingressAddr, podAddr, apiAddr string
 	applied                       bool
@@ -104,7 +108,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	// The control plane's TLS sessions, shared by its pods and the egress
 	// gateway of the workers' pods.
-	httpsCalls := &call.TLS{Roots: roots, Logf: opts.Logf}
+	uplink := call.NewUplink(!opts.UplinkDown, call.SystemNameServer("/etc/resolv.conf"), opts.Logf)
+	httpsCalls := &call.TLS{Roots: roots, Route: uplink, Logf: opts.Logf}
 	listeners, err := listenAll(opts.NodeIP, map[string]int{"ingress": opts.IngressPort, "api": opts.APIPort})
 	if err != nil {
 		return nil, err
@@ -118,7 +123,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
-	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf})}
+	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf}), uplink: uplink}
 	c.closing, c.stopServing = context.WithCancel(context.Background())
 	c.ingressAddr, c.podAddr, c.apiAddr = listeners["ingress"].Addr().String(), listeners["pod"].Addr().String(), listeners["api"].Addr().String()
 	_, apiPort, _ := net.SplitHostPort(c.apiAddr)
@@ -130,11 +135,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		NodeName: ControlPlaneName, NodeIP: opts.NodeIP, PodPort: podPortNumber, ControlPlane: true,
 		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
 		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
+		Outside: &call.Outside{Route: uplink},
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels})
 	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
-		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}})
+		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink})
 
 	c.serve(listeners["api"], api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
@@ -256,6 +262,13 @@ func (c *Cluster) WaitReady(ctx context.Context) error {
 	}
 	return nil
 }
+
+// SetUplink takes the control plane's uplink up or down, as PUT
+// abi.UplinkPath does (docs/nodes.md, "The uplink").
+func (c *Cluster) SetUplink(up bool) { c.uplink.Set(up) }
+
+// UplinkUp reports whether the control plane's uplink is up.
+func (c *Cluster) UplinkUp() bool { return c.uplink.Up() }
 
 // Close stops the servers and the pods.
 func (c *Cluster) Close() error {

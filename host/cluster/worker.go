@@ -80,7 +80,8 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
 		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
 		APIHost: apiHost, APIPort: apiPort, Log: opts.PodLog,
-		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit},
+		// Hosts outside are reached through the control plane's uplink.
+		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &call.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
 		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
 		Channels: w.Channels,
 	})

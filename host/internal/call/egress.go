@@ -111,21 +111,8 @@ func (e *Egress) roundTripper() http.RoundTripper {
 		return e.Transport
 	}
 	e.once.Do(func() {
-		dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-		from := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-		if ip := net.ParseIP(e.NodeIP); ip != nil {
-			from.LocalAddr = &net.TCPAddr{IP: ip}
-		}
 		e.transport = &http.Transport{
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				conn, err := from.DialContext(ctx, network, addr)
-				if errors.Is(err, syscall.EADDRNOTAVAIL) {
-					// The InternalIP is not an address of this machine
-					// (behind NAT): the gateway then needs the token.
-					return dialer.DialContext(ctx, network, addr)
-				}
-				return conn, err
-			},
+			DialContext:            dialFrom(e.NodeIP),
 			MaxIdleConnsPerHost:    2,
 			IdleConnTimeout:        90 * time.Second,
 			DisableCompression:     true,
@@ -133,4 +120,23 @@ func (e *Egress) roundTripper() http.RoundTripper {
 		}
 	})
 	return e.transport
+}
+
+// dialFrom dials from the node's InternalIP, so that the control plane
+// can tell the node by its address, or from any address when that is not
+// one of this machine's (behind NAT: the control plane then needs the
+// token).
+func dialFrom(nodeIP string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	from := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	if ip := net.ParseIP(nodeIP); ip != nil {
+		from.LocalAddr = &net.TCPAddr{IP: ip}
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := from.DialContext(ctx, network, addr)
+		if errors.Is(err, syscall.EADDRNOTAVAIL) {
+			return dialer.DialContext(ctx, network, addr)
+		}
+		return conn, err
+	}
 }

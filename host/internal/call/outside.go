@@ -30,8 +30,14 @@ type Outside struct {
 	// operating system's resolver, as on the simulator).
 	Resolver *net.Resolver
 
-	// Dial opens the connection; nil means a net.Dialer. Tests and a
-	// worker routing through the control plane replace it.
+	// Route, when set, is the way out of the node: the control plane's
+	// uplink (docs/nodes.md, "The uplink"). A name is looked up only when
+	// Route.Names allows, and connections are Route.Dial's unless Dial is
+	// set. nil goes out directly, as if the uplink were always up.
+	Route Route
+
+	// Dial opens the connection; nil means Route.Dial, or a net.Dialer.
+	// Tests replace it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// Allow, when set, checks each connection against the calling pod's
@@ -108,6 +114,11 @@ func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error)
 		}
 		return []netip.Addr{a}, nil
 	}
+	if o.Route != nil {
+		if err := o.Route.Names(ctx); err != nil {
+			return nil, err
+		}
+	}
 	r := o.Resolver
 	if r == nil {
 		r = net.DefaultResolver
@@ -132,7 +143,11 @@ func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error)
 // connect opens one connection to the first of addrs that accepts it.
 func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, port int) (net.Conn, error) {
 	dial := o.Dial
-	if dial == nil {
+	switch {
+	case dial != nil:
+	case o.Route != nil:
+		dial = o.Route.Dial
+	default:
 		dial = (&net.Dialer{}).DialContext
 	}
 	var first error

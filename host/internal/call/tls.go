@@ -50,8 +50,9 @@ type TLS struct {
 	Sessions int
 	// HeadLimit bounds each response head; 0 means abi.ControlPlaneHeadLimit.
 	HeadLimit int
-	// Resolver and Dial are as in Outside.
+	// Resolver, Route and Dial are as in Outside.
 	Resolver *net.Resolver
+	Route    Route
 	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Logf receives "[EGRESS] <pod> -> https://<host>:<port>: certificate
 	// rejected: <reason>", at most once per abi.LogRateInterval; nil logs nothing.
@@ -149,7 +150,7 @@ func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 
 // open is Open once the session is taken.
 func (s *TLS) open(ctx context.Context, t Target, call pod.Call, allow AllowFunc, req []byte) (*Response, error) {
-	o := &Outside{Resolver: s.Resolver, Dial: s.Dial, Allow: allow}
+	o := &Outside{Resolver: s.Resolver, Route: s.Route, Dial: s.Dial, Allow: allow}
 	addrs, err := o.lookup(ctx, t.Host)
 	if err != nil {
 		return nil, err
