@@ -37,6 +37,7 @@ type ServeOptions struct {
 	Nodes          int    // cluster size: the control plane plus Nodes-1 workers in this process
 	EgressCA       string // PEM file of roots trusted for https:// calls besides the system's; "" = none
 	Uplink         string // the control plane's uplink at start: "up" ("" too) or "down"
+	MaxConnections int    // open connections of every port at once; 0 = half the open-file limit, at most 4096
 	// Kubeconfig is the kubeconfig file that gets the kube32 context; ""
 	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
 	// or ~/.kube/config).
@@ -81,6 +82,7 @@ With neither, it serves a built-in demo.`,
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
+	f.IntVar(&opts.MaxConnections, "max-connections", 0, "connections open at once over every port; at the cap the longest-idle keep-alive one is closed (default half the open-file limit, at most 4096)")
 	return cmd
 }
 
@@ -108,7 +110,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
 		Cache: cache, HandlerTimeout: opts.HandlerTimeout, Token: opts.Token, Nodes: opts.Nodes,
-		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", PodLog: logs.print,
+		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {

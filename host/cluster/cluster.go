@@ -21,6 +21,7 @@ import (
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/ingress"
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/scheduler"
@@ -57,9 +58,18 @@ type Options struct {
 	// UplinkDown starts the control plane's uplink down (serve's --uplink
 	// down): hosts outside are unreachable until SetUplink(true).
 	UplinkDown bool
+	// MaxConnections is how many connections the cluster's listeners
+	// (every port of every node in this process) hold open at once; at
+	// the cap a new one takes the slot of the longest-idle keep-alive
+	// connection. 0 is half the open-file limit, at most 4096
+	// (docs/serve.md).
+	MaxConnections int
 	// PodLog receives every pod log line; Logf the cluster's own lines.
 	PodLog func(namespace, name string, line pod.Line)
 	Logf   func(format string, args ...any)
+
+	// limits are the servers' timeouts (tests shorten them).
+	limits httplimit.Limits
 }
 
 // Cluster is a running control plane.
@@ -81,6 +91,11 @@ type Cluster struct {
 
 	ingressAddr, podAddr, apiAddr string
 	applied                       bool
+
+	// conns is the budget of open connections of every listener, the
+	// workers' too; limits the servers' timeouts.
+	conns  *httplimit.Conns
+	limits httplimit.Limits
 
 	cancel  context.CancelFunc
 	servers []*http.Server
@@ -123,7 +138,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
-	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf}), uplink: uplink}
+	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf}), uplink: uplink,
+		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits}
 	c.closing, c.stopServing = context.WithCancel(context.Background())
 	c.ingressAddr, c.podAddr, c.apiAddr = listeners["ingress"].Addr().String(), listeners["pod"].Addr().String(), listeners["api"].Addr().String()
 	_, apiPort, _ := net.SplitHostPort(c.apiAddr)
@@ -153,6 +169,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		w, err := StartWorker(ctx, WorkerOptions{
 			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
 			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
+			conns: c.conns, limits: c.limits,
 		})
 		if err != nil {
 			for _, l := range podListeners[i+1:] {
@@ -291,10 +308,11 @@ func (c *Cluster) Close() error {
 	return errors.Join(errs...)
 }
 
+// serve serves h on l within the cluster's connection budget and limits.
 func (c *Cluster) serve(l net.Listener, h http.Handler) {
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return c.closing }}
-	c.servers = append(c.servers, s)
+	s := c.conns.NewServer(h, c.limits)
+	s.BaseContext = func(net.Listener) context.Context { return c.closing }
+	c.servers = append(c.servers, s.Server)
 	c.run(func() { _ = s.Serve(l) })
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/pod"
 )
@@ -37,6 +38,12 @@ type WorkerOptions struct {
 	PodLog         func(namespace, name string, line pod.Line)
 	// Logf receives the node's own log lines (nil: none).
 	Logf func(format string, args ...any)
+
+	// conns is the connection budget the worker shares with the cluster
+	// of its process (nil: a budget of its own); limits its server's
+	// timeouts.
+	conns  *httplimit.Conns
+	limits httplimit.Limits
 }
 
 // Worker is a running worker node: a kubelet that reaches the control
@@ -93,9 +100,13 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		l.Close()
 		return nil, fmt.Errorf("joining %s: %w", opts.API, err)
 	}
-	w.server = &http.Server{Handler: w.Kubelet.PodServer(), ReadHeaderTimeout: 10 * time.Second}
+	if opts.conns == nil {
+		opts.conns = httplimit.NewConns(0)
+	}
+	server := opts.conns.NewServer(w.Kubelet.PodServer(), opts.limits)
+	w.server = server.Server
 	w.wg.Add(3)
-	go func() { defer w.wg.Done(); _ = w.server.Serve(l) }()
+	go func() { defer w.wg.Done(); _ = server.Serve(l) }()
 	go func() { defer w.wg.Done(); w.Channels.Run(ctx) }()
 	go func() { defer w.wg.Done(); w.Kubelet.Run(ctx) }()
 	return w, nil

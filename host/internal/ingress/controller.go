@@ -18,6 +18,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/kube32v1"
 	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/httplimit"
 	svcs "github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/store"
 )
@@ -178,7 +179,9 @@ func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBa
 		if err != nil {
 			c.logf("[INGRESS] %s/%s %s: %v", ing.Namespace, ing.Name, path, err)
 		}
-		return sb
+		// The whole body is read here, before a pod of either node is
+		// called or a worker is proxied to.
+		return httplimit.ReadBody(sb)
 	case b.Resource != nil && b.Resource.Kind == "StaticBundle" && b.Resource.APIGroup != nil && *b.Resource.APIGroup == kube32v1.GroupName:
 		files, err := c.bundle(b.Resource.Name)
 		if err != nil {

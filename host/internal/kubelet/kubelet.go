@@ -21,6 +21,7 @@ import (
 
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -236,7 +237,10 @@ func (k *Kubelet) writeStatus(key store.Key, uid types.UID, generation int64, st
 // (benchmarks call it directly).
 func (k *Kubelet) Caller() pod.Caller { return k.caller }
 
-// Handler returns the in-process handler of a pod running on this node.
+// Handler returns the in-process handler of a pod running on this node. It
+// reads a request's whole body before the pod takes its callback slot
+// (httplimit.ReadBody), on every path to the pod: the Ingress, the pod
+// port and the calls of this node's pods.
 func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -244,7 +248,7 @@ func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
 	if !ok || r.failed != nil {
 		return nil, false
 	}
-	return r.pod, true
+	return httplimit.ReadBody(r.pod), true
 }
 
 // Pod returns the runtime of a pod on this node, for logs.

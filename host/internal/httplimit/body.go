@@ -1,0 +1,59 @@
+package httplimit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+)
+
+// ReadBody reads each request's whole body, at most MaxBody bytes, before
+// handing the request to h with the body in memory: a pod takes its
+// callback slot only once the body is there, so a client that sends slowly
+// holds a goroutine and a socket, never the pod. A larger body is answered
+// 413, a body that does not arrive within the server's BodyTimeout 408.
+// A body an earlier ReadBody read (the Ingress's, in front of the pod's) is
+// passed on as it is.
+func ReadBody(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, read := r.Body.(*readBody); read || r.Body == nil || r.Body == http.NoBody {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > MaxBody {
+			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body of %d bytes: at most %d", r.ContentLength, MaxBody))
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			refuse(w, http.StatusRequestTimeout, "request body not received in time")
+			return
+		case err != nil:
+			refuse(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+			return
+		case len(b) > MaxBody:
+			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", MaxBody))
+			return
+		}
+		r = r.WithContext(r.Context()) // a shallow copy, not the server's request
+		r.Body, r.ContentLength, r.TransferEncoding = newReadBody(b), int64(len(b)), nil
+		r.GetBody = func() (io.ReadCloser, error) { return newReadBody(b), nil }
+		h.ServeHTTP(w, r)
+	})
+}
+
+// readBody is a body ReadBody has read.
+type readBody struct{ *bytes.Reader }
+
+func newReadBody(b []byte) *readBody { return &readBody{bytes.NewReader(b)} }
+
+func (*readBody) Close() error { return nil }
+
+// refuse answers status and closes the connection, whose body is unread.
+func refuse(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, status)
+}

@@ -1,0 +1,147 @@
+package httplimit
+
+import (
+	"container/list"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// DefaultMaxConns is the budget of open connections of a process: half its
+// open-file limit, so that the other half is left to pods, outgoing calls,
+// the client side of the nodes' own connections and files, and at most
+// MaxConnsDefault.
+func DefaultMaxConns() int {
+	n := openFileLimit() / 2
+	if n <= 0 || n > MaxConnsDefault {
+		return MaxConnsDefault
+	}
+	return n
+}
+
+// Conns is a budget of open connections shared by the servers of a
+// process. A connection accepted when the budget is spent takes the slot of
+// the connection that has been idle longest (a kept-alive connection
+// between requests, or one whose first request has not arrived), as nginx
+// reuses its keep-alive connections; with none idle, the new one is closed.
+// A connection serving a request, a watch or an event stream is never idle.
+type Conns struct {
+	max int
+
+	mu   sync.Mutex
+	open int
+	idle list.List // of *conn, longest idle first
+}
+
+// NewConns returns a budget of max connections (DefaultMaxConns when max
+// is 0 or less).
+func NewConns(max int) *Conns {
+	if max <= 0 {
+		max = DefaultMaxConns()
+	}
+	return &Conns{max: max}
+}
+
+// Max is the budget.
+func (c *Conns) Max() int { return c.max }
+
+// Open is how many connections are open now.
+func (c *Conns) Open() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open
+}
+
+// admit counts nc in, closing the longest-idle connection when the budget
+// is spent; it reports false when there is none to close.
+func (c *Conns) admit(nc net.Conn) (*conn, bool) {
+	c.mu.Lock()
+	var evict *conn
+	if c.open >= c.max {
+		e := c.idle.Front()
+		if e == nil {
+			c.mu.Unlock()
+			return nil, false
+		}
+		evict = c.idle.Remove(e).(*conn)
+		evict.idle = nil
+	}
+	c.open++
+	c.mu.Unlock()
+	if evict != nil {
+		evict.Close()
+	}
+	return &conn{Conn: nc, owner: c}, true
+}
+
+// setState follows a connection through http.Server.ConnState: it is idle
+// while new or idle, and leaves the idle list when a request begins, when
+// it is hijacked and when it closes.
+func (c *Conns) setState(nc net.Conn, state http.ConnState) {
+	tc, ok := nc.(*conn)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch state {
+	case http.StateNew, http.StateIdle:
+		if tc.idle == nil && !tc.closed {
+			tc.idle = c.idle.PushBack(tc)
+		}
+	default:
+		if tc.idle != nil {
+			c.idle.Remove(tc.idle)
+			tc.idle = nil
+		}
+	}
+}
+
+// release counts a closed connection out.
+func (c *Conns) release(tc *conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if tc.idle != nil {
+		c.idle.Remove(tc.idle)
+		tc.idle = nil
+	}
+	tc.closed = true
+	c.open--
+}
+
+// conn is an accepted connection counted in its owner's budget.
+type conn struct {
+	net.Conn
+	owner *Conns
+	once  sync.Once
+	// idle is its element of owner.idle while idle; idle and closed are
+	// guarded by owner.mu.
+	idle   *list.Element
+	closed bool
+}
+
+func (tc *conn) Close() error {
+	err := tc.Conn.Close()
+	tc.once.Do(func() { tc.owner.release(tc) })
+	return err
+}
+
+// listener admits each accepted connection into a budget; a connection
+// refused for want of an idle one to close is closed at once.
+type listener struct {
+	net.Listener
+	conns *Conns
+}
+
+func (l *listener) Accept() (net.Conn, error) {
+	for {
+		nc, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if tc, ok := l.conns.admit(nc); ok {
+			return tc, nil
+		}
+		nc.Close()
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package httplimit
+
+// openFileLimit is unknown on this system.
+func openFileLimit() int { return 0 }

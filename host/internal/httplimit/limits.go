@@ -1,0 +1,51 @@
+// Package httplimit bounds what a client may hold of a node's HTTP
+// servers: a connection costs one slot of a budget that every listener of
+// the process shares, idle keep-alive connections give theirs up first, and
+// a request's head, body and idle time are bounded. ReadBody reads a
+// request's whole body before a pod sees it, so that a slow client costs a
+// goroutine and a socket, never a pod's one callback slot.
+//
+// The numbers are the simulator's own (docs/serve.md); the boards have
+// theirs.
+package httplimit
+
+import "time"
+
+// The simulator's limits of one request and one connection.
+const (
+	// MaxBody is the largest request body a pod is handed; a larger one
+	// is answered 413.
+	MaxBody = 1 << 20
+	// HeaderTimeout bounds the wait for a request's head.
+	HeaderTimeout = 10 * time.Second
+	// BodyTimeout bounds the wait for a request's whole body once its head
+	// has arrived; past it ReadBody answers 408.
+	BodyTimeout = 30 * time.Second
+	// IdleTimeout closes a keep-alive connection that carries no request
+	// this long. It is longer than the idle timeout of the nodes' own
+	// client pools (90 s), so that a pool never sends on a connection the
+	// server is closing.
+	IdleTimeout = 120 * time.Second
+	// MaxConnsDefault is the most connections open at once when the
+	// file-descriptor limit allows it (see DefaultMaxConns).
+	MaxConnsDefault = 4096
+)
+
+// Limits are a server's timeouts; a zero field takes the constant of the
+// same name.
+type Limits struct {
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+}
+
+func (l Limits) orDefaults() Limits {
+	if l.HeaderTimeout <= 0 {
+		l.HeaderTimeout = HeaderTimeout
+	}
+	if l.BodyTimeout <= 0 {
+		l.BodyTimeout = BodyTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = IdleTimeout
+	}
+	return l
+}
