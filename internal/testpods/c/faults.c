@@ -7,7 +7,7 @@
  *   /overflow goes 9 KiB deep into its 8 KiB stack, then answers as /check:
  *             linked with the stack first it traps instead
  *   /recurse  recurses without end, until the stack overflows
- *   /grow     grows memory a page at a time until memory.grow fails, then
+ *   /grow     grows memory a page at a time, using each, until memory.grow fails, then
  *             answers 507 with "pages=<n> grow=-1"
  *   /bomb     the same, but traps when memory.grow fails, as a C program
  *             that aborts when malloc returns NULL
@@ -67,7 +67,12 @@ static __attribute__((noinline)) int32_t overflow(int n) {
 
 static int32_t grow(int trap) {
 	int32_t pages = (int32_t)__builtin_wasm_memory_size(0);
-	while (__builtin_wasm_memory_grow(0, 1) != (unsigned long)-1) pages++;
+	while (__builtin_wasm_memory_grow(0, 1) != (unsigned long)-1) {
+		// Use the page, as a real allocation would: untouched pages cost no RAM.
+		volatile char *page = (volatile char *)((uintptr_t)pages * 65536);
+		for (int i = 0; i < 65536; i += 4096) page[i] = 1;
+		pages++;
+	}
 	if (trap) __builtin_trap();
 	char out[40] = "pages=";
 	int n = 6;
