@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kube32/kube32/abi/modcheck"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/kubeconfig"
@@ -42,6 +44,9 @@ type ServeOptions struct {
 	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
 	// or ~/.kube/config).
 	Kubeconfig string
+	// DefaultMemoryLimit is the memory cap, a Kubernetes quantity, of a
+	// container without resources.limits.memory; "" = pod.DefaultMemoryLimit.
+	DefaultMemoryLimit string
 
 	// Serving, when set, is called once the cluster is ready (tests use it);
 	// serve then runs until ctx ends.
@@ -83,13 +88,35 @@ With neither, it serves a built-in demo.`,
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
 	f.IntVar(&opts.MaxConnections, "max-connections", 0, "connections open at once over every port; at the cap the longest-idle keep-alive one is closed (default half the open-file limit, at most 4096)")
+	f.StringVar(&opts.DefaultMemoryLimit, "default-memory-limit", modcheck.FormatBytes(pod.DefaultMemoryLimit),
+		"memory cap of a container without resources.limits.memory (a quantity; the default is the PSRAM of the largest board)")
 	return cmd
+}
+
+// parseMemoryLimit reads --default-memory-limit: at least one WebAssembly
+// page, as resources.limits.memory must be to run any module.
+func parseMemoryLimit(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return 0, fmt.Errorf("--default-memory-limit %q: not a quantity (e.g. 8Mi): %v", s, err)
+	}
+	if q.Value() < modcheck.PageSize {
+		return 0, fmt.Errorf("--default-memory-limit %s: less than one WebAssembly page (64Ki)", s)
+	}
+	return q.Value(), nil
 }
 
 // RunServe runs the cluster until ctx ends.
 func RunServe(ctx context.Context, opts ServeOptions) error {
 	if opts.Uplink != "" && opts.Uplink != "up" && opts.Uplink != "down" {
 		return &usageError{fmt.Errorf("--uplink %q: want up or down", opts.Uplink)}
+	}
+	defaultMemory, err := parseMemoryLimit(opts.DefaultMemoryLimit)
+	if err != nil {
+		return err
 	}
 	src, err := serveSource(ctx, opts)
 	if err != nil {
@@ -109,7 +136,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
-		Cache: cache, HandlerTimeout: opts.HandlerTimeout, Token: opts.Token, Nodes: opts.Nodes,
+		Cache: cache, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
 		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})

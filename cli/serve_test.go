@@ -133,6 +133,8 @@ func TestServeRefusesBadInput(t *testing.T) {
 		{"manifest", cli.ServeOptions{Files: []string{bad}}, []string{bad, "document 2", "Pod default/web", "spec.containers[0].image"}},
 		{"not a project", cli.ServeOptions{Dir: t.TempDir()}, []string{"kube32.yaml", "not a kube32 project"}},
 		{"images", cli.ServeOptions{Images: t.TempDir()}, []string{"--images", "neither firmware/ nor sd/"}},
+		{"default memory limit", cli.ServeOptions{DefaultMemoryLimit: "8 megs"}, []string{`--default-memory-limit "8 megs"`, "not a quantity"}},
+		{"default memory limit under a page", cli.ServeOptions{DefaultMemoryLimit: "1Ki"}, []string{"--default-memory-limit 1Ki", "less than one WebAssembly page"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

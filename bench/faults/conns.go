@@ -16,6 +16,25 @@ import (
 // idle keep-alive connections are open, and a normal request's while slow
 // bodies trickle to the same pod.
 
+// runConns measures, through the Ingress to the faults pod, a new request
+// while idle keep-alive connections are open and a normal request while
+// slow bodies trickle.
+func runConns(s *server) []row {
+	idle := fmt.Sprintf("a new request while %d idle connections are open", *idleConns)
+	d, err := runIdleConns(s.c.IngressURL(), "/check", *idleConns)
+	rows := []row{{"idle connections", idle, figure(d, err)}}
+	slow := fmt.Sprintf("a normal request while %d slow bodies trickle (median)", *slowClients)
+	d, err = runSlowBodies(s.c.IngressURL(), "/check", "hello", *slowClients)
+	return append(rows, row{"slow request bodies", slow, figure(d, err)})
+}
+
+func figure(d time.Duration, err error) string {
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	return d.String()
+}
+
 // runIdleConns opens n keep-alive connections to the Ingress at base, each
 // after one GET of path, and returns how long a new client's GET of path
 // takes while they are open.

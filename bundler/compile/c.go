@@ -13,10 +13,12 @@ import (
 )
 
 // BaseCFlags are the clang flags of every C pod: a reactor module (no
-// _start, exports chosen by export_name attributes) with an 8 KiB stack.
+// _start, exports chosen by export_name attributes) with an 8 KiB stack
+// placed first in memory, below the static data, so that a stack overflow
+// runs past address 0 and traps instead of overwriting the data.
 var BaseCFlags = []string{
 	"--target=wasm32-wasi", "-O2", "-nostartfiles",
-	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--strip-all",
+	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--stack-first", "-Wl,--strip-all",
 }
 
 // cFlags are the clang flags of a C pod, without paths: BaseCFlags, and the

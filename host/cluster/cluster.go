@@ -43,6 +43,10 @@ type Options struct {
 	APIPort        int
 	Cache          wazero.CompilationCache
 	HandlerTimeout time.Duration
+	// DefaultMemoryLimit caps, on every node, the memory of a container
+	// without resources.limits.memory (serve's --default-memory-limit), in
+	// bytes; 0 means pod.DefaultMemoryLimit.
+	DefaultMemoryLimit int64
 	// Token, when set, is the bearer token the API server requires (the
 	// cluster token of docs/nodes.md).
 	Token string
@@ -150,7 +154,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: ControlPlaneName, NodeIP: opts.NodeIP, PodPort: podPortNumber, ControlPlane: true,
 		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
-		APIHost: opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
+		DefaultMemoryLimit: opts.DefaultMemoryLimit,
+		APIHost:            opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
 		Outside: &call.Outside{Route: uplink},
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
@@ -170,6 +175,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
 			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
 			conns: c.conns, limits: c.limits,
+			DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		})
 		if err != nil {
 			for _, l := range podListeners[i+1:] {

@@ -35,7 +35,10 @@ type WorkerOptions struct {
 	Images         fs.FS
 	Cache          wazero.CompilationCache
 	HandlerTimeout time.Duration
-	PodLog         func(namespace, name string, line pod.Line)
+	// DefaultMemoryLimit caps the memory of a container without
+	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.
+	DefaultMemoryLimit int64
+	PodLog             func(namespace, name string, line pod.Line)
 	// Logf receives the node's own log lines (nil: none).
 	Logf func(format string, args ...any)
 
@@ -86,7 +89,8 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	w.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
 		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
-		APIHost: apiHost, APIPort: apiPort, Log: opts.PodLog,
+		DefaultMemoryLimit: opts.DefaultMemoryLimit,
+		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog,
 		// Hosts outside are reached through the control plane's uplink.
 		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &call.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
 		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},

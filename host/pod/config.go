@@ -12,17 +12,20 @@ type EnvVar struct{ Name, Value string }
 
 // Config says how to run one container of a pod.
 type Config struct {
-	Namespace, Name string                  // pod identity, used in logs and errors ("default/echo")
-	Module          []byte                  // the wasm module
-	Assets          fs.FS                   // the image bundle for k32_resp_asset; nil = no bundle (NOENT)
-	Env             []EnvVar                // k32_env_get and WASI environ; the first of a repeated name wins
-	MemoryLimit     int64                   // bytes from resources.limits.memory; 0 = no limit. Cap = floor(limit/64Ki) pages
-	Capabilities    []string                // securityContext.capabilities.add, e.g. "SERVICE_CALL", "CHANNEL_IPC"
-	RestartPolicy   string                  // "Always" (default when ""), "OnFailure", "Never"
-	HandlerTimeout  time.Duration           // deadline of one callback; 0 = 10s
-	Cache           wazero.CompilationCache // shared compilation cache (may be nil)
-	Log             func(Line)              // called for each pod log line (also kept in the pod's ring buffer)
-	OnStatus        func(Status)            // called after each status change (may be nil)
+	Namespace, Name string   // pod identity, used in logs and errors ("default/echo")
+	Module          []byte   // the wasm module
+	Assets          fs.FS    // the image bundle for k32_resp_asset; nil = no bundle (NOENT)
+	Env             []EnvVar // k32_env_get and WASI environ; the first of a repeated name wins
+	MemoryLimit     int64    // bytes from resources.limits.memory; 0 = none set, DefaultMemoryLimit applies. Cap = floor(limit/64Ki) pages
+	// DefaultMemoryLimit caps a container that sets no MemoryLimit (kube32
+	// serve --default-memory-limit); 0 = the package's DefaultMemoryLimit.
+	DefaultMemoryLimit int64
+	Capabilities       []string                // securityContext.capabilities.add, e.g. "SERVICE_CALL", "CHANNEL_IPC"
+	RestartPolicy      string                  // "Always" (default when ""), "OnFailure", "Never"
+	HandlerTimeout     time.Duration           // deadline of one callback; 0 = 10s
+	Cache              wazero.CompilationCache // shared compilation cache (may be nil)
+	Log                func(Line)              // called for each pod log line (also kept in the pod's ring buffer)
+	OnStatus           func(Status)            // called after each status change (may be nil)
 
 	// Caller carries out k32_http_call for pods granted SERVICE_CALL; nil
 	// answers K32_ERR_NOTSUP.
@@ -45,11 +48,30 @@ type Status struct {
 	Phase        string // "Pending", "Running", "Succeeded", "Failed"
 	Ready        bool
 	RestartCount int32
-	Reason       string // e.g. "MemoryLimitExceeded", "ModuleInvalid", "InitFailed", "DeadlineExceeded", "CrashLoopBackOff"
-	Message      string // a sentence a person can act on
-	Started      bool   // true once the pod has started or failed for good (used by /readyz)
-	StartedAt    time.Time
+	Reason       string    // e.g. "MemoryLimitExceeded", "ModuleInvalid", "InitFailed", "DeadlineExceeded", "CrashLoopBackOff"
+	Message      string    // a sentence a person can act on
+	Started      bool      // true once the pod has started or failed for good (used by /readyz)
+	StartedAt    time.Time // when the current instance started
+	// LastTermination is how the previous instance ended; nil until the
+	// first restart.
+	LastTermination *Termination
 }
+
+// Termination is how an instance ended, as a container status's
+// lastState.terminated records a container's end.
+type Termination struct {
+	Reason     string // "Error", "OOMKilled", "DeadlineExceeded", "Completed"
+	Message    string // one line: what ended it
+	ExitCode   int32
+	StartedAt  time.Time
+	FinishedAt time.Time
+}
+
+// DefaultMemoryLimit caps the linear memory of a container without
+// resources.limits.memory: 8 MiB, the PSRAM of the largest board (an
+// ESP32-S3 with 8 MiB), so a pod that runs under serve without a limit
+// could run on some board, and a runaway memory.grow costs the host no more.
+const DefaultMemoryLimit = 8 << 20
 
 // Phases of a pod.
 const (
@@ -62,6 +84,7 @@ const (
 // Reasons a pod's status gives.
 const (
 	ReasonMemoryLimitExceeded = "MemoryLimitExceeded"
+	ReasonOOMKilled           = "OOMKilled"
 	reasonModuleInvalid       = "ModuleInvalid"
 	reasonInitFailed          = "InitFailed"
 	reasonDeadlineExceeded    = "DeadlineExceeded"

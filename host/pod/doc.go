@@ -6,5 +6,6 @@
 //
 // A guest can never take the process down: traps, endless loops, bad
 // pointers and memory.grow past the cap all end as an error code, a 500, or
-// a restart, and are logged in the pod's log.
+// a restart, and are logged in the pod's log. A pod never runs on from the
+// state a trap left: the next callback finds a fresh instance (renew.go).
 package pod

@@ -14,28 +14,30 @@ func (p *Pod) Event(ctx context.Context, topic string, data []byte) (int32, erro
 	if err != nil {
 		return 0, err
 	}
-	defer release()
 	if inst.event == nil {
+		release()
 		return 0, fmt.Errorf("pod %s: its module exports no k32_event", p.id)
 	}
 	st := &callState{event: true, topic: []byte(topic), eventData: data}
 	o := p.invoke(p.ctx, inst, inst.event, st, true)
 	switch {
 	case o.err == nil:
+		release()
 		return int32(o.results[0]), nil
 	case o.deadline:
+		release()
 		msg := fmt.Sprintf("k32_event exceeded %s", p.timeout)
-		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance")
-		p.nodef(3, "%s; %s", msg, next)
-		return 0, fmt.Errorf("pod %s: %s", p.id, msg)
-	case o.died && !o.canceled:
-		msg := fmt.Sprintf("k32_event ended the instance: %v", o.err)
-		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, reasonError, msg)
+		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance", exitKilled)
 		p.nodef(3, "%s; %s", msg, next)
 		return 0, fmt.Errorf("pod %s: %s", p.id, msg)
 	case o.canceled:
+		release()
 		return 0, fmt.Errorf("pod %s is stopping", p.id)
 	}
-	p.nodef(3, "k32_event trapped: %v", o.err)
-	return 0, fmt.Errorf("pod %s: k32_event trapped: %w", p.id, o.err)
+	// A trap or an exit: the pod runs on, on a fresh instance.
+	end := p.callbackEnd(inst, "k32_event", o)
+	p.nodef(3, "%s%s", end.Message, stackTrace(o.err))
+	defer release()
+	p.renew(inst, *end)
+	return 0, fmt.Errorf("pod %s: %s", p.id, end.Message)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/kube32/kube32/internal/testpods"
 )
 
-func TestTrapAnswers500AndThePodKeepsServing(t *testing.T) {
+func TestTrapAnswers500AndThePodServesOnAFreshInstance(t *testing.T) {
 	p := startPod(t, onePage(t, "probe"), nil)
 	url := serve(t, p)
 	if res := get(t, url+"/trap"); res.status != http.StatusInternalServerError {
@@ -24,8 +24,13 @@ func TestTrapAnswers500AndThePodKeepsServing(t *testing.T) {
 	if !logged(p, "k32", "k32_handle trapped") {
 		t.Errorf("log lacks the trap: %v", p.Logs())
 	}
-	if s := p.Status(); s.RestartCount != 0 || !s.Ready {
-		t.Errorf("status after a trap = %+v, want ready without restart", s)
+	s := p.Status()
+	if s.RestartCount != 1 || !s.Ready || s.Phase != PhaseRunning || s.LastTermination == nil {
+		t.Fatalf("status after a trap = %+v, want Running and ready, one restart", s)
+	}
+	if end := *s.LastTermination; end.Reason != reasonError || end.ExitCode != exitTrapped ||
+		end.Message != "k32_handle trapped: wasm error: unreachable" || end.FinishedAt.Before(end.StartedAt) {
+		t.Errorf("last termination %+v, want Error %d naming the trap", end, exitTrapped)
 	}
 }
 

@@ -44,7 +44,7 @@ func (p *Pod) runMain(inst *instance) {
 	if code != 0 {
 		reason = reasonError
 	}
-	next := p.containerEnded(inst, code != 0, reason, msg)
+	next := p.containerEnded(inst, code != 0, reason, msg, int32(code))
 	level := 1
 	if code != 0 {
 		level = 3

@@ -58,6 +58,7 @@ var _ http.Handler = (*Pod)(nil)
 // instance is one instantiation of the module.
 type instance struct {
 	mod       api.Module
+	memory    *linearMemory
 	handle    api.Function // k32_handle, or nil
 	event     api.Function // k32_event, or nil
 	main      api.Function // k32_main, else _start; run only when there is no k32_handle

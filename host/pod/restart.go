@@ -32,8 +32,8 @@ func restartDelay(n int) time.Duration {
 // k32_main's return) and applies the restart policy. failed says whether the
 // end counts as a failure (OnFailure restarts only those). It returns what
 // happens next, for the log line: "restarting", "restarting in 4s", or the
-// phase the pod ends in.
-func (p *Pod) containerEnded(inst *instance, failed bool, reason, message string) string {
+// phase the pod ends in. exitCode is what the container status records.
+func (p *Pod) containerEnded(inst *instance, failed bool, reason, message string, exitCode int32) string {
 	inst.mod.Close(context.Background())
 	p.stdout.flush()
 	p.stderr.flush()
@@ -45,6 +45,8 @@ func (p *Pod) containerEnded(inst *instance, failed bool, reason, message string
 	}
 	p.inst = nil
 	p.ready = make(chan struct{})
+	end := &Termination{Reason: reason, Message: message, ExitCode: exitCode, StartedAt: inst.startedAt, FinishedAt: time.Now()}
+	defer releaseMemory(inst)
 	policy := p.cfg.RestartPolicy
 	restart := policy == restartAlways || (policy == restartOnFailure && failed)
 	if !restart {
@@ -69,6 +71,7 @@ func (p *Pod) containerEnded(inst *instance, failed bool, reason, message string
 	p.restartAt = time.Now().Add(delay)
 	p.status.Ready = false
 	p.status.RestartCount++
+	p.status.LastTermination = end
 	p.status.Reason, p.status.Message = reason, message
 	if delay > 0 {
 		p.status.Reason = ReasonCrashLoopBackOff

@@ -21,8 +21,8 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnavailable(w, err)
 		return
 	}
-	defer release()
 	if inst.handle == nil {
+		release()
 		http.Error(w, fmt.Sprintf("pod %s does not serve HTTP: its module exports no k32_handle", p.id), http.StatusNotImplemented)
 		return
 	}
@@ -39,12 +39,23 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The callback lives in the pod's context, not the request's: a client
 	// that goes away must not kill the instance.
 	o := p.invoke(p.ctx, inst, inst.handle, st, true)
-	p.finishHandle(inst, st, o)
+	end := p.finishHandle(inst, st, o)
+	if end == nil {
+		release()
+		return
+	}
+	// The client has its answer as soon as this returns; the new instance
+	// is made meanwhile, under the callback lock, before the next callback.
+	go func() {
+		defer release()
+		p.renew(inst, *end)
+	}()
 }
 
 // finishHandle sends what k32_handle's result asks for (docs/abi.md, "Pod
-// exports") and deals with a trap or the instance's end.
-func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) {
+// exports") and deals with the instance's end. After a trap or an exit it
+// returns how the instance ended: the caller must renew it.
+func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) *Termination {
 	fail := func(status int, text string) {
 		if !st.headSent {
 			st.headSent = true
@@ -68,21 +79,16 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) {
 		}
 	case o.deadline:
 		msg := fmt.Sprintf("k32_handle exceeded %s", p.timeout)
-		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance")
+		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance", exitKilled)
 		p.nodef(3, "%s; %s", msg, next)
 		fail(http.StatusGatewayTimeout, fmt.Sprintf("pod %s: %s", p.id, msg))
 	case o.canceled:
 		fail(http.StatusServiceUnavailable, fmt.Sprintf("pod %s is stopping", p.id))
-	case o.died:
-		msg := fmt.Sprintf("k32_handle ended the instance: %v", o.err)
-		if o.exited {
-			msg = fmt.Sprintf("k32_handle called proc_exit(%d)", o.exitCode)
-		}
-		next := p.containerEnded(inst, !o.exited || o.exitCode != 0, reasonError, msg)
-		p.nodef(3, "%s; %s", msg, next)
-		fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: %s", p.id, msg))
-	default: // a trap: the instance stays and serves the next request
-		p.nodef(3, "k32_handle trapped: %v", o.err)
-		fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: k32_handle trapped", p.id))
+	default: // a trap or an exit: the pod runs on, on a fresh instance
+		end := p.callbackEnd(inst, "k32_handle", o)
+		p.nodef(3, "%s%s", end.Message, stackTrace(o.err))
+		fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: %s", p.id, end.Message))
+		return end
 	}
+	return nil
 }

@@ -47,15 +47,13 @@ func (p *Pod) Start(ctx context.Context) error {
 
 // prepare checks and compiles the module into the pod's own runtime.
 func (p *Pod) prepare(ctx context.Context) *startError {
-	if rep, err := modcheck.Check(ctx, p.cfg.Module, p.cfg.MemoryLimit); err != nil {
+	if rep, err := modcheck.Check(ctx, p.cfg.Module, p.memoryLimit()); err != nil {
 		return p.checkError(rep, err)
 	}
-	// One Runtime per pod: its memory cap is the pod's, and closing it frees
-	// everything the pod had. The compilation cache is shared across pods.
+	// One Runtime per pod: closing it frees everything the pod had. The
+	// memory cap is each instance's linearMemory; the compilation cache is
+	// shared across pods.
 	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
-	if p.cfg.MemoryLimit > 0 {
-		rc = rc.WithMemoryLimitPages(modcheck.CapPages(p.cfg.MemoryLimit))
-	}
 	if p.cfg.Cache != nil {
 		rc = rc.WithCompilationCache(p.cfg.Cache)
 	}
@@ -87,6 +85,27 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 	return nil
 }
 
+// memoryLimit is the container's memory limit in bytes: its own, or the
+// node's default for a container that sets none.
+func (p *Pod) memoryLimit() int64 {
+	switch {
+	case p.cfg.MemoryLimit > 0:
+		return p.cfg.MemoryLimit
+	case p.cfg.DefaultMemoryLimit > 0:
+		return p.cfg.DefaultMemoryLimit
+	}
+	return DefaultMemoryLimit
+}
+
+// limitWords names the memory limit in a message: the container's, or the
+// node's default.
+func (p *Pod) limitWords() string {
+	if p.cfg.MemoryLimit > 0 {
+		return "the limit resources.limits.memory is"
+	}
+	return "the container sets no resources.limits.memory, and the node's default limit (kube32 serve --default-memory-limit) is"
+}
+
 // checkError turns a modcheck failure into the status the pod reports.
 func (p *Pod) checkError(rep modcheck.Report, err error) *startError {
 	var cerr *modcheck.Error
@@ -98,10 +117,10 @@ func (p *Pod) checkError(rep modcheck.Report, err error) *startError {
 	}
 	// Say it again in the words of the pod spec, with both ways out.
 	need := int64(rep.InitialPages) * modcheck.PageSize
-	capPages := modcheck.CapPages(p.cfg.MemoryLimit)
-	msg := fmt.Sprintf("module needs %s of initial memory; the limit resources.limits.memory is %s (%s). "+
+	capPages := modcheck.CapPages(p.memoryLimit())
+	msg := fmt.Sprintf("module needs %s of initial memory; %s %s (%s). "+
 		"Raise resources.limits.memory to at least %s, or build the module with at most %s of initial memory (clang: -Wl,--initial-memory=%d)",
-		modcheck.FormatPages(rep.InitialPages), modcheck.FormatBytes(p.cfg.MemoryLimit), modcheck.Pages(capPages),
+		modcheck.FormatPages(rep.InitialPages), p.limitWords(), modcheck.FormatBytes(p.memoryLimit()), modcheck.Pages(capPages),
 		modcheck.FormatBytes(need), modcheck.FormatBytes(int64(capPages)*modcheck.PageSize), int64(capPages)*modcheck.PageSize)
 	var others []string
 	for _, prob := range cerr.Problems {
@@ -138,12 +157,14 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 	if rt == nil {
 		return nil, &startError{"Stopped", "the pod is stopped"}
 	}
-	mod, err := rt.InstantiateModule(ctx, compiled, mc)
+	mem := &linearMemory{limit: uint64(modcheck.CapPages(p.memoryLimit())) * modcheck.PageSize}
+	mod, err := rt.InstantiateModule(withMemory(ctx, mem), compiled, mc)
 	if err != nil {
 		return nil, &startError{reasonModuleInvalid, "instantiating module: " + err.Error()}
 	}
 	inst := &instance{
 		mod:       mod,
+		memory:    mem,
 		handle:    mod.ExportedFunction("k32_handle"),
 		event:     mod.ExportedFunction("k32_event"),
 		startedAt: time.Now(),
@@ -203,9 +224,7 @@ func (p *Pod) install(inst *instance, first bool) bool {
 	p.status.Ready = true
 	p.status.Started = true
 	p.status.Reason, p.status.Message = "", ""
-	if first {
-		p.status.StartedAt = inst.startedAt
-	}
+	p.status.StartedAt = inst.startedAt
 	p.signalLocked()
 	s := p.status
 	p.mu.Unlock()

@@ -44,12 +44,13 @@ func (p *Pod) Stop() {
 // closeRuntime frees the instance and everything the runtime holds.
 func (p *Pod) closeRuntime() {
 	p.mu.Lock()
-	rt := p.rt
+	rt, inst := p.rt, p.inst
 	p.rt, p.compiled, p.inst = nil, nil, nil
 	p.mu.Unlock()
 	if rt != nil {
 		rt.Close(context.Background())
 	}
+	releaseMemory(inst)
 	p.stdout.flush()
 	p.stderr.flush()
 	p.nodef(1, "stopped")

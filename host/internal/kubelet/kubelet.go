@@ -42,6 +42,9 @@ type Config struct {
 	Cache  wazero.CompilationCache
 	// HandlerTimeout bounds one k32_handle callback; 0 means host/pod's default.
 	HandlerTimeout time.Duration
+	// DefaultMemoryLimit caps the memory of a container without
+	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.
+	DefaultMemoryLimit int64
 	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
 	APIHost string
 	APIPort int

@@ -18,14 +18,15 @@ import (
 func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 	c := p.Spec.Containers[0]
 	cfg := pod.Config{
-		Namespace:      p.Namespace,
-		Name:           p.Name,
-		Env:            k.environment(p, c),
-		RestartPolicy:  string(p.Spec.RestartPolicy),
-		HandlerTimeout: k.cfg.HandlerTimeout,
-		Cache:          k.cfg.Cache,
-		Caller:         k.caller,
-		Publisher:      k.publisher(),
+		Namespace:          p.Namespace,
+		Name:               p.Name,
+		Env:                k.environment(p, c),
+		RestartPolicy:      string(p.Spec.RestartPolicy),
+		HandlerTimeout:     k.cfg.HandlerTimeout,
+		DefaultMemoryLimit: k.cfg.DefaultMemoryLimit,
+		Cache:              k.cfg.Cache,
+		Caller:             k.caller,
+		Publisher:          k.publisher(),
 	}
 	key := store.KeyOf(p)
 	cfg.Log = func(line pod.Line) {

@@ -50,6 +50,12 @@ func applyStatus(p *corev1.Pod, st pod.Status, nodeIP string) {
 	default:
 		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: orDefault(st.Reason, "ContainerCreating"), Message: st.Message}
 	}
+	if end := st.LastTermination; end != nil {
+		// As after a container restart: kubectl describe shows it as "Last
+		// State: Terminated".
+		cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: end.ExitCode, Reason: end.Reason,
+			Message: end.Message, StartedAt: metav1.NewTime(end.StartedAt), FinishedAt: metav1.NewTime(end.FinishedAt)}
+	}
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{cs}
 }
 

@@ -157,3 +157,24 @@ func TestApplyStatusClearsAnOldFailureAndKeepsTransitionTimes(t *testing.T) {
 		t.Errorf("conditions %+v, want Initialized, Ready and ContainersReady with Ready True", p.Status.Conditions)
 	}
 }
+
+func TestApplyStatusRecordsTheLastTerminationAsAContainerRestart(t *testing.T) {
+	started, ended := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC)
+	p := statusPod()
+	applyStatus(p, pod.Status{Phase: pod.PhaseRunning, Ready: true, Started: true}, "10.0.0.7")
+	if last := p.Status.ContainerStatuses[0].LastTerminationState; last.Terminated != nil {
+		t.Fatalf("lastState %+v before any restart, want none", last)
+	}
+	applyStatus(p, pod.Status{Phase: pod.PhaseRunning, Ready: true, Started: true, RestartCount: 2, StartedAt: ended,
+		LastTermination: &pod.Termination{Reason: pod.ReasonOOMKilled, Message: "k32_handle trapped: wasm error: unreachable",
+			ExitCode: 137, StartedAt: started, FinishedAt: ended}}, "10.0.0.7")
+	cs := p.Status.ContainerStatuses[0]
+	if cs.RestartCount != 2 || cs.State.Running == nil || !cs.State.Running.StartedAt.Time.Equal(ended) {
+		t.Errorf("container %+v, want running since the restart, restartCount 2", cs)
+	}
+	end := cs.LastTerminationState.Terminated
+	if end == nil || end.Reason != pod.ReasonOOMKilled || end.ExitCode != 137 || end.Message != "k32_handle trapped: wasm error: unreachable" ||
+		!end.StartedAt.Time.Equal(started) || !end.FinishedAt.Time.Equal(ended) {
+		t.Errorf("lastState.terminated %+v, want OOMKilled 137 with the message and both times", end)
+	}
+}

@@ -1,0 +1,3 @@
+module membomb
+
+go 1.24
