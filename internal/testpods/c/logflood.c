@@ -1,9 +1,10 @@
 // logflood: a request pod that logs in a loop, for the log rate limit tests.
 // GET /?<lines>,<bytes> writes <lines> lines of <bytes> bytes each, newline
 // included, to stdout, "flood <i> xxx...", and answers "written=<lines>":
-// how many lines it wrote.
+// how many lines it wrote. It includes only the C SDK, so that
+// bench/faults/logflood builds it as a project's pod.
 #include <unistd.h>
-#include "k32test.h"
+#include "k32.h"
 
 static char query[64];
 static char line[8192];
