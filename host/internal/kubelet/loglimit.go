@@ -69,7 +69,9 @@ func (l *podLog) write(line pod.Line) {
 	if l.lines.tokens < 1 || l.bytes.tokens < size {
 		l.dropped++
 		if l.marker == nil {
-			l.marker = time.AfterFunc(logMarkerInterval, l.writeMarker)
+			var t *time.Timer
+			t = time.AfterFunc(logMarkerInterval, func() { l.writeMarker(t) })
+			l.marker = t
 		}
 		return
 	}
@@ -81,10 +83,15 @@ func (l *podLog) write(line pod.Line) {
 	l.deliver(line)
 }
 
-// writeMarker is the marker timer's function.
-func (l *podLog) writeMarker() {
+// writeMarker is the function of the marker timer t. A line let through
+// may have written the marker and stopped t as it fired: then t is no
+// longer l.marker, and it does nothing.
+func (l *podLog) writeMarker(t *time.Timer) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.marker != t {
+		return
+	}
 	l.marker = nil
 	if l.dropped > 0 {
 		l.writeMarkerLocked(time.Now())

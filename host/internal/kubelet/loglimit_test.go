@@ -79,53 +79,64 @@ func TestLogFloodIsRateLimited(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
 	admission.Admit(ns)
 	n.store.Apply(ns)
-	n.store.Apply(testPod("flood", "wasm://embedded/logflood"))
-	n.store.Apply(testPod("quiet", "wasm://embedded/logflood"))
-	n.waitPhase(t, "flood", corev1.PodRunning)
-	n.waitPhase(t, "quiet", corev1.PodRunning)
-
-	const written, size = 25600, 4096
-	if status, body := n.call(t, "default/flood", fmt.Sprintf("/?%d,%d", written, size)); status != http.StatusOK || body != "written=25600" {
-		t.Fatalf("flood: %d %q, want written=25600", status, body)
+	// flood runs out of bytes first, chatty of lines.
+	floods := []struct {
+		name           string
+		written, bytes int
+	}{{"flood", 4000, 4096}, {"chatty", 4000, 32}}
+	for _, name := range []string{"flood", "chatty", "quiet"} {
+		n.store.Apply(testPod(name, "wasm://embedded/logflood"))
+	}
+	for _, name := range []string{"flood", "chatty", "quiet"} {
+		n.waitPhase(t, name, corev1.PodRunning)
+	}
+	for _, f := range floods {
+		if status, body := n.call(t, "default/"+f.name, fmt.Sprintf("/?%d,%d", f.written, f.bytes)); status != http.StatusOK || body != fmt.Sprintf("written=%d", f.written) {
+			t.Fatalf("%s: %d %q, want written=%d", f.name, status, body, f.written)
+		}
 	}
 	if status, body := n.call(t, "default/quiet", "/?10,20"); status != http.StatusOK || body != "written=10" {
 		t.Fatalf("quiet: %d %q, want written=10", status, body)
 	}
 
-	var got []string
-	testenv.Eventually(t, "the markers to count every line the flood wrote", func() bool {
-		got = nodeLines("flood")
-		delivered, _, dropped, _ := logCount(got)
-		// The pod's own "[POD] ... started" line is delivered too.
-		return delivered+dropped == written+1
-	})
-	elapsed := time.Since(start).Seconds()
-	delivered, bytes, dropped, markers := logCount(got)
-	t.Logf("flood of %d lines (%d bytes): %d lines (%d bytes) delivered, %d dropped, %d markers, in %.1fs",
-		written, written*size, delivered, bytes, dropped, markers, elapsed)
-	if max := logBurstLines + logRateLines*elapsed; float64(delivered) > max {
-		t.Errorf("%d lines delivered, more than the burst and rate allow (%.0f)", delivered, max)
-	}
-	if max := logBurstBytes + logRateBytes*elapsed; float64(bytes) > max {
-		t.Errorf("%d bytes delivered, more than the burst and rate allow (%.0f)", bytes, max)
-	}
-	if max := 1 + elapsed/logMarkerInterval.Seconds(); markers == 0 || float64(markers) > max {
-		t.Errorf("%d markers, want 1 to %.0f", markers, max)
-	}
-	// The burst goes first, then lines in their order.
-	last := -1
-	for _, l := range got {
-		var i int
-		if _, err := fmt.Sscanf(l, "flood %d ", &i); err != nil {
-			continue
-		}
-		if i <= last || last == -1 && i != 0 {
-			t.Fatalf("line %d after line %d", i, last)
-		}
-		last = i
-	}
-	if gotAPI := apiLines("flood"); !slices.Equal(gotAPI, got) {
-		t.Errorf("kubectl logs flood and the node's log differ:\n%d lines: %.300q\n%d lines: %.300q", len(gotAPI), gotAPI, len(got), got)
+	for _, f := range floods {
+		t.Run(f.name, func(t *testing.T) {
+			var got []string
+			testenv.Eventually(t, "the markers to count every line "+f.name+" wrote", func() bool {
+				got = nodeLines(f.name)
+				delivered, _, dropped, _ := logCount(got)
+				// The pod's own "[POD] ... started" line is delivered too.
+				return delivered+dropped == f.written+1
+			})
+			elapsed := time.Since(start).Seconds()
+			delivered, bytes, dropped, markers := logCount(got)
+			t.Logf("%d lines (%d bytes) written: %d lines (%d bytes) delivered, %d dropped, %d markers, in %.1fs",
+				f.written, f.written*f.bytes, delivered, bytes, dropped, markers, elapsed)
+			if max := logBurstLines + logRateLines*elapsed; float64(delivered) > max {
+				t.Errorf("%d lines delivered, more than the burst and rate allow (%.0f)", delivered, max)
+			}
+			if max := logBurstBytes + logRateBytes*elapsed; float64(bytes) > max {
+				t.Errorf("%d bytes delivered, more than the burst and rate allow (%.0f)", bytes, max)
+			}
+			if max := 1 + elapsed/logMarkerInterval.Seconds(); markers == 0 || float64(markers) > max {
+				t.Errorf("%d markers, want 1 to %.0f", markers, max)
+			}
+			// The burst goes first, then lines in their order.
+			last := -1
+			for _, l := range got {
+				var i int
+				if _, err := fmt.Sscanf(l, "flood %d ", &i); err != nil {
+					continue
+				}
+				if i <= last || last == -1 && i != 0 {
+					t.Fatalf("line %d after line %d", i, last)
+				}
+				last = i
+			}
+			if gotAPI := apiLines(f.name); !slices.Equal(gotAPI, got) {
+				t.Errorf("kubectl logs %s and the node's log differ:\n%d lines: %.300q\n%d lines: %.300q", f.name, len(gotAPI), gotAPI, len(got), got)
+			}
+		})
 	}
 
 	quiet := nodeLines("quiet")
