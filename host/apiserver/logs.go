@@ -13,7 +13,7 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// serveLogs answers pods/log from the pod runtime's log ring: the kept
+// serveLogs answers pods/log from the log its node keeps of the pod: the kept
 // lines (tailLines, timestamps), then with follow=true the lines that
 // follow until the pod stops running here or the client goes.
 func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request, req request) error {

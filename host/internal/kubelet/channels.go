@@ -153,7 +153,8 @@ func (k *Kubelet) podLine(p *corev1.Pod, level int, text string) {
 }
 
 // nodeLine writes one line of the node's own to a pod's log followers and
-// the node's pod log (the runtime's ring keeps only the pod's own lines).
+// the node's pod log (the history kubectl logs prints keeps only the pod's
+// own lines, loglimit.go).
 func (k *Kubelet) nodeLine(key store.Key, level int, text string) {
 	line := pod.Line{Time: time.Now(), Stream: "k32", Level: level, Text: text}
 	if k.cfg.Log != nil {

@@ -89,6 +89,8 @@ type running struct {
 	pod        *pod.Pod
 	generation int64
 	uid        string
+	// log is the pod's log: rate-limited, kept for kubectl logs.
+	log *podLog
 	// failed is the final status of a pod that never reached the runtime
 	// (its image could not be resolved); nil for a pod given to it.
 	failed *pod.Status
@@ -201,8 +203,8 @@ var errReplaced = errors.New("pod replaced meanwhile")
 // start launches p's module in the background; its status flows to the store.
 func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
 	key := store.KeyOf(p)
-	r := &running{generation: p.Generation, uid: string(p.UID)}
-	cfg, problem := k.podConfig(p)
+	r := &running{generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
+	cfg, problem := k.podConfig(p, r.log)
 	// Status callbacks may race each other; always write the latest status.
 	cfg.OnStatus = func(pod.Status) {
 		k.writeStatus(key, p.UID, p.Generation, r.pod.Status)

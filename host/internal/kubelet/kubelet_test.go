@@ -49,6 +49,12 @@ type node struct {
 
 func startNode(t *testing.T, imgs fs.FS) *node {
 	t.Helper()
+	return startLoggingNode(t, imgs, nil)
+}
+
+// startLoggingNode is startNode with log as the node's Config.Log.
+func startLoggingNode(t *testing.T, imgs fs.FS, log func(namespace, name string, line pod.Line)) *node {
+	t.Helper()
 	n := &node{store: store.New()}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.kubelet.PodServer().ServeHTTP(w, r)
@@ -58,7 +64,7 @@ func startNode(t *testing.T, imgs fs.FS) *node {
 	n.podURL = srv.URL
 	n.podPort, _ = strconv.Atoi(u.Port())
 	n.kubelet = New(Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
-		Store: n.store, Images: imgs, HandlerTimeout: 2 * time.Second, APIHost: apiHost, APIPort: apiPort})
+		Store: n.store, Images: imgs, HandlerTimeout: 2 * time.Second, APIHost: apiHost, APIPort: apiPort, Log: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); n.kubelet.Run(ctx) }()

@@ -51,44 +51,18 @@ func (f *logFollowers) remove(key store.Key, id int) {
 	}
 }
 
-// FollowLogs returns the pod's kept log lines and a channel of the lines
-// that follow, until stop is called. ok is false when the pod does not run
-// on this node.
+// FollowLogs returns the pod's kept log lines (the lines its rate limit let
+// through, loglimit.go) and a channel of the lines that follow, until stop
+// is called. ok is false when the pod does not run on this node.
 func (k *Kubelet) FollowLogs(namespace, name string) (lines []pod.Line, next <-chan pod.Line, stop func(), ok bool) {
 	key := store.Key{Kind: "Pod", Namespace: namespace, Name: name}
-	id, ch := k.logs.add(key)
-	p, ok := k.Pod(namespace, name)
+	k.mu.Lock()
+	r, ok := k.pods[key]
+	k.mu.Unlock()
 	if !ok {
-		k.logs.remove(key, id)
 		return nil, nil, nil, false
 	}
-	// A line logged between add and Logs is both kept and sent: drop the
-	// sent copy of what the snapshot already holds.
-	lines = p.Logs()
-	out := make(chan pod.Line, 1024)
-	done := make(chan struct{})
-	go func() {
-		defer close(out)
-		var last pod.Line
-		if len(lines) > 0 {
-			last = lines[len(lines)-1]
-		}
-		for {
-			select {
-			case l := <-ch:
-				if l == last {
-					continue
-				}
-				select {
-				case out <- l:
-				case <-done:
-					return
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
+	lines, id, ch := r.log.follow()
 	var once sync.Once
-	return lines, out, func() { once.Do(func() { close(done); k.logs.remove(key, id) }) }, true
+	return lines, ch, func() { once.Do(func() { k.logs.remove(key, id) }) }, true
 }

@@ -9,13 +9,12 @@ import (
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
 )
 
 // podConfig turns a Pod's first container into a host/pod configuration: its
 // module and bundle from the node's image trees, its environment, memory
-// limit, capabilities and restart policy.
-func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
+// limit, capabilities and restart policy; its lines go to log.
+func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 	c := p.Spec.Containers[0]
 	cfg := pod.Config{
 		Namespace:          p.Namespace,
@@ -27,13 +26,7 @@ func (k *Kubelet) podConfig(p *corev1.Pod) (pod.Config, *problem) {
 		Cache:              k.cfg.Cache,
 		Caller:             k.caller,
 		Publisher:          k.publisher(),
-	}
-	key := store.KeyOf(p)
-	cfg.Log = func(line pod.Line) {
-		if k.cfg.Log != nil {
-			k.cfg.Log(p.Namespace, p.Name, line)
-		}
-		k.logs.publish(key, line)
+		Log:                log.write,
 	}
 	if limit, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 		cfg.MemoryLimit = limit.Value()

@@ -1,0 +1,164 @@
+package kubelet
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
+)
+
+// A pod's log lines pass a rate limit before they reach the node's log
+// (serve's output) and the history kept for kubectl logs, so a pod that
+// logs in a loop costs the node a bounded amount of output and memory.
+// docs/serve.md documents these numbers.
+const (
+	// logBurstLines and logBurstBytes are what a pod may log at once.
+	logBurstLines = 500
+	logBurstBytes = 256 << 10
+	// logRateLines and logRateBytes, per second, refill the burst.
+	logRateLines = 100
+	logRateBytes = 32 << 10
+	// logMarkerInterval spaces the "[LOG] N lines dropped" markers.
+	logMarkerInterval = time.Second
+	// logHistoryLines and logHistoryBytes bound the lines kept for
+	// kubectl logs; the oldest go first.
+	logHistoryLines = 1000
+	logHistoryBytes = 1 << 20
+)
+
+// podLog is one pod's log on this node: the lines its rate limit lets
+// through, in one order for the node's Config.Log, the pod's followers
+// and the history kept for kubectl logs; and a marker line that counts the
+// lines it dropped.
+type podLog struct {
+	k   *Kubelet
+	key store.Key
+
+	mu         sync.Mutex
+	lines      bucket // in lines
+	bytes      bucket // in bytes of text
+	history    history
+	dropped    int       // lines dropped since the last marker
+	lastMarker time.Time // when the last marker was written
+	marker     *time.Timer
+}
+
+func newPodLog(k *Kubelet, key store.Key) *podLog {
+	now := time.Now()
+	return &podLog{
+		k:     k,
+		key:   key,
+		lines: bucket{rate: logRateLines, burst: logBurstLines, tokens: logBurstLines, last: now},
+		bytes: bucket{rate: logRateBytes, burst: logBurstBytes, tokens: logBurstBytes, last: now},
+	}
+}
+
+// write passes one of the pod's lines, or drops it once the pod has spent
+// its budget. The first line let through after drops is preceded by the
+// marker, unless one was written less than logMarkerInterval ago; a timer
+// writes the marker of drops that no line follows.
+func (l *podLog) write(line pod.Line) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines.refill(now)
+	l.bytes.refill(now)
+	size := min(float64(len(line.Text)), logBurstBytes)
+	if l.lines.tokens < 1 || l.bytes.tokens < size {
+		l.dropped++
+		if l.marker == nil {
+			var t *time.Timer
+			t = time.AfterFunc(logMarkerInterval, func() { l.writeMarker(t) })
+			l.marker = t
+		}
+		return
+	}
+	l.lines.tokens--
+	l.bytes.tokens -= size
+	if l.dropped > 0 && now.Sub(l.lastMarker) >= logMarkerInterval {
+		l.writeMarkerLocked(now)
+	}
+	l.deliver(line)
+}
+
+// writeMarker is the function of the marker timer t. A line let through
+// may have written the marker and stopped t as it fired: then t is no
+// longer l.marker, and it does nothing.
+func (l *podLog) writeMarker(t *time.Timer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.marker != t {
+		return
+	}
+	l.marker = nil
+	if l.dropped > 0 {
+		l.writeMarkerLocked(time.Now())
+	}
+}
+
+func (l *podLog) writeMarkerLocked(now time.Time) {
+	noun := "lines"
+	if l.dropped == 1 {
+		noun = "line"
+	}
+	text := fmt.Sprintf("[LOG] %d %s dropped (rate limit)", l.dropped, noun)
+	l.dropped, l.lastMarker = 0, now
+	if l.marker != nil {
+		l.marker.Stop()
+		l.marker = nil
+	}
+	l.deliver(pod.Line{Time: now, Stream: "k32", Level: 2, Text: text})
+}
+
+// deliver hands line to every consumer; l.mu keeps them in one order.
+func (l *podLog) deliver(line pod.Line) {
+	l.history.add(line)
+	if l.k.cfg.Log != nil {
+		l.k.cfg.Log(l.key.Namespace, l.key.Name, line)
+	}
+	l.k.logs.publish(l.key, line)
+}
+
+// follow returns the kept lines and starts following the pod, at one
+// instant: no line is both in the snapshot and sent, none is lost.
+func (l *podLog) follow() (lines []pod.Line, id int, next chan pod.Line) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id, next = l.k.logs.add(l.key)
+	return l.history.snapshot(), id, next
+}
+
+// bucket is a token bucket: burst tokens at most, refilled at rate per
+// second.
+type bucket struct {
+	rate, burst, tokens float64
+	last                time.Time
+}
+
+func (b *bucket) refill(now time.Time) {
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	b.last = now
+}
+
+// history keeps the last lines of a pod, at most logHistoryLines lines
+// and logHistoryBytes bytes of text.
+type history struct {
+	lines []pod.Line
+	bytes int
+}
+
+func (h *history) add(line pod.Line) {
+	h.lines = append(h.lines, line)
+	h.bytes += len(line.Text)
+	for len(h.lines) > logHistoryLines || h.bytes > logHistoryBytes {
+		h.bytes -= len(h.lines[0].Text)
+		h.lines[0] = pod.Line{}
+		h.lines = h.lines[1:]
+	}
+}
+
+func (h *history) snapshot() []pod.Line {
+	return append([]pod.Line(nil), h.lines...)
+}
