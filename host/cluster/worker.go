@@ -34,7 +34,10 @@ type WorkerOptions struct {
 	Images         fs.FS
 	Cache          wazero.CompilationCache
 	HandlerTimeout time.Duration
-	PodLog         func(namespace, name string, line pod.Line)
+	// LeaseRenewInterval is how often the node renews its Lease; 0 means
+	// abi.NodeLeaseRenewInterval.
+	LeaseRenewInterval time.Duration
+	PodLog             func(namespace, name string, line pod.Line)
 	// Logf receives the node's own log lines (nil: none).
 	Logf func(format string, args ...any)
 }
@@ -78,7 +81,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	})}
 	w.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
-		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
+		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		APIHost: apiHost, APIPort: apiPort, Log: opts.PodLog,
 		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit},
 		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},

@@ -41,6 +41,9 @@ type Config struct {
 	Cache  wazero.CompilationCache
 	// HandlerTimeout bounds one k32_handle callback; 0 means host/pod's default.
 	HandlerTimeout time.Duration
+	// LeaseRenewInterval is how often the node renews its Lease; 0 means
+	// abi.NodeLeaseRenewInterval.
+	LeaseRenewInterval time.Duration
 	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
 	APIHost string
 	APIPort int
@@ -115,11 +118,12 @@ func New(cfg Config) *Kubelet {
 	return k
 }
 
-// Run registers the node and keeps the node's pods in sync with its Source
-// until ctx ends, then stops them all.
+// Run registers the node, renews its Lease (lease.go) and keeps the
+// node's pods in sync with its Source until ctx ends, then stops them all.
 func (k *Kubelet) Run(ctx context.Context) {
 	changes := k.cfg.Source.Changes(ctx, k.cfg.NodeName)
 	k.register(ctx)
+	go k.heartbeat(ctx)
 	k.sync(ctx)
 	for {
 		select {
