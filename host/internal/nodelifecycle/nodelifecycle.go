@@ -52,18 +52,22 @@ type probe struct {
 	seen      time.Time
 }
 
-// Run watches the Nodes and their Leases until ctx ends.
-func Run(ctx context.Context, cfg Config) {
+func newController(cfg Config) *controller {
 	if cfg.Grace <= 0 {
 		cfg.Grace = abi.NodeMonitorGracePeriod
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	c := &controller{cfg: cfg, probes: map[string]probe{}}
+	return &controller{cfg: cfg, probes: map[string]probe{}}
+}
+
+// Run watches the Nodes and their Leases until ctx ends.
+func Run(ctx context.Context, cfg Config) {
+	c := newController(cfg)
 	events, cancel := cfg.Store.Subscribe()
 	defer cancel()
-	tick := time.NewTicker(min(abi.NodeMonitorPeriod, cfg.Grace/4))
+	tick := time.NewTicker(min(abi.NodeMonitorPeriod, c.cfg.Grace/4))
 	defer tick.Stop()
 	for {
 		select {
