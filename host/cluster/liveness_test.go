@@ -133,11 +133,44 @@ func TestWorkerLiveness(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
 	testenv.Eventually(t, "the worker to register again with the restarted control plane", func() bool {
 		cond, ok := nodeReady(c.Store, ext)
 		return ok && cond.Status == corev1.ConditionTrue
 	})
+	ingress := func(what string) map[string]int {
+		t.Helper()
+		seen := map[string]int{}
+		for i := range 20 {
+			var r testhttp.Reply
+			if i%2 == 0 {
+				r = testhttp.Get(t, c.IngressURL()+"/get")
+			} else {
+				// The relay runs its body's commands: the call shows the
+				// body reached the pod, even after a failed attempt.
+				r = testhttp.Post(t, c.IngressURL()+"/post", "call GET http://web-cp.default.svc/ 0 16\n")
+				if r.Status == 200 && !strings.Contains(r.Body, "call rc=") {
+					t.Errorf("%s: POST %d: the pod did not get the body: %s", what, i, r)
+				}
+			}
+			if r.Status != 200 || strings.Contains(r.Body, "dial tcp") {
+				t.Errorf("%s: request %d: %s, want 200", what, i, r)
+			}
+			seen[r.Header.Get("X-Relay")]++
+		}
+		return seen
+	}
 	waitReadyPods(t, c, "web-cp", "web-ext")
+	if err := c.WaitReady(ctx); err != nil { // the routing table has both
+		t.Fatal(err)
+	}
+	if seen := ingress("with both nodes alive"); seen["web-cp"] != 10 || seen["web-ext"] != 10 {
+		t.Fatalf("answers by pod %v, want 10 each", seen)
+	}
 
 	t.Run("kubectl lists the Leases", func(t *testing.T) {
 		cfg := filepath.Join(t.TempDir(), "kubeconfig")
@@ -164,29 +197,7 @@ func TestWorkerLiveness(t *testing.T) {
 	})
 
 	worker.kill()
-	ingress := func(what string) map[string]int {
-		t.Helper()
-		seen := map[string]int{}
-		for i := range 20 {
-			var r testhttp.Reply
-			if i%2 == 0 {
-				r = testhttp.Get(t, c.IngressURL()+"/get")
-			} else {
-				// The relay runs its body's commands: the call shows the
-				// body reached the pod, even after a failed attempt.
-				r = testhttp.Post(t, c.IngressURL()+"/post", "call GET http://web-cp.default.svc/ 0 16\n")
-				if r.Status == 200 && !strings.Contains(r.Body, "call rc=") {
-					t.Errorf("%s: POST %d: the pod did not get the body: %s", what, i, r)
-				}
-			}
-			if r.Status != 200 || strings.Contains(r.Body, "dial tcp") {
-				t.Errorf("%s: request %d: %s, want 200", what, i, r)
-			}
-			seen[r.Header.Get("X-Relay")]++
-		}
-		return seen
-	}
-	ingress("just after the worker was killed")
+	t.Log(ingress("just after the worker was killed"))
 
 	testenv.Eventually(t, "the killed worker's Node to be Ready=Unknown", func() bool {
 		cond, _ := nodeReady(c.Store, ext)
