@@ -90,6 +90,22 @@ const (
 	NATTableSize = 16 << 10
 )
 
+// Node liveness, with a kubelet's and kube-controller-manager's numbers.
+const (
+	// NodeLeaseDuration is the leaseDurationSeconds of the Lease every
+	// node holds in NamespaceNodeLease.
+	NodeLeaseDuration = 40 * time.Second
+	// NodeLeaseRenewInterval is how often a node renews its Lease.
+	NodeLeaseRenewInterval = 10 * time.Second
+	// NodeMonitorGracePeriod is how long a node's Lease may go unrenewed
+	// before the node controller marks the node Ready=Unknown and its
+	// pods not Ready.
+	NodeMonitorGracePeriod = 40 * time.Second
+	// NodeMonitorPeriod is how often the node controller looks at the
+	// Leases.
+	NodeMonitorPeriod = 5 * time.Second
+)
+
 // Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
@@ -125,6 +141,10 @@ var Limits = []Limit{
 	{"EventsStackPSRAM", kib(EventsStackPSRAM), "KiB", "The stack of the k32_events thread in PSRAM (boards).", "channels.md"},
 	{"LogRateInterval", secs(LogRateInterval), "s", "At most one rate-limited [NETPOL] or [EGRESS] log line per interval.", "networkpolicy.md"},
 	{"NATTableSize", kib(NATTableSize), "KiB", "The control plane's NAT table for the access point's stations, from PSRAM (boards).", "nodes.md"},
+	{"NodeLeaseDuration", secs(NodeLeaseDuration), "s", "The leaseDurationSeconds of every node's Lease (NamespaceNodeLease).", "nodes.md"},
+	{"NodeLeaseRenewInterval", secs(NodeLeaseRenewInterval), "s", "How often a node renews its Lease.", "nodes.md"},
+	{"NodeMonitorGracePeriod", secs(NodeMonitorGracePeriod), "s", "A node whose Lease goes unrenewed this long is Ready=Unknown and its pods not Ready.", "nodes.md"},
+	{"NodeMonitorPeriod", secs(NodeMonitorPeriod), "s", "How often the node controller looks at the Leases.", "nodes.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/pod"
 )
@@ -22,6 +23,8 @@ type NodeOptions struct {
 	Images         string // folder holding firmware/ and sd/
 	HandlerTimeout time.Duration
 	CacheDir       string
+	// LeaseRenewInterval is how often the node renews its Lease.
+	LeaseRenewInterval time.Duration
 
 	// Serving, when set, is called once the worker runs (tests use it).
 	Serving func(*cluster.Worker)
@@ -52,6 +55,7 @@ plane only over HTTP, as board workers do.`,
 	f.StringVar(&opts.Name, "name", "", "the Node's name (default kube32-node-<node-ip>)")
 	f.StringVar(&opts.Images, "images", "build", "folder holding the firmware/ and sd/ image trees the pods run from")
 	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
+	f.DurationVar(&opts.LeaseRenewInterval, "lease-renew-interval", abi.NodeLeaseRenewInterval, "how often the node renews its Lease (docs/nodes.md)")
 	return cmd
 }
 
@@ -75,7 +79,7 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
 	w, err := cluster.StartWorker(ctx, cluster.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
-		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print,
+		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {

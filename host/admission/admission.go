@@ -9,6 +9,7 @@ package admission
 import (
 	"fmt"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -42,6 +43,8 @@ func Admit(obj runtime.Object) field.ErrorList {
 		return validateNode(o)
 	case *corev1.Event:
 		return validateEvent(o)
+	case *coordinationv1.Lease:
+		return validateLease(o)
 	default:
 		return field.ErrorList{field.Forbidden(field.NewPath("kind"), fmt.Sprintf("%T cannot be written", obj))}
 	}

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,7 +24,7 @@ var protobufSerializer = protobuf.NewSerializer(Scheme, Scheme)
 
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, networkingv1.AddToScheme, kube32v1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, networkingv1.AddToScheme, coordinationv1.AddToScheme, kube32v1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err) // a programming error: the scheme is fixed at compile time
 		}

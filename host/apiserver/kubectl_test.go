@@ -47,7 +47,8 @@ func TestKubectl(t *testing.T) {
 		{[]string{"get", "endpointslices"}, "NAME ADDRESSTYPE PORTS ENDPOINTS AGE", "IPv4 7000 127.0.0.1"},
 		{[]string{"get", "ing"}, "NAME CLASS HOSTS ADDRESS PORTS AGE", "echo <none> * 127.0.0.1 80"},
 		{[]string{"get", "no"}, "NAME STATUS ROLES AGE VERSION", "kube32-control-plane Ready control-plane"},
-		{[]string{"get", "ns"}, "NAME STATUS AGE", "default Active"},
+		{[]string{"get", "ns", "default"}, "NAME STATUS AGE", "default Active"},
+		{[]string{"get", "leases", "-n", "kube-node-lease"}, "NAME HOLDER AGE", "kube32-control-plane kube32-control-plane"},
 	} {
 		out := e.run(t, false, tt.args...)
 		header, rows := table(out)

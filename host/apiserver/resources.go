@@ -52,6 +52,7 @@ var resources = []*resource{
 	{Group: "discovery.k8s.io", Version: "v1", Name: "endpointslices", Singular: "endpointslice", Kind: "EndpointSlice", Namespaced: true, Computed: true},
 	{Group: "networking.k8s.io", Version: "v1", Name: "ingresses", Singular: "ingress", Kind: "Ingress", Namespaced: true, ShortNames: []string{"ing"}, Status: true},
 	{Group: "networking.k8s.io", Version: "v1", Name: "networkpolicies", Singular: "networkpolicy", Kind: "NetworkPolicy", Namespaced: true, ShortNames: []string{"netpol"}},
+	{Group: "coordination.k8s.io", Version: "v1", Name: "leases", Singular: "lease", Kind: "Lease", Namespaced: true},
 	{Group: "kube32.io", Version: "v1", Name: "staticbundles", Singular: "staticbundle", Kind: "StaticBundle", Namespaced: true},
 }
 

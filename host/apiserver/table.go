@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -163,6 +164,18 @@ func printerFor(kind string) printer {
 		}
 	case "Event":
 		return eventPrinter
+	case "Lease":
+		return printer{
+			columns: []metav1.TableColumnDefinition{nameCol,
+				col("Holder", "string", "The holder of the lease", 0), ageCol},
+			cells: func(o runtime.Object) []any {
+				holder := "<unknown>"
+				if h := o.(*coordinationv1.Lease).Spec.HolderIdentity; h != nil {
+					holder = *h
+				}
+				return []any{o.(metav1.Object).GetName(), holder, age(o)}
+			},
+		}
 	}
 	return printer{
 		columns: []metav1.TableColumnDefinition{nameCol, ageCol},

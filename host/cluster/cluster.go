@@ -17,6 +17,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/internal/call"
@@ -24,6 +25,7 @@ import (
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/ingress"
 	"github.com/kube32/kube32/host/internal/kubelet"
+	"github.com/kube32/kube32/host/internal/nodelifecycle"
 	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
@@ -68,6 +70,12 @@ type Options struct {
 	// connection. 0 is half the open-file limit, at most 4096
 	// (docs/serve.md).
 	MaxConnections int
+	// NodeGrace is how long a node's Lease may go unrenewed before the
+	// node is Ready=Unknown and its pods not Ready; 0 means
+	// abi.NodeMonitorGracePeriod. LeaseRenewInterval is how often the
+	// nodes of this process renew theirs; 0 means
+	// abi.NodeLeaseRenewInterval. Tests shorten both.
+	NodeGrace, LeaseRenewInterval time.Duration
 	// PodLog receives every pod log line; Logf the cluster's own lines.
 	PodLog func(namespace, name string, line pod.Line)
 	Logf   func(format string, args ...any)
@@ -144,6 +152,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf}), uplink: uplink,
 		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits}
+	// Before any kubelet renews its Lease there.
+	c.Store.Apply(systemNamespace(abi.NamespaceNodeLease))
 	c.closing, c.stopServing = context.WithCancel(context.Background())
 	c.ingressAddr, c.podAddr, c.apiAddr = listeners["ingress"].Addr().String(), listeners["pod"].Addr().String(), listeners["api"].Addr().String()
 	_, apiPort, _ := net.SplitHostPort(c.apiAddr)
@@ -153,7 +163,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 
 	c.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: ControlPlaneName, NodeIP: opts.NodeIP, PodPort: podPortNumber, ControlPlane: true,
-		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
+		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
 		Outside: &call.Outside{Route: uplink},
@@ -169,6 +179,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.run(func() { c.Kubelet.Run(ctx) })
 	c.run(func() { c.controller.Run(ctx) })
 	c.run(func() { runScheduler(ctx, c.Store) })
+	c.run(func() {
+		nodelifecycle.Run(ctx, nodelifecycle.Config{Store: c.Store, Grace: opts.NodeGrace, Logf: opts.Logf})
+	})
 
 	for i, ip := range workerIPs(opts.Nodes) {
 		w, err := StartWorker(ctx, WorkerOptions{
@@ -176,6 +189,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
 			conns: c.conns, limits: c.limits,
 			DefaultMemoryLimit: opts.DefaultMemoryLimit,
+			LeaseRenewInterval: opts.LeaseRenewInterval,
 		})
 		if err != nil {
 			for _, l := range podListeners[i+1:] {

@@ -70,9 +70,12 @@ func waitForNode(s *store.Store, name string) {
 }
 
 // defaultNamespace is the namespace every cluster has.
-func defaultNamespace() *corev1.Namespace {
+func defaultNamespace() *corev1.Namespace { return systemNamespace(metav1.NamespaceDefault) }
+
+// systemNamespace is a namespace the cluster makes itself.
+func systemNamespace(name string) *corev1.Namespace {
 	return &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{Name: metav1.NamespaceDefault, Labels: map[string]string{abi.LabelNamespaceName: metav1.NamespaceDefault}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{abi.LabelNamespaceName: name}},
 		Status:     corev1.NamespaceStatus{Phase: corev1.NamespaceActive},
 	}
 }

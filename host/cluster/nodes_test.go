@@ -26,7 +26,7 @@ const testToken = "nodes-test-token"
 
 // fixtureImages writes an image tree holding the shared C test pod name
 // (see internal/testpods/c) as name.wasm and returns its folder.
-func fixtureImages(t *testing.T, name string) string {
+func fixtureImages(t testing.TB, name string) string {
 	t.Helper()
 	wasm := testpods.Fixture(t, name, 65536)
 	dir := t.TempDir()
@@ -124,7 +124,7 @@ func startReady(t *testing.T, opts Options, pods ...string) *Cluster {
 	return c
 }
 
-func waitReadyPods(t *testing.T, c *Cluster, names ...string) {
+func waitReadyPods(t testing.TB, c *Cluster, names ...string) {
 	t.Helper()
 	for _, name := range names {
 		testenv.Eventually(t, "pod "+name+" to be ready", func() bool {

@@ -38,6 +38,9 @@ type WorkerOptions struct {
 	// DefaultMemoryLimit caps the memory of a container without
 	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.
 	DefaultMemoryLimit int64
+	// LeaseRenewInterval is how often the node renews its Lease; 0 means
+	// abi.NodeLeaseRenewInterval.
+	LeaseRenewInterval time.Duration
 	PodLog             func(namespace, name string, line pod.Line)
 	// Logf receives the node's own log lines (nil: none).
 	Logf func(format string, args ...any)
@@ -88,7 +91,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	})}
 	w.Kubelet = kubelet.New(kubelet.Config{
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
-		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout,
+		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog,
 		// Hosts outside are reached through the control plane's uplink.

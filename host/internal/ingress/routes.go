@@ -65,8 +65,16 @@ func (t *table) lookup(host, path string) *route {
 // notFound is the controller's answer when no rule and no default backend
 // match: a 404 with a JSON body.
 func notFound(w http.ResponseWriter, r *http.Request) {
-	body, _ := json.Marshal(map[string]string{"error": "no ingress rule matches", "host": normalizeHost(r.Host), "path": r.URL.Path})
+	writeError(w, http.StatusNotFound, map[string]string{"error": "no ingress rule matches", "host": normalizeHost(r.Host), "path": r.URL.Path})
+}
+
+// writeError is every error the controller answers itself: a JSON object
+// with "error" and what explains it (a "reason", the host and path, the
+// Service or pod), never an internal error's text.
+func writeError(w http.ResponseWriter, status int, fields map[string]string) {
+	body, _ := json.Marshal(fields)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusNotFound)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
 }

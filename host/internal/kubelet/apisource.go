@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,6 +77,30 @@ func (s *apiSource) RegisterNode(ctx context.Context, n *corev1.Node) error {
 	n.ResourceVersion = updated.ResourceVersion
 	_, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{})
 	return err
+}
+
+// RenewLease renews the Lease through the API, creating it when the
+// control plane has none (it restarted, or someone deleted it), and reads
+// the Node afresh, past the cache: a Node gone is what a restarted
+// control plane looks like.
+func (s *apiSource) RenewLease(ctx context.Context, lease *coordinationv1.Lease) (*corev1.Node, error) {
+	leases := s.client.CoordinationV1().Leases(lease.Namespace)
+	cur, err := leases.Get(ctx, lease.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = leases.Create(ctx, lease, metav1.CreateOptions{})
+	case err == nil:
+		cur.Spec = lease.Spec
+		_, err = leases.Update(ctx, cur, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("renewing lease %s/%s: %w", lease.Namespace, lease.Name, err)
+	}
+	n, err := s.client.CoreV1().Nodes().Get(ctx, lease.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return n, err
 }
 
 func (s *apiSource) Pods(string) []*corev1.Pod {

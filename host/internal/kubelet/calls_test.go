@@ -61,15 +61,6 @@ func callsNode(t *testing.T) *node {
 	return n
 }
 
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // relay posts commands to pod target ("namespace/name") through the pod
 // server, with extra request headers, and returns the answer's body.
 func (n *node) relay(t *testing.T, target, commands string, header ...string) string {

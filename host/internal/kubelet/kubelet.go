@@ -45,6 +45,9 @@ type Config struct {
 	// DefaultMemoryLimit caps the memory of a container without
 	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.
 	DefaultMemoryLimit int64
+	// LeaseRenewInterval is how often the node renews its Lease; 0 means
+	// abi.NodeLeaseRenewInterval.
+	LeaseRenewInterval time.Duration
 	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
 	APIHost string
 	APIPort int
@@ -121,11 +124,12 @@ func New(cfg Config) *Kubelet {
 	return k
 }
 
-// Run registers the node and keeps the node's pods in sync with its Source
-// until ctx ends, then stops them all.
+// Run registers the node, renews its Lease (lease.go) and keeps the
+// node's pods in sync with its Source until ctx ends, then stops them all.
 func (k *Kubelet) Run(ctx context.Context) {
 	changes := k.cfg.Source.Changes(ctx, k.cfg.NodeName)
 	k.register(ctx)
+	go k.heartbeat(ctx)
 	k.sync(ctx)
 	for {
 		select {

@@ -5,6 +5,7 @@ package kubelet
 import (
 	"context"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,6 +24,9 @@ import (
 type Source interface {
 	// RegisterNode creates or replaces the node's Node object.
 	RegisterNode(ctx context.Context, n *corev1.Node) error
+	// RenewLease creates or renews the node's Lease (lease.go) and
+	// returns the node's Node as stored, nil when there is none.
+	RenewLease(ctx context.Context, lease *coordinationv1.Lease) (*corev1.Node, error)
 	// Pods returns the pods bound to node, terminating ones included.
 	Pods(node string) []*corev1.Pod
 	// Synced reports whether Pods knows the node's pods yet (a worker's
@@ -85,6 +89,15 @@ type storeSource struct {
 func (s *storeSource) RegisterNode(_ context.Context, n *corev1.Node) error {
 	s.store.Apply(n)
 	return nil
+}
+
+func (s *storeSource) RenewLease(_ context.Context, lease *coordinationv1.Lease) (*corev1.Node, error) {
+	s.store.Apply(lease)
+	n, ok := s.store.Get(store.Key{Kind: "Node", Name: lease.Name})
+	if !ok {
+		return nil, nil
+	}
+	return n.(*corev1.Node), nil
 }
 
 func (s *storeSource) Pods(node string) []*corev1.Pod {
