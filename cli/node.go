@@ -25,6 +25,10 @@ type NodeOptions struct {
 	CacheDir       string
 	// LeaseRenewInterval is how often the node renews its Lease.
 	LeaseRenewInterval time.Duration
+	// DefaultMemoryLimit and MaxConnections are serve's flags of the same
+	// names, for this node.
+	DefaultMemoryLimit string
+	MaxConnections     int
 
 	// Serving, when set, is called once the worker runs (tests use it).
 	Serving func(*cluster.Worker)
@@ -56,11 +60,16 @@ plane only over HTTP, as board workers do.`,
 	f.StringVar(&opts.Images, "images", "build", "folder holding the firmware/ and sd/ image trees the pods run from")
 	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
 	f.DurationVar(&opts.LeaseRenewInterval, "lease-renew-interval", abi.NodeLeaseRenewInterval, "how often the node renews its Lease (docs/nodes.md)")
+	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
 	return cmd
 }
 
 // runNode runs a worker node until ctx ends.
 func runNode(ctx context.Context, opts NodeOptions) error {
+	defaultMemory, err := parseMemoryLimit(opts.DefaultMemoryLimit)
+	if err != nil {
+		return err
+	}
 	if err := checkImagesDir(opts.Images); err != nil {
 		return err
 	}
@@ -80,6 +89,7 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	w, err := cluster.StartWorker(ctx, cluster.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
 		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
+		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {

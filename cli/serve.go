@@ -13,9 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kube32/kube32/abi/modcheck"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/kubeconfig"
@@ -87,26 +85,8 @@ With neither, it serves a built-in demo.`,
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
-	f.IntVar(&opts.MaxConnections, "max-connections", 0, "connections open at once over every port; at the cap the longest-idle keep-alive one is closed (default half the open-file limit, at most 4096)")
-	f.StringVar(&opts.DefaultMemoryLimit, "default-memory-limit", modcheck.FormatBytes(pod.DefaultMemoryLimit),
-		"memory cap of a container without resources.limits.memory (a quantity; the default is the PSRAM of the largest board)")
+	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
 	return cmd
-}
-
-// parseMemoryLimit reads --default-memory-limit: at least one WebAssembly
-// page, as resources.limits.memory must be to run any module.
-func parseMemoryLimit(s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return 0, fmt.Errorf("--default-memory-limit %q: not a quantity (e.g. 8Mi): %v", s, err)
-	}
-	if q.Value() < modcheck.PageSize {
-		return 0, fmt.Errorf("--default-memory-limit %s: less than one WebAssembly page (64Ki)", s)
-	}
-	return q.Value(), nil
 }
 
 // RunServe runs the cluster until ctx ends.

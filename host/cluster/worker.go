@@ -41,7 +41,11 @@ type WorkerOptions struct {
 	// LeaseRenewInterval is how often the node renews its Lease; 0 means
 	// abi.NodeLeaseRenewInterval.
 	LeaseRenewInterval time.Duration
-	PodLog             func(namespace, name string, line pod.Line)
+	// MaxConnections caps the open connections of the worker's pod port
+	// when it has a budget of its own (node --join); 0 is half the
+	// open-file limit, at most 4096 (docs/serve.md).
+	MaxConnections int
+	PodLog         func(namespace, name string, line pod.Line)
 	// Logf receives the node's own log lines (nil: none).
 	Logf func(format string, args ...any)
 
@@ -108,7 +112,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		return nil, fmt.Errorf("joining %s: %w", opts.API, err)
 	}
 	if opts.conns == nil {
-		opts.conns = httplimit.NewConns(0)
+		opts.conns = httplimit.NewConns(opts.MaxConnections)
 	}
 	server := opts.conns.NewServer(w.Kubelet.PodServer(), opts.limits)
 	w.server = server.Server
