@@ -128,16 +128,7 @@ func TestWorkerLiveness(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Start(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := startReady(t, opts)
 	testenv.Eventually(t, "the worker to register again with the restarted control plane", func() bool {
 		cond, ok := nodeReady(c.Store, ext)
 		return ok && cond.Status == corev1.ConditionTrue
@@ -165,6 +156,8 @@ func TestWorkerLiveness(t *testing.T) {
 		return seen
 	}
 	waitReadyPods(t, c, "web-cp", "web-ext")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	if err := c.WaitReady(ctx); err != nil { // the routing table has both
 		t.Fatal(err)
 	}

@@ -105,7 +105,6 @@ func startNodes(t *testing.T, images string) *Cluster {
 	return c
 }
 
-// waitReadyPods waits until the named pods are Ready in the store.
 // startReady starts a cluster with opts, closed when the test ends, and
 // waits until it is ready and the pods named are Ready.
 func startReady(t *testing.T, opts Options, pods ...string) *Cluster {

@@ -19,19 +19,19 @@ import (
 	"github.com/kube32/kube32/internal/testtls"
 )
 
-// tlsLog collects a TLS's Logf lines.
-type tlsLog struct {
+// lineLog collects the lines a Logf (of a TLS, an Uplink …) writes.
+type lineLog struct {
 	mu    sync.Mutex
 	lines []string
 }
 
-func (l *tlsLog) logf(format string, args ...any) {
+func (l *lineLog) logf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lines = append(l.lines, fmt.Sprintf(format, args...))
 }
 
-func (l *tlsLog) String() string {
+func (l *lineLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.Join(l.lines, "\n")
@@ -55,7 +55,7 @@ var hello = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 func TestTLSCalls(t *testing.T) {
 	ca := testtls.NewCA(t)
 	good := ca.Issue(t, testtls.Leaf{DNSNames: []string{"secure.test"}, IPs: []string{loopback(70)}})
-	log := &tlsLog{}
+	log := &lineLog{}
 	resolver := fakeDNS(t, loopback(53), map[string]string{"secure.test": loopback(70)})
 	s := &TLS{Roots: ca.Pool(), Resolver: resolver, Logf: log.logf}
 	addr := testtls.Serve(t, loopback(70), good, 0, 0, hello)

@@ -2,7 +2,6 @@ package call
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,28 +16,10 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// logLines collects what an Uplink logs.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logLines) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logLines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
 func TestUplinkLogsEachChange(t *testing.T) {
 	const up = "[NET] uplink up: NAT from the cluster AP on, DNS 10.0.0.53 offered (internal RAM 0 bytes, PSRAM 16384 bytes)"
 	const down = "[NET] uplink down: NAT from the cluster AP off"
-	var log logLines
+	var log lineLog
 	u := NewUplink(true, "10.0.0.53", log.logf)
 	u.Set(true)
 	u.Set(false)
@@ -49,7 +29,7 @@ func TestUplinkLogsEachChange(t *testing.T) {
 		t.Errorf("log:\n%s\nwant:\n%s", got, want)
 	}
 
-	var quiet logLines
+	var quiet lineLog
 	if NewUplink(false, "10.0.0.53", quiet.logf).Up() || quiet.String() != "" {
 		t.Errorf("an uplink that starts down: up or logged %q", quiet.String())
 	}
