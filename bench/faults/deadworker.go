@@ -32,7 +32,7 @@ func runDeadWorker(s *server) []row {
 		return failed(fault, err)
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "kube32")
+	bin := filepath.Join(tmp, "bin", "kube32") // beside its cache, tmp/kube32
 	build := exec.Command("go", "build", "-o", bin, "./cli/kube32")
 	build.Dir = filepath.Join(testpods.Dir, "..", "..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -60,6 +60,8 @@ func runDeadWorker(s *server) []row {
 	defer cancel()
 	for !podReady(s.c.Store, "web-cp") || !podReady(s.c.Store, "web-ext") {
 		select {
+		case <-exited:
+			return failed(fault, fmt.Errorf("kube32 node exited:\n%s", out.String()))
 		case <-ctx.Done():
 			return failed(fault, fmt.Errorf("web-ext did not become ready on the joined worker:\n%s", out.String()))
 		case <-time.After(20 * time.Millisecond):
@@ -89,8 +91,8 @@ func runDeadWorker(s *server) []row {
 	}
 	notReady := time.Since(killed)
 	return []row{
-		{fault, "ingress requests that failed until the Node was not Ready", fmt.Sprintf("%d/%d (%.1f%%)", failures, sent, 100*float64(failures)/float64(max(sent, 1)))},
-		{fault, fmt.Sprintf("time until the Node was not Ready (grace %s)", *grace), notReady.Round(100 * time.Millisecond).String()},
+		{fault, "ingress requests failed until its Node is not Ready", fmt.Sprintf("%d/%d (%.1f%%)", failures, sent, 100*float64(failures)/float64(max(sent, 1)))},
+		{fault, fmt.Sprintf("time from the kill until its Node is not Ready (grace %s)", *grace), notReady.Round(100 * time.Millisecond).String()},
 	}
 }
 

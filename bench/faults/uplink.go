@@ -6,9 +6,11 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -56,12 +58,16 @@ func runUplink(s *server) []row {
 	return rows
 }
 
-// callRC is the "rc=..." of the relay pod's answer.
+// callRC is the "rc=..." of the relay pod's answer, with the K32_ERR_*
+// name of an error code.
 func callRC(out string) string {
 	_, rest, ok := strings.Cut(out, "call rc=")
 	if !ok {
 		return "no call"
 	}
 	rc, _, _ := strings.Cut(rest, " ")
+	if n, err := strconv.Atoi(rc); err == nil && n < 0 {
+		return fmt.Sprintf("rc=%d %s", n, abi.Errno(n).Error())
+	}
 	return "rc=" + rc
 }
