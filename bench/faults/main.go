@@ -74,9 +74,13 @@ func main() {
 	for _, run := range []func(*server) []row{runTraps, runMemoryBomb, runConns, runLogFlood, runUplink, runDeadWorker} {
 		rows = append(rows, run(s)...)
 	}
-	fmt.Printf("%-28s %-56s %s\n", "fault", "figure", "kube32")
+	rows = append([]row{{"fault", "figure", "kube32"}}, rows...)
+	faultWidth, figureWidth := 0, 0
 	for _, r := range rows {
-		fmt.Printf("%-28s %-56s %s\n", r.fault, r.figure, r.value)
+		faultWidth, figureWidth = max(faultWidth, len(r.fault)), max(figureWidth, len(r.figure))
+	}
+	for _, r := range rows {
+		fmt.Printf("%-*s  %-*s  %s\n", faultWidth, r.fault, figureWidth, r.figure, r.value)
 	}
 }
 
