@@ -16,17 +16,15 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/bundler/compile"
 	"github.com/kube32/kube32/internal/testenv"
 	csdk "github.com/kube32/kube32/sdk/c"
 )
 
-// podFlags are the flags of a one-page C pod (see docs/abi.md), plus
+// podFlags are the flags kube32 build gives a one-page C pod, plus
 // warnings as errors so that the headers stay warning-free.
-var podFlags = []string{
-	"--target=wasm32-wasi", "-O2", "-nostartfiles", "-Wl,--no-entry",
-	"-Wl,-z,stack-size=8192", "-Wl,--initial-memory=65536", "-Wl,--strip-all",
-	"-Wall", "-Wextra", "-Werror",
-}
+var podFlags = append(append([]string{}, compile.BaseCFlags...),
+	"-Wl,--initial-memory=65536", "-Wall", "-Wextra", "-Werror")
 
 // requireClang returns the path of clang, or skips the test (fails it in CI).
 func requireClang(t *testing.T) string {

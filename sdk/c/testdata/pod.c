@@ -3,10 +3,10 @@
  * against the test's recording host; calls.c, which the test writes from the
  * ABI table, adds a k32_main that calls every host function.
  *
- * The test builds it with:
- *   clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry \
- *     -Wl,-z,stack-size=8192 -Wl,--initial-memory=65536 -Wl,--strip-all \
- *     -Wall -Wextra -Werror -I sdk/c -o pod.wasm pod.c calls.c
+ * The test builds it with kube32 build's C flags (bundler/compile's
+ * BaseCFlags: clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry
+ * -Wl,-z,stack-size=8192 -Wl,--stack-first -Wl,--strip-all), plus
+ * -Wl,--initial-memory=65536 -Wall -Wextra -Werror -I sdk/c.
  */
 #include "k32.h"
 
