@@ -1,22 +1,30 @@
-// Package kubeconfig writes the `kube32` cluster, user and context into a
-// kubeconfig file with client-go's clientcmd, so that `kubectl --context
-// kube32` reaches `kube32 serve` while every other context stays as it was.
+// Package kubeconfig writes the cluster, user and context of `kube32 serve`
+// (all named `kube32` unless --context says otherwise) into a kubeconfig
+// file with client-go's clientcmd, so that `kubectl --context kube32`
+// reaches serve while every other context stays as it was.
 package kubeconfig
 
 import (
-	"fmt"
-
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// Name is the name of the cluster, user and context serve writes.
+// Name is the default name of the cluster, user and context serve writes.
 const Name = "kube32"
 
-// Entry is what the kube32 context points at.
+// Entry is what a kube32 context points at.
 type Entry struct {
-	Server string // the API server URL, e.g. http://127.0.0.1:6443
-	Token  string // the bearer token; "" for none
+	Context string // the name of the context, its cluster and its user; "" = Name
+	Server  string // the API server URL, e.g. http://127.0.0.1:6443
+	Token   string // the bearer token; "" for none
+}
+
+// Name is the name of the entry's context, cluster and user.
+func (e Entry) Name() string {
+	if e.Context == "" {
+		return Name
+	}
+	return e.Context
 }
 
 // Path is the file Write writes: explicit when given (--kubeconfig), else
@@ -32,32 +40,61 @@ func Path(explicit string) string {
 	return clientcmd.RecommendedHomeFile
 }
 
-// Write adds (or replaces) the kube32 cluster, user and context in the
+// Write adds (or replaces) the entry's cluster, user and context in the
 // kubeconfig file at path, creating it when needed. The current context
-// is set to kube32 only when the file had none, so a user's current
+// is set to the entry's only when the file had none, so a user's current
 // context is never changed behind their back.
 func Write(path string, e Entry) error {
-	cfg, err := clientcmd.LoadFromFile(path)
+	cfg, err := load(path)
 	if err != nil {
-		cfg = clientcmdapi.NewConfig()
-		if !isNotExist(path) {
-			return fmt.Errorf("kubeconfig %s: %w", path, err)
-		}
+		return err
 	}
+	name := e.Name()
 	cluster := clientcmdapi.NewCluster()
 	cluster.Server = e.Server
-	cfg.Clusters[Name] = cluster
+	cfg.Clusters[name] = cluster
 	user := clientcmdapi.NewAuthInfo()
 	user.Token = e.Token
-	cfg.AuthInfos[Name] = user
+	cfg.AuthInfos[name] = user
 	ctx := clientcmdapi.NewContext()
-	ctx.Cluster, ctx.AuthInfo, ctx.Namespace = Name, Name, "default"
-	cfg.Contexts[Name] = ctx
+	ctx.Cluster, ctx.AuthInfo, ctx.Namespace = name, name, "default"
+	cfg.Contexts[name] = ctx
 	if cfg.CurrentContext == "" {
-		cfg.CurrentContext = Name
+		cfg.CurrentContext = name
 	}
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		return fmt.Errorf("kubeconfig %s: %w", path, err)
+	return save(path, cfg)
+}
+
+// read returns the entry the context named name points at, if there is one.
+func read(path, name string) (Entry, bool, error) {
+	cfg, err := load(path)
+	if err != nil {
+		return Entry{}, false, err
 	}
-	return nil
+	ctx := cfg.Contexts[name]
+	if ctx == nil || cfg.Clusters[ctx.Cluster] == nil {
+		return Entry{}, false, nil
+	}
+	e := Entry{Context: name, Server: cfg.Clusters[ctx.Cluster].Server}
+	if user := cfg.AuthInfos[ctx.AuthInfo]; user != nil {
+		e.Token = user.Token
+	}
+	return e, true, nil
+}
+
+// remove deletes the entry's cluster, user and context, and makes the file
+// have no current context when it was the entry's.
+func remove(path string, e Entry) error {
+	cfg, err := load(path)
+	if err != nil {
+		return err
+	}
+	name := e.Name()
+	delete(cfg.Clusters, name)
+	delete(cfg.AuthInfos, name)
+	delete(cfg.Contexts, name)
+	if cfg.CurrentContext == name {
+		cfg.CurrentContext = ""
+	}
+	return save(path, cfg)
 }
