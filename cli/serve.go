@@ -42,6 +42,7 @@ type ServeOptions struct {
 	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
 	// or ~/.kube/config).
 	Kubeconfig string
+	Context    string // the name of the kubeconfig context, cluster and user; "" = kubeconfig.Name
 	// DefaultMemoryLimit is the memory cap, a Kubernetes quantity, of a
 	// container without resources.limits.memory; "" = pod.DefaultMemoryLimit.
 	DefaultMemoryLimit string
@@ -69,6 +70,9 @@ With neither, it serves a built-in demo.`,
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
+			if opts.Context == "" {
+				return &usageError{fmt.Errorf("--context: want the name of a kubeconfig context")}
+			}
 			opts.Kubeconfig = kubeconfig.Path(kubeconfigFlag)
 			return RunServe(cmd.Context(), opts)
 		},
@@ -82,6 +86,7 @@ With neither, it serves a built-in demo.`,
 	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
+	f.StringVar(&opts.Context, "context", kubeconfig.Name, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
@@ -131,10 +136,11 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", cluster.WorkerName(i+1), w.PodURL())
 	}
 	if opts.Kubeconfig != "" {
-		if err := kubeconfig.Write(opts.Kubeconfig, kubeconfig.Entry{Server: c.APIURL(), Token: opts.Token}); err != nil {
+		release, err := takeContext(opts, c.APIURL())
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "  kubectl  kubectl --context %s get pods  (context %q in %s)\n", kubeconfig.Name, kubeconfig.Name, opts.Kubeconfig)
+		defer release()
 	}
 	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	err = c.WaitReady(readyCtx)

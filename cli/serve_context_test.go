@@ -1,0 +1,144 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testserve"
+)
+
+// startServe runs `kube32 serve` in-process like testserve.Serve, and
+// returns a function that stops it (called at the test's end if not before).
+func startServe(t *testing.T, opts cli.ServeOptions) (*cluster.Cluster, *testserve.Output, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &testserve.Output{}
+	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
+	opts.CacheDir = testserve.CacheDir
+	ready := make(chan *cluster.Cluster, 1)
+	opts.Serving = func(c *cluster.Cluster) { ready <- c }
+	done := make(chan error, 1)
+	go func() { done <- cli.RunServe(ctx, opts) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve ended with %v\noutput:\n%s", err, out)
+			}
+		})
+	}
+	select {
+	case c := <-ready:
+		t.Cleanup(stop)
+		return c, out, stop
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve failed: %v\noutput:\n%s", err, out)
+	case <-time.After(3 * time.Minute):
+		cancel()
+		t.Fatalf("serve not ready after 3 minutes; output:\n%s", out)
+	}
+	return nil, nil, nil
+}
+
+// Two serves with two --context names coexist in one kubeconfig, each
+// context reaching its own cluster; a third serve with a name in use says
+// it replaces it, and each serve on exit leaves a context it no longer owns
+// alone.
+func TestServeContextsOfTwoClusters(t *testing.T) {
+	kubectl := testenv.Tool(t, "kubectl")
+	t.Chdir(t.TempDir())
+	config := filepath.Join(t.TempDir(), "config")
+	cacheDir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(kubectl, append([]string{"--cache-dir", cacheDir, "--request-timeout", "20s"}, args...)...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+config)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	kubectlOK := func(args ...string) string {
+		t.Helper()
+		out, err := run(args...)
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	server := func(name string) string {
+		t.Helper()
+		cfg, err := clientcmd.LoadFromFile(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctx := cfg.Contexts[name]; ctx != nil && cfg.Clusters[ctx.Cluster] != nil {
+			return cfg.Clusters[ctx.Cluster].Server
+		}
+		return ""
+	}
+
+	a, aOut, stopA := startServe(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
+	b, bOut, stopB := startServe(t, cli.ServeOptions{Kubeconfig: config, Context: "b"})
+	if server("a") != a.APIURL() || server("b") != b.APIURL() || a.APIURL() == b.APIURL() {
+		t.Fatalf("contexts a -> %q, b -> %q; want %q, %q", server("a"), server("b"), a.APIURL(), b.APIURL())
+	}
+	for _, s := range []struct{ name, out string }{{"a", aOut.String()}, {"b", bOut.String()}} {
+		if !strings.Contains(s.out, "kubectl --context "+s.name+" get pods") || strings.Contains(s.out, "replacing") {
+			t.Errorf("serve --context %s output:\n%s", s.name, s.out)
+		}
+	}
+	for _, name := range []string{"a", "b"} {
+		if out := kubectlOK("--context", name, "get", "pods", "-o", "name"); strings.TrimSpace(out) != "pod/echo" {
+			t.Errorf("kubectl --context %s get pods: %q, want the demo's pod/echo", name, out)
+		}
+	}
+	kubectlOK("--context", "a", "create", "namespace", "only-a")
+	kubectlOK("--context", "a", "get", "namespace", "only-a")
+	if out, err := run("--context", "b", "get", "namespace", "only-a"); err == nil || !strings.Contains(out, "NotFound") {
+		t.Errorf("cluster b has the namespace created through context a: %v\n%s", err, out)
+	}
+
+	// A third serve takes context a over, saying so.
+	c, cOut, stopC := startServe(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
+	want := "replacing context a of the serve at " + a.APIURL() + "; use --context to keep both"
+	if !strings.Contains(cOut.String(), want) {
+		t.Errorf("the serve replacing context a does not say %q:\n%s", want, cOut)
+	}
+	if server("a") != c.APIURL() {
+		t.Errorf("context a -> %q, want the third serve's %q", server("a"), c.APIURL())
+	}
+	if out, err := run("--context", "a", "get", "namespace", "only-a"); err == nil || !strings.Contains(out, "NotFound") {
+		t.Errorf("context a still reaches the first cluster: %v\n%s", err, out)
+	}
+
+	// The serve it replaced leaves context a alone on exit.
+	stopA()
+	if server("a") != c.APIURL() {
+		t.Errorf("after the replaced serve stopped, context a -> %q, want %q", server("a"), c.APIURL())
+	}
+	kubectlOK("--context", "a", "get", "pods")
+
+	// The last serve of context a removes it; context b stays until its serve stops.
+	stopC()
+	if got := server("a"); got != "" {
+		t.Errorf("after its last serve stopped, context a -> %q, want none", got)
+	}
+	if server("b") != b.APIURL() {
+		t.Errorf("context b -> %q after the serves of a stopped, want %q", server("b"), b.APIURL())
+	}
+	stopB()
+	if got := server("b"); got != "" {
+		t.Errorf("after its serve stopped, context b -> %q, want none", got)
+	}
+}
