@@ -142,3 +142,9 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 		t.Errorf("after its serve stopped, context b -> %q, want none", got)
 	}
 }
+
+func TestServeRefusesAnEmptyContext(t *testing.T) {
+	if code, out := testserve.Run(t, "serve", "--context", ""); code != 2 || !strings.Contains(out, "--context") {
+		t.Errorf("serve --context '': exit %d\n%s", code, out)
+	}
+}
