@@ -66,13 +66,14 @@ func RunFlash(ctx context.Context, opts FlashOptions) error {
 	if rebuilt := rebuiltItems(res); len(rebuilt) > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "built first (stale since the last build): %s\n", strings.Join(rebuilt, ", "))
 	}
-	if _, err := flash.Flash(flash.Options{
+	flashed, err := flash.Flash(flash.Options{
 		Build: filepath.Clean(res.BuildDir), SD: opts.SD, Firmware: opts.Firmware,
 		DryRun: opts.DryRun, Out: opts.IO.Out,
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	printFlashNext(opts.IO.Out, opts, cardItems(res))
+	printFlashNext(opts.IO.Out, opts, flashed, cardItems(res))
 	return nil
 }
 
@@ -104,16 +105,23 @@ func cardItems(res *build.Result) []string {
 }
 
 // printFlashNext says what is left to do on the board side: the firmware
-// embeds its images, so a firmware tree must be built and flashed. Either
-// way it says when the project has nothing for the card.
-func printFlashNext(w io.Writer, opts FlashOptions, card []string) {
+// embeds its images, so a firmware tree that changed must be built and
+// flashed. Either way it says when the project has nothing for the card.
+func printFlashNext(w io.Writer, opts FlashOptions, flashed *flash.Result, card []string) {
 	if opts.DryRun {
 		return
 	}
 	if opts.Firmware != "" {
-		fmt.Fprintf(w, "next: %s holds the new images; build the firmware and flash it to the boards as usual (ESP-IDF: idf.py flash, which builds first)\n", opts.Firmware)
+		switch {
+		case len(flashed.Changes) == 0:
+			fmt.Fprintln(w, "nothing of this project goes in the firmware's images")
+		case flashed.Changed():
+			fmt.Fprintf(w, "next: %s holds the new images; build the firmware and flash it to the boards as usual (ESP-IDF: idf.py flash, which builds first)\n", opts.Firmware)
+		default:
+			fmt.Fprintf(w, "%s already held these images: nothing changed for the firmware\n", opts.Firmware)
+		}
 		if len(card) > 0 {
-			fmt.Fprintf(w, "next: %s go on the SD card: kube32 flash --sd CARD\n", strings.Join(card, ", "))
+			fmt.Fprintf(w, "next: the SD card gets %s: kube32 flash --sd CARD\n", strings.Join(card, ", "))
 		} else {
 			fmt.Fprintln(w, "nothing of this project goes on the SD card: every image is in the firmware")
 		}
