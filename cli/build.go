@@ -15,7 +15,7 @@ import (
 // BuildOptions are the options of `kube32 build`.
 type BuildOptions struct {
 	IO      IOStreams
-	Dir     string
+	Dir     string // "" = found from the current folder up (projectDir)
 	Verbose bool
 }
 
@@ -27,10 +27,11 @@ func newBuildCommand(io IOStreams) *cobra.Command {
 		Long: `Compile each pod of kube32.yaml to WebAssembly (Go or C), check it against
 k32_app_abi and its pods' memory limits, precompress the static bundles, and
 write build/firmware/ and build/sd/ as the boards read them. Work that is up
-to date is skipped.`,
+to date is skipped. Without DIR, the project is the nearest folder holding a
+kube32.yaml, from the current one up.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir = projectDir(args)
+			opts.Dir = argDir(args)
 			return RunBuild(cmd.Context(), opts)
 		},
 	}
@@ -42,7 +43,11 @@ to date is skipped.`,
 // progress (on a terminal only), warnings and removed outputs go to standard
 // error.
 func RunBuild(ctx context.Context, opts BuildOptions) error {
-	res, err := runBuild(ctx, opts.IO, opts.Dir, opts.Verbose)
+	dir, err := projectDir(opts.Dir, opts.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	res, err := runBuild(ctx, opts.IO, dir, opts.Verbose)
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/cli/internal/iostreams"
 )
 
@@ -78,13 +81,31 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 	return root
 }
 
-// projectDir is the optional [DIR] argument of build and flash: the
-// current folder when it is left out.
-func projectDir(args []string) string {
+// argDir is the optional [DIR] argument of build, serve and flash: "" when
+// it is left out.
+func argDir(args []string) string {
 	if len(args) == 1 {
 		return args[0]
 	}
-	return "."
+	return ""
+}
+
+// projectDir is the project folder of build, serve and flash: dir when the
+// command was given one, else the nearest folder holding kube32.yaml from
+// the current one up (see project.Find). When that is not the current
+// folder, it says on notes which kube32.yaml it uses.
+func projectDir(dir string, notes io.Writer) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	root, err := project.Find(".")
+	if err != nil {
+		return "", err
+	}
+	if here, err := filepath.Abs("."); err == nil && here != root {
+		fmt.Fprintf(notes, "using %s\n", filepath.Join(root, project.FileName))
+	}
+	return root, nil
 }
 
 // usageError is a mistake in the command line (exit code 2).

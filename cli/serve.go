@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -25,7 +26,7 @@ import (
 // ServeOptions are the options of `kube32 serve`.
 type ServeOptions struct {
 	IO             IOStreams
-	Dir            string   // project directory; "" = the current one, or the demo when it has no kube32.yaml
+	Dir            string   // project directory; "" = found from the current folder up, or the demo when there is none
 	Images         string   // a folder holding firmware/ and sd/; default the project's build/
 	Files          []string // manifests applied after the project's
 	IngressPort    int
@@ -61,15 +62,14 @@ func newServeCommand(io IOStreams) *cobra.Command {
 		Long: `Run the kube32 runtime locally: the API server, the Ingress controller and
 a node whose pods run under wazero, as the boards run them.
 
-In a project (a folder with kube32.yaml) serve builds what is stale, applies
-the project's manifests and those given with -f, and starts the pods.
+In a project (DIR, or else the nearest folder holding a kube32.yaml from the
+current one up) serve builds what is stale, applies the project's manifests
+and those given with -f, and starts the pods.
 With --images it serves prebuilt image trees instead, without a project.
 With neither, it serves a built-in demo.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Dir = args[0]
-			}
+			opts.Dir = argDir(args)
 			if opts.Context == "" {
 				return &usageError{fmt.Errorf("--context: want the name of a kubeconfig context")}
 			}
@@ -172,13 +172,10 @@ type source struct {
 // serveSource picks what to serve: prebuilt images, a project (built first
 // when stale), or the built-in demo.
 func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
-	dir := opts.Dir
-	if dir == "" {
-		dir = "."
-	}
-	isProject, err := project.Find(dir)
-	if err != nil {
-		return source{}, err
+	var dir string
+	var err error
+	if opts.Images == "" {
+		dir, err = projectDir(opts.Dir, opts.IO.ErrOut)
 	}
 	switch {
 	case opts.Images != "":
@@ -190,8 +187,8 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			return source{}, err
 		}
 		src := source{what: "images from " + opts.Images, images: images}
-		if opts.Dir != "" && isProject {
-			p, err := project.Load(dir)
+		if opts.Dir != "" {
+			p, err := project.Load(opts.Dir)
 			if err != nil {
 				return source{}, err
 			}
@@ -200,7 +197,16 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			}
 		}
 		return src, nil
-	case isProject:
+	case errors.Is(err, project.ErrNotFound):
+		objs, err := demo.Manifests()
+		if err != nil {
+			return source{}, err
+		}
+		return source{what: "the built-in demo (no kube32.yaml in this folder or any parent)", images: demo.Images(), objects: objs,
+			tryURLs: []string{"/", "/echo/hello -d 'hi'", "/echo/events -N   (Server-Sent Events)"}}, nil
+	case err != nil:
+		return source{}, err
+	default:
 		// serve's standard output is its URLs: the build's report, size
 		// table included, goes to standard error.
 		result, err := runBuild(ctx, opts.IO, dir, false)
@@ -221,15 +227,6 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			return source{}, err
 		}
 		return source{what: "app " + p.Name + " from " + p.Dir, images: images, objects: objs}, nil
-	case opts.Dir != "":
-		return source{}, fmt.Errorf("%s has no %s: not a kube32 project (create one with `kube32 new`)", dir, project.FileName)
-	default:
-		objs, err := demo.Manifests()
-		if err != nil {
-			return source{}, err
-		}
-		return source{what: "the built-in demo (no kube32.yaml here)", images: demo.Images(), objects: objs,
-			tryURLs: []string{"/", "/echo/hello -d 'hi'", "/echo/events -N   (Server-Sent Events)"}}, nil
 	}
 }
 

@@ -47,7 +47,8 @@ func postEcho(t *testing.T, c *cluster.Cluster, body string) map[string]string {
 	return reply
 }
 
-// With no project, serve runs the built-in demo: the echo pod of
+// With no kube32.yaml in the folder or any parent (those of t.TempDir have
+// none), serve runs the built-in demo, and says so: the echo pod of
 // examples/echo behind the Ingress, and the demo page from a StaticBundle.
 func TestServeWithoutProjectServesTheDemo(t *testing.T) {
 	t.Chdir(t.TempDir())
@@ -66,7 +67,7 @@ func TestServeWithoutProjectServesTheDemo(t *testing.T) {
 	if status, _, body := get(t, c.APIURL()+"/readyz"); status != 200 {
 		t.Errorf("/readyz = %d %s", status, body)
 	}
-	for _, line := range []string{"built-in demo", c.IngressURL(), "pod default/echo: Running"} {
+	for _, line := range []string{"built-in demo (no kube32.yaml in this folder or any parent)", c.IngressURL(), "pod default/echo: Running"} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out)
 		}
@@ -131,7 +132,7 @@ func TestServeRefusesBadInput(t *testing.T) {
 		want []string
 	}{
 		{"manifest", cli.ServeOptions{Files: []string{bad}}, []string{bad, "document 2", "Pod default/web", "spec.containers[0].image"}},
-		{"not a project", cli.ServeOptions{Dir: t.TempDir()}, []string{"kube32.yaml", "not a kube32 project"}},
+		{"not a project", cli.ServeOptions{Dir: t.TempDir()}, []string{"no kube32.yaml here", "kube32 new"}},
 		{"images", cli.ServeOptions{Images: t.TempDir()}, []string{"--images", "neither firmware/ nor sd/"}},
 		{"default memory limit", cli.ServeOptions{DefaultMemoryLimit: "8 megs"}, []string{`--default-memory-limit "8 megs"`, "not a quantity"}},
 		{"default memory limit under a page", cli.ServeOptions{DefaultMemoryLimit: "1Ki"}, []string{"--default-memory-limit 1Ki", "less than one WebAssembly page"}},

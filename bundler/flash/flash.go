@@ -55,6 +55,12 @@ func (r *Result) Count(op string) int {
 	return n
 }
 
+// Changed reports whether the target was changed (or, in a dry run, would
+// be): a file added, updated or removed.
+func (r *Result) Changed() bool {
+	return r.Count(opAdd)+r.Count(opUpdate)+r.Count(opRemove) > 0
+}
+
 // copyJob is one tree to copy.
 type copyJob struct {
 	src, dst string

@@ -12,20 +12,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Find reports whether dir holds a kube32.yaml.
-func Find(dir string) (bool, error) {
-	info, err := os.Stat(filepath.Join(dir, FileName))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case err != nil:
-		return false, err
-	case info.IsDir():
-		return false, fmt.Errorf("%s is a directory", filepath.Join(dir, FileName))
-	}
-	return true, nil
-}
-
 // Load reads, decodes and validates dir/kube32.yaml.
 func Load(dir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)

@@ -78,15 +78,6 @@ func TestDefaultsAndPaths(t *testing.T) {
 	}
 }
 
-func TestFind(t *testing.T) {
-	if ok, err := Find("testdata/valid-minimal"); !ok || err != nil {
-		t.Errorf("Find(valid-minimal) = %v, %v; want true", ok, err)
-	}
-	if ok, err := Find("testdata"); ok || err != nil {
-		t.Errorf("Find(testdata) = %v, %v; want false, nil", ok, err)
-	}
-}
-
 func TestLoadNoProject(t *testing.T) {
 	_, err := Load(t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "no kube32.yaml here") {
