@@ -139,7 +139,7 @@ var Limits = []Limit{
 	{"RetryAfterGatewayBusy", secs(RetryAfterGatewayBusy), "s", "Retry-After of the egress gateway's 503 when every TLS session is in use.", "calls.md"},
 	{"EventsStackInternal", kib(EventsStackInternal), "KiB", "The stack of the k32_events thread in internal RAM (boards).", "channels.md"},
 	{"EventsStackPSRAM", kib(EventsStackPSRAM), "KiB", "The stack of the k32_events thread in PSRAM (boards).", "channels.md"},
-	{"LogRateInterval", secs(LogRateInterval), "s", "At most one rate-limited [NETPOL] or [EGRESS] log line per interval.", "networkpolicy.md"},
+	{"LogRateInterval", secs(LogRateInterval), "s", "At most one rate-limited [NETPOL] or [EGRESS] log line per interval (per node), and one [CALL] line per pod.", "networkpolicy.md"},
 	{"NATTableSize", kib(NATTableSize), "KiB", "The control plane's NAT table for the access point's stations, from PSRAM (boards).", "nodes.md"},
 	{"NodeLeaseDuration", secs(NodeLeaseDuration), "s", "The leaseDurationSeconds of every node's Lease (NamespaceNodeLease).", "nodes.md"},
 	{"NodeLeaseRenewInterval", secs(NodeLeaseRenewInterval), "s", "How often a node renews its Lease.", "nodes.md"},

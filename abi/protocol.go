@@ -102,6 +102,20 @@ const (
 	LogUplinkDown = "[NET] uplink down: NAT from the cluster AP off"
 )
 
+// Log lines of a node about a pod's refused k32_http_call (or another host
+// function behind a capability), at most one per LogRateInterval for each
+// pod. They are a kube32 addition to the boards' log lines.
+const (
+	// LogCallNoCapability: the pod ("<namespace>/<name>"), the host
+	// function and the capability its container does not add; the pod
+	// got K32_ERR_PERM.
+	LogCallNoCapability = "[CALL] %s: %s refused: the container does not add capability %s"
+	// LogCallNoReadyPod: the pod and the Service
+	// ("<service>.<namespace>[:<port>]") that selects no ready pod; the
+	// pod got K32_ERR_NOENT.
+	LogCallNoReadyPod = "[CALL] %s -> %s refused: no ready pod behind the Service"
+)
+
 // ServiceCallHeaders are the only caller headers of a k32_http_call that
 // reach a target pod behind a Service, in canonical form.
 var ServiceCallHeaders = []string{"Content-Type", "Cookie", "X-Request-Id", "Accept-Encoding"}
@@ -170,6 +184,10 @@ var ProtocolNames = []ProtocolName{
 		Doc: "Logged by the control plane when its uplink comes up: the name server offered and the NAT table's memory."},
 	{GoName: "LogUplinkDown", Value: LogUplinkDown, See: "nodes.md",
 		Doc: "Logged by the control plane when its uplink goes down."},
+	{GoName: "LogCallNoCapability", Value: LogCallNoCapability, See: "calls.md",
+		Doc: "Logged by a node when a pod calls a host function its container lacks the capability of (kube32 addition)."},
+	{GoName: "LogCallNoReadyPod", Value: LogCallNoReadyPod, See: "calls.md",
+		Doc: "Logged by a node when a pod calls a Service that selects no ready pod (kube32 addition)."},
 	{GoName: "ServiceCallHeaders", Value: strings.Join(ServiceCallHeaders, ", "), See: "calls.md", Shared: true,
 		Doc: "The only caller headers that reach a target pod behind a Service."},
 	{GoName: "ConnectionHeaders", Value: strings.Join(ConnectionHeaders, ", "), See: "calls.md", Shared: true,

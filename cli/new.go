@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/templates"
 )
 
@@ -48,10 +50,37 @@ func RunNew(opts NewOptions) error {
 	if err != nil {
 		return err
 	}
+	sdk, err := writeGoSDK(dir)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(opts.IO.Out, "Created %s from template %s:\n", dir, opts.Template)
 	for _, f := range written {
 		fmt.Fprintf(opts.IO.Out, "  %s\n", filepath.Join(dir, f))
 	}
+	if sdk != "" {
+		fmt.Fprintf(opts.IO.Out, "  %s (the Go SDK, for go vet, go test and editors)\n", sdk)
+	}
 	fmt.Fprintf(opts.IO.Out, "\nNext:\n  cd %s\n  kube32 build\n  kube32 serve\n", dir)
 	return nil
+}
+
+// writeGoSDK writes the Go SDK copy that the Go pods of the new app's go.mod
+// files point to, so that the Go toolchain and editors work before the first
+// build. It returns the folder written, "" when the app has no Go pod.
+func writeGoSDK(dir string) (string, error) {
+	p, err := project.Load(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, pod := range p.Pods {
+		if pod.Language == project.Go {
+			rel, err := filepath.Rel(p.Dir, p.GoSDKDir())
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(dir, rel), compile.WriteGoSDK(p.GoSDKDir())
+		}
+	}
+	return "", nil
 }

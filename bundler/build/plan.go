@@ -57,7 +57,7 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 			Module: images.InRoot(img.Storage, img.ModulePath())}
 		job := compile.Job{
 			Name: pod.Name, Language: pod.Language, SourceDir: p.Path(pod.Source),
-			CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), Exclude: exclude,
+			CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), GoSDKDir: p.GoSDKDir(), Exclude: exclude,
 		}
 		fp, err := compile.Fingerprint(ctx, job)
 		if err != nil {

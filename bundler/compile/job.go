@@ -21,6 +21,10 @@ type Job struct {
 	CFlags      []string // extra clang flags (C only), after the defaults so they can override them
 	MemoryLimit int64    // the pod's resources.limits.memory in bytes; 0 = none
 	CacheDir    string   // the project's build/.cache: SDK copies, go.work, compiler outputs
+	// GoSDKDir is where Go builds keep their copy of the Go SDK: the
+	// project's .kube32/sdk/go, which the pod's go.mod and editors use too.
+	// Empty means CacheDir/sdk/go.
+	GoSDKDir string
 	// Exclude lists absolute directories inside SourceDir that are not
 	// sources (the project's build directory when a pod's source is the
 	// project itself).

@@ -99,9 +99,18 @@ func writeCSDK(cacheDir string) (string, error) {
 	return dir, writeSDK(dir, csdk.Headers, c)
 }
 
-// writeGoSDK writes the Go SDK module and returns its directory.
-func writeGoSDK(cacheDir string) (string, error) {
+// WriteGoSDK makes dir a copy of the Go SDK module embedded in this binary
+// (github.com/kube32/kube32/sdk/go), rewriting it only when it differs.
+func WriteGoSDK(dir string) error {
 	_, g := sdkHashes()
-	dir := filepath.Join(cacheDir, filepath.FromSlash(goSDKDir))
-	return dir, writeSDK(dir, k32.Source, g)
+	return writeSDK(dir, k32.Source, g)
+}
+
+// goSDK writes the job's Go SDK copy and returns its directory.
+func goSDK(job Job) (string, error) {
+	dir := job.GoSDKDir
+	if dir == "" {
+		dir = filepath.Join(job.CacheDir, filepath.FromSlash(goSDKDir))
+	}
+	return dir, WriteGoSDK(dir)
 }

@@ -70,6 +70,12 @@ func (p *Project) BuildDir() string { return filepath.Join(p.Dir, BuildDirName) 
 // <dir>/build/.cache.
 func (p *Project) CacheDir() string { return filepath.Join(p.BuildDir(), cacheDirName) }
 
+// GoSDKDir is the project's copy of the Go SDK, <dir>/.kube32/sdk/go: Go
+// pods' go.mod files point their replace directive at it so that go vet,
+// go test and editors find the SDK offline. kube32 new writes it, and
+// kube32 build builds against it and keeps it current.
+func (p *Project) GoSDKDir() string { return filepath.Join(p.Dir, ToolDirName, "sdk", "go") }
+
 // ManifestPaths returns the absolute paths of the manifests.
 func (p *Project) ManifestPaths() []string {
 	out := make([]string, len(p.Manifests))
@@ -79,8 +85,10 @@ func (p *Project) ManifestPaths() []string {
 	return out
 }
 
-// Names of the build directory and of its cache.
+// Names of the build directory, of its cache, and of the folder of files
+// that kube32 writes for the toolchains and editors (the Go SDK copy).
 const (
 	BuildDirName = "build"
 	cacheDirName = ".cache"
+	ToolDirName  = ".kube32"
 )

@@ -26,6 +26,9 @@ type Config struct {
 	Cache              wazero.CompilationCache // shared compilation cache (may be nil)
 	Log                func(Line)              // called for each pod log line (also kept in the pod's ring buffer)
 	OnStatus           func(Status)            // called after each status change (may be nil)
+	// Refused, when set, is told of each host function call refused
+	// because the container does not add its capability (K32_ERR_PERM).
+	Refused func(function, capability string)
 
 	// Caller carries out k32_http_call for pods granted SERVICE_CALL; nil
 	// answers K32_ERR_NOTSUP.

@@ -78,7 +78,7 @@ func wasmTypes(ts []abi.Type) []api.ValueType {
 
 // buildHostModule defines module "k32" from the abi.Functions table: one Go
 // function per entry, behind the entry's capability gate (K32_ERR_PERM when
-// the container did not add the capability).
+// the container did not add the capability, told to Config.Refused).
 func (p *Pod) buildHostModule(r wazero.Runtime) (wazero.HostModuleBuilder, error) {
 	b := r.NewHostModuleBuilder(abi.Module)
 	for _, f := range abi.Functions {
@@ -92,11 +92,14 @@ func (p *Pod) buildHostModule(r wazero.Runtime) (wazero.HostModuleBuilder, error
 			paramTypes[i], names[i] = prm.Type, prm.Name
 		}
 		results := wasmTypes(f.Results)
-		gate := string(f.Capability)
+		name, gate := f.Name, string(f.Capability)
 		fn := api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
 			var v int64
 			if gate != "" && !p.caps[gate] {
 				v = int64(abi.ErrPerm)
+				if p.cfg.Refused != nil {
+					p.cfg.Refused(name, gate)
+				}
 			} else {
 				v = impl(p, ctx, mod, stack)
 			}

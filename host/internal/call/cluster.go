@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/service"
@@ -51,7 +50,7 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 	}
 	backends = ready(backends)
 	if len(backends) == 0 {
-		return pod.CallResult{}, abi.ErrNoEnt // no ready pod selected
+		return pod.CallResult{}, &NoReadyPodError{From: call.From, Target: t.serviceName()}
 	}
 	if backends, err = c.allowed(ctx, t, call.From, backends); err != nil {
 		return pod.CallResult{}, err
@@ -106,15 +105,11 @@ func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends [
 		}
 	}
 	if len(ok) == 0 {
-		target := t.Service + "." + t.Namespace
-		if t.Port != 0 {
-			target += ":" + strconv.Itoa(t.Port)
-		}
 		reason := first.Error()
 		if len(backends) > 1 {
 			reason = fmt.Sprintf("none of its %d pods is allowed; %s: %s", len(backends), backends[0].ID(), reason)
 		}
-		return nil, &DeniedError{From: from, Target: target, Reason: reason}
+		return nil, &DeniedError{From: from, Target: t.serviceName(), Reason: reason}
 	}
 	return ok, nil
 }

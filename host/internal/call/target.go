@@ -70,6 +70,16 @@ type Target struct {
 	RequestURI string
 }
 
+// serviceName names a ServiceTarget in log lines:
+// "<service>.<namespace>", and ":<port>" when the URL has one.
+func (t Target) serviceName() string {
+	name := t.Service + "." + t.Namespace
+	if t.Port != 0 {
+		name += ":" + strconv.Itoa(t.Port)
+	}
+	return name
+}
+
 // Outside returns t as a host outside the cluster: the same target for an
 // OutsideTarget, and for a "<service>.<namespace>" ServiceTarget the name
 // looked up outside, on the URL's port or 80.

@@ -9,13 +9,16 @@ import (
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/store"
 )
 
 // podConfig turns a Pod's first container into a host/pod configuration: its
 // module and bundle from the node's image trees, its environment, memory
-// limit, capabilities and restart policy; its lines go to log.
+// limit, capabilities and restart policy; its lines go to log, and its
+// refused calls to the node's log (refused.go).
 func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 	c := p.Spec.Containers[0]
+	refused := &refusals{k: k, key: store.KeyOf(p)}
 	cfg := pod.Config{
 		Namespace:          p.Namespace,
 		Name:               p.Name,
@@ -24,9 +27,10 @@ func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 		HandlerTimeout:     k.cfg.HandlerTimeout,
 		DefaultMemoryLimit: k.cfg.DefaultMemoryLimit,
 		Cache:              k.cfg.Cache,
-		Caller:             k.caller,
+		Caller:             &refusalLogger{caller: k.caller, refusals: refused},
 		Publisher:          k.publisher(),
 		Log:                log.write,
+		Refused:            refused.capability,
 	}
 	if limit, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 		cfg.MemoryLimit = limit.Value()
