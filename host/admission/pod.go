@@ -21,8 +21,8 @@ var (
 	protocols       = []corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP}
 )
 
-// defaultPod fills in the restart policy and the container ports'
-// protocol, as kube-apiserver does.
+// defaultPod fills in the restart policy, the container ports' protocol and
+// the apiVersion of env fieldRefs, as kube-apiserver does.
 func defaultPod(pod *corev1.Pod) {
 	if pod.Spec.RestartPolicy == "" {
 		pod.Spec.RestartPolicy = corev1.RestartPolicyAlways
@@ -31,6 +31,11 @@ func defaultPod(pod *corev1.Pod) {
 		for j := range pod.Spec.Containers[i].Ports {
 			if p := &pod.Spec.Containers[i].Ports[j]; p.Protocol == "" {
 				p.Protocol = corev1.ProtocolTCP
+			}
+		}
+		for _, e := range pod.Spec.Containers[i].Env {
+			if f := e.ValueFrom; f != nil && f.FieldRef != nil && f.FieldRef.APIVersion == "" {
+				f.FieldRef.APIVersion = "v1"
 			}
 		}
 	}
@@ -52,7 +57,7 @@ func validatePod(pod *corev1.Pod) field.ErrorList {
 		errs = append(errs, validateContainerName(c.Name, names, path.Child("name"))...)
 		errs = append(errs, validateImage(c.Image, path.Child("image"))...)
 		errs = append(errs, validateContainerPorts(c.Ports, path.Child("ports"))...)
-		errs = append(errs, validateEnv(c.Env, path.Child("env"))...)
+		errs = append(errs, validateEnv(pod, c.Env, path.Child("env"))...)
 		errs = append(errs, validateMemory(c.Resources, path.Child("resources"))...)
 	}
 	switch p := pod.Spec.RestartPolicy; {
@@ -137,16 +142,19 @@ func validateProtocol(p corev1.Protocol, path *field.Path) field.ErrorList {
 	return nil
 }
 
-func validateEnv(env []corev1.EnvVar, path *field.Path) field.ErrorList {
+func validateEnv(pod *corev1.Pod, env []corev1.EnvVar, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, e := range env {
 		name := path.Index(i).Child("name")
 		if e.Name == "" {
 			errs = append(errs, field.Required(name, ""))
-			continue
+		} else {
+			for _, msg := range validation.IsEnvVarName(e.Name) {
+				errs = append(errs, field.Invalid(name, e.Name, msg))
+			}
 		}
-		for _, msg := range validation.IsEnvVarName(e.Name) {
-			errs = append(errs, field.Invalid(name, e.Name, msg))
+		if e.ValueFrom != nil {
+			errs = append(errs, validateEnvSource(pod, e, path.Index(i).Child("valueFrom"))...)
 		}
 	}
 	return errs

@@ -31,7 +31,7 @@ func walkQuantities(node any, path string, inResources bool) (string, string, bo
 			if path != "" {
 				child = path + "." + k
 			}
-			if inResources {
+			if inResources || k == "divisor" { // a resourceFieldRef's divisor is a quantity too
 				if s, isString := n[k].(string); isString {
 					if _, err := resource.ParseQuantity(s); err != nil {
 						return child, s, true

@@ -162,7 +162,7 @@ func TestEnvironment(t *testing.T) {
 		return vals
 	}
 	plain := testPod("a", "wasm://embedded/a", corev1.EnvVar{Name: "GREETING", Value: "hi"})
-	env := k.environment(plain, plain.Spec.Containers[0])
+	env, _ := k.environment(plain, plain.Spec.Containers[0])
 	if env[0] != (pod.EnvVar{Name: "GREETING", Value: "hi"}) {
 		t.Errorf("env %v: the container's own variables come first", env)
 	}
@@ -173,11 +173,12 @@ func TestEnvironment(t *testing.T) {
 	}
 	// With enableServiceLinks false the API server variables still come.
 	plain.Spec.EnableServiceLinks = new(bool)
-	if got := get(k.environment(plain, plain.Spec.Containers[0]), "KUBERNETES_SERVICE_HOST"); len(got) != 1 {
+	env, _ = k.environment(plain, plain.Spec.Containers[0])
+	if got := get(env, "KUBERNETES_SERVICE_HOST"); len(got) != 1 {
 		t.Errorf("enableServiceLinks: false: KUBERNETES_SERVICE_HOST = %v, want it set", got)
 	}
 	own := testPod("b", "wasm://embedded/b", corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: "9999"})
-	env = k.environment(own, own.Spec.Containers[0])
+	env, _ = k.environment(own, own.Spec.Containers[0])
 	if got := get(env, "KUBERNETES_SERVICE_PORT"); len(got) != 1 || got[0] != "9999" {
 		t.Errorf("KUBERNETES_SERVICE_PORT = %v, want only the container's [9999]", got)
 	}

@@ -1,11 +1,13 @@
 package kubelet
 
 import (
+	"fmt"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/host/internal/downward"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/pod"
@@ -19,10 +21,11 @@ import (
 func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 	c := p.Spec.Containers[0]
 	refused := &refusals{k: k, key: store.KeyOf(p)}
+	env, err := k.environment(p, c)
 	cfg := pod.Config{
 		Namespace:          p.Namespace,
 		Name:               p.Name,
-		Env:                k.environment(p, c),
+		Env:                env,
 		RestartPolicy:      string(p.Spec.RestartPolicy),
 		HandlerTimeout:     k.cfg.HandlerTimeout,
 		DefaultMemoryLimit: k.cfg.DefaultMemoryLimit,
@@ -31,6 +34,9 @@ func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 		Publisher:          k.publisher(),
 		Log:                log.write,
 		Refused:            refused.capability,
+	}
+	if err != nil {
+		return cfg, &problem{reason: "CreateContainerConfigError", message: err.Error()}
 	}
 	if limit, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 		cfg.MemoryLimit = limit.Value()
@@ -55,13 +61,13 @@ func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 	return cfg, nil
 }
 
-// environment is the container's own env followed by what the kubelet
-// injects: KUBERNETES_SERVICE_HOST/_PORT always, then the variables of the
+// environment is the container's own env, valueFrom resolved by
+// host/internal/downward, followed by what the kubelet injects: KUBERNETES_SERVICE_HOST/_PORT always, then the variables of the
 // namespace's Services (host/internal/service.EnvVars), read as two lists, Services
 // and Endpoints. The first of a repeated name wins, so a name the container
 // sets itself wins over an injected one, and the API server's variables
 // over those of a Service named "kubernetes".
-func (k *Kubelet) environment(p *corev1.Pod, c corev1.Container) []pod.EnvVar {
+func (k *Kubelet) environment(p *corev1.Pod, c corev1.Container) ([]pod.EnvVar, error) {
 	var env []pod.EnvVar
 	seen := map[string]bool{}
 	add := func(name, value string) {
@@ -70,17 +76,34 @@ func (k *Kubelet) environment(p *corev1.Pod, c corev1.Container) []pod.EnvVar {
 			env = append(env, pod.EnvVar{Name: name, Value: value})
 		}
 	}
-	for _, e := range c.Env {
-		add(e.Name, e.Value)
+	node := downward.Node{IP: k.cfg.NodeIP, DefaultMemoryLimit: k.defaultMemoryLimit()}
+	for i, e := range c.Env {
+		value := e.Value
+		if e.ValueFrom != nil {
+			var err error
+			if value, err = downward.Value(p, &c, e.ValueFrom, node); err != nil {
+				return nil, fmt.Errorf("env[%d] (%s): %w", i, e.Name, err)
+			}
+		}
+		add(e.Name, value)
 	}
 	add("KUBERNETES_SERVICE_HOST", k.cfg.APIHost)
 	add("KUBERNETES_SERVICE_PORT", strconv.Itoa(k.cfg.APIPort))
 	if k.cfg.Source == nil || !service.LinksEnabled(p) {
-		return env
+		return env, nil
 	}
 	services, endpoints := k.cfg.Source.NamespaceServices(p.Namespace)
 	for _, e := range service.EnvVars(p, services, endpoints, k.cfg.NodeIP) {
 		add(e.Name, e.Value)
 	}
-	return env
+	return env, nil
+}
+
+// defaultMemoryLimit is the memory limit host/pod gives a container that
+// sets none.
+func (k *Kubelet) defaultMemoryLimit() int64 {
+	if k.cfg.DefaultMemoryLimit > 0 {
+		return k.cfg.DefaultMemoryLimit
+	}
+	return pod.DefaultMemoryLimit
 }
