@@ -125,8 +125,8 @@ func loadK32WIT(t *testing.T) (*wit.Interface, *wit.World) {
 	if iface == nil || world == nil {
 		t.Fatalf("%s: want interface k32 and world pod", witPath)
 	}
-	if got := iface.Package.Name.String(); got != "kube32:app@0.1.0" {
-		t.Errorf("%s: package %s, want kube32:app@0.1.0", witPath, got)
+	if got, want := iface.Package.Name.String(), "kube32:app@"+abi.Version; got != want {
+		t.Errorf("%s: package %s, want %s (abi.Version)", witPath, got, want)
 	}
 	return iface, world
 }

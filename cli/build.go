@@ -17,6 +17,7 @@ type BuildOptions struct {
 	IO      IOStreams
 	Dir     string // "" = found from the current folder up (projectDir)
 	Verbose bool
+	Output  outputFormat // the size table (text) or the result as JSON
 }
 
 func newBuildCommand(io IOStreams) *cobra.Command {
@@ -36,12 +37,13 @@ kube32.yaml, from the current one up.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show compiler commands")
+	addOutputFlag(cmd.Flags(), &opts.Output)
 	return cmd
 }
 
-// RunBuild builds the project and prints the size table on standard output;
-// progress (on a terminal only), warnings and removed outputs go to standard
-// error.
+// RunBuild builds the project and prints the size table, or the JSON of
+// the result, on standard output; progress (on a terminal only), warnings
+// and removed outputs go to standard error.
 func RunBuild(ctx context.Context, opts BuildOptions) error {
 	dir, err := projectDir(opts.Dir, opts.IO.ErrOut)
 	if err != nil {
@@ -51,31 +53,45 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Output == outputJSON {
+		return printBuildJSON(opts.IO.Out, res)
+	}
 	printBuildTable(opts.IO.Out, res, opts.IO.IsStdoutTTY())
 	return nil
 }
 
 // runBuild builds the project in dir and prints what is not its result:
-// progress lines when standard error is a terminal, the compiler's log when
-// verbose, then the warnings, even of a failed build, and the stale outputs
-// it removed.
+// progress with elapsed times when standard error is a terminal, the
+// compiler commands when verbose, then the warnings (the compilers' too),
+// even of a failed build, and the stale outputs it removed.
 func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool) (*build.Result, error) {
 	var opts build.Options
+	var prog *progress
 	if ios.IsStderrTTY() {
-		opts.Progress = ios.ErrOut
+		prog = &progress{w: ios.ErrOut, inPlace: !verbose}
+		opts.Progress = prog.step
 	}
 	if verbose {
 		opts.CompilerLog = ios.ErrOut
 	}
 	res, err := build.Build(ctx, dir, opts)
+	if prog != nil {
+		prog.end()
+	}
 	if res != nil {
 		printBuildNotes(ios.ErrOut, res)
 	}
 	return res, err
 }
 
-// printBuildNotes prints a build's warnings and the stale outputs it removed.
+// printBuildNotes prints a build's warnings, the compilers' warnings and
+// the stale outputs it removed.
 func printBuildNotes(w io.Writer, res *build.Result) {
+	for _, it := range res.Items {
+		if it.CompilerWarnings != "" {
+			fmt.Fprintf(w, "pod %s: compiler warnings:\n%s\n", it.Name, it.CompilerWarnings)
+		}
+	}
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,7 +72,7 @@ func TestBuildPipedPrintsPlainTableOnStdoutAndWarningsOnStderr(t *testing.T) {
 			t.Errorf("stderr of build -v lacks %q:\n%s", want, stderr)
 		}
 	}
-	if strings.Contains(stderr.String(), ": built ") {
+	if strings.Contains(stderr.String(), ": built ") || strings.Contains(stderr.String(), "building") {
 		t.Errorf("progress on a piped stderr:\n%s", stderr)
 	}
 	if !table.MatchString(stdout.String()) {
@@ -89,9 +90,12 @@ func TestBuildOnTerminalShowsProgressOnStderrAndAlignedTable(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"build", dir}, ios); code != 0 {
 		t.Fatalf("build: exit %d\n%s", code, stderr)
 	}
-	want := "pod hello: built build/firmware/images/wasm/hello.wasm\n" + typoWarning
-	if stderr.String() != want {
-		t.Errorf("stderr = %q, want %q", stderr, want)
+	// The started step is redrawn in place with its elapsed time, then
+	// replaced by the line of the built step.
+	progress := regexp.MustCompile(`^pod hello: building \(c\)…(\r\x1b\[Kpod hello: building \(c\)… [0-9]+\.[0-9]s)*\r\x1b\[K` +
+		`pod hello: built build/firmware/images/wasm/hello\.wasm \([0-9]+\.[0-9]s\)\n` + regexp.QuoteMeta(typoWarning) + `$`)
+	if !progress.MatchString(stderr.String()) {
+		t.Errorf("stderr = %q, want it to match %s", stderr, progress)
 	}
 	table := regexp.MustCompile(`^\nKIND +NAME +MODULE +INIT-MEM +BUNDLE +GZIP *\npod +hello +[0-9.]+ (B|KiB) +64\.0 KiB +- +- *\ntotal +[0-9.]+ (B|KiB) +64\.0 KiB +0 B +0 B *\n$`)
 	if !table.MatchString(stdout.String()) {
@@ -128,5 +132,93 @@ func TestBuildFailurePrintsWarningsAndError(t *testing.T) {
 	}
 	if !strings.HasPrefix(stderr.String(), typoWarning+"kube32: ") || !strings.Contains(stderr.String(), "pod hello") {
 		t.Errorf("stderr = %q, want the warning, then the error naming pod hello", stderr)
+	}
+}
+
+// `build -o json` prints the result as JSON on stdout, whatever the
+// streams are; warnings stay on stderr.
+func TestBuildJSON(t *testing.T) {
+	dir := newCApp(t)
+	ios, _, stdout, stderr := iostreams.Test()
+	ios.SetStdoutTTY(true)
+	if code := cli.Run(context.Background(), []string{"build", "-o", "json", dir}, ios); code != 0 {
+		t.Fatalf("build -o json: exit %d\n%s", code, stderr)
+	}
+	var res struct {
+		BuildDir string `json:"buildDir"`
+		Pods     []struct {
+			Name               string          `json:"name"`
+			Image              string          `json:"image"`
+			Module             string          `json:"module"`
+			ModuleBytes        int64           `json:"moduleBytes"`
+			InitialMemoryBytes int64           `json:"initialMemoryBytes"`
+			MemoryLimitBytes   int64           `json:"memoryLimitBytes"`
+			Assets             json.RawMessage `json:"assets"`
+			CompilerWarnings   *string         `json:"compilerWarnings"`
+			UpToDate           *bool           `json:"upToDate"`
+		} `json:"pods"`
+		Bundles []json.RawMessage `json:"bundles"`
+		Total   struct {
+			ModuleBytes int64 `json:"moduleBytes"`
+		} `json:"total"`
+		Removed  []string `json:"removed"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("stdout is not the build's JSON: %v\n%s", err, stdout)
+	}
+	if res.BuildDir != filepath.Join(dir, "build") || len(res.Pods) != 1 || res.Bundles == nil || res.Removed == nil {
+		t.Fatalf("result %+v", res)
+	}
+	p := res.Pods[0]
+	if p.Name != "hello" || p.Image != "wasm://embedded/hello" || p.Module != "firmware/images/wasm/hello.wasm" ||
+		p.ModuleBytes == 0 || p.InitialMemoryBytes != 65536 || p.MemoryLimitBytes != 65536 ||
+		string(p.Assets) != "null" || p.CompilerWarnings == nil || *p.CompilerWarnings != "" || p.UpToDate == nil || *p.UpToDate {
+		t.Errorf("pod %+v", p)
+	}
+	if res.Total.ModuleBytes != p.ModuleBytes {
+		t.Errorf("total module bytes %d, pod %d", res.Total.ModuleBytes, p.ModuleBytes)
+	}
+	if want := strings.TrimPrefix(strings.TrimSuffix(typoWarning, "\n"), "warning: "); len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", res.Warnings, want)
+	}
+	if stderr.String() != typoWarning {
+		t.Errorf("stderr = %q, want the warning alone", stderr)
+	}
+}
+
+// A compiler warning is shown without -v, on stderr, and again by a build
+// that finds the module up to date; -o json carries it too.
+func TestBuildShowsCompilerWarnings(t *testing.T) {
+	dir := newCApp(t)
+	main := filepath.Join(dir, "pods", "hello", "main.c")
+	src, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An implicit conversion that changes the value: clang warns by default.
+	if err := os.WriteFile(main, append(src, "int truncated(void) { int x = 3.5; return x; }\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, pass := range []string{"first build", "up-to-date build"} {
+		code, stdout, stderr := runCLI(t, "build", dir)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", pass, code, stderr)
+		}
+		if !strings.HasPrefix(stderr, "pod hello: compiler warnings:\nmain.c:") || !strings.Contains(stderr, "warning: implicit conversion") {
+			t.Errorf("%s: stderr lacks the compiler's warning:\n%s", pass, stderr)
+		}
+		if strings.Contains(stdout, "warning") {
+			t.Errorf("%s: warning on stdout:\n%s", pass, stdout)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "build", "-o", "json", dir)
+	var res struct {
+		Pods []struct {
+			CompilerWarnings string `json:"compilerWarnings"`
+		} `json:"pods"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || len(res.Pods) != 1 || !strings.Contains(res.Pods[0].CompilerWarnings, "implicit conversion") {
+		t.Errorf("build -o json: exit %d, stdout %s, stderr %s", code, stdout, stderr)
 	}
 }

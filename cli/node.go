@@ -55,11 +55,11 @@ plane only over HTTP, as board workers do.`,
 	f.StringVar(&opts.Join, "join", "", "the control plane's API server, http://HOST:PORT")
 	f.StringVar(&opts.Token, "token", "", "the cluster token (the API server's bearer token)")
 	f.StringVar(&opts.NodeIP, "node-ip", "127.0.0.2", "this node's InternalIP; its pod HTTP server listens there")
-	f.IntVar(&opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
+	portFlag(f, &opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
 	f.StringVar(&opts.Name, "name", "", "the Node's name (default kube32-node-<node-ip>)")
 	f.StringVar(&opts.Images, "images", "build", "folder holding the firmware/ and sd/ image trees the pods run from")
-	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
-	f.DurationVar(&opts.LeaseRenewInterval, "lease-renew-interval", abi.NodeLeaseRenewInterval, "how often the node renews its Lease (docs/nodes.md)")
+	durationFlag(f, &opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
+	durationFlag(f, &opts.LeaseRenewInterval, "lease-renew-interval", abi.NodeLeaseRenewInterval, "how often the node renews its Lease (docs/nodes.md)")
 	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
 	return cmd
 }

@@ -55,10 +55,10 @@ func TestNodeNeedsJoin(t *testing.T) {
 }
 
 // node --join applies serve's node limits: a memory cap under one page is
-// refused, naming the flag.
+// refused as a usage mistake (exit 2), naming the flag.
 func TestNodeChecksDefaultMemoryLimit(t *testing.T) {
 	code, out := testserve.Run(t, "node", "--join", "http://127.0.0.1:1", "--default-memory-limit", "1Ki")
-	if code != 1 || !strings.Contains(out, "--default-memory-limit 1Ki: less than one WebAssembly page") {
+	if code != 2 || !strings.Contains(out, "--default-memory-limit 1Ki: less than one WebAssembly page") {
 		t.Errorf("kube32 node --default-memory-limit 1Ki: exit %d, output %q", code, out)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -17,7 +18,7 @@ import (
 func addNodeLimitFlags(f *pflag.FlagSet, memory *string, conns *int) {
 	f.StringVar(memory, "default-memory-limit", modcheck.FormatBytes(pod.DefaultMemoryLimit),
 		"memory cap of a container without resources.limits.memory (a quantity; the default is the PSRAM of the largest board)")
-	f.IntVar(conns, "max-connections", 0, "connections open at once over every port; at the cap the longest-idle keep-alive one is closed (default half the open-file limit, at most 4096)")
+	intFlag(f, conns, "max-connections", 0, 0, math.MaxInt32, "connections open at once over every port; at the cap the longest-idle keep-alive one is closed (default half the open-file limit, at most 4096)")
 }
 
 // parseMemoryLimit reads --default-memory-limit: at least one WebAssembly
@@ -28,10 +29,10 @@ func parseMemoryLimit(s string) (int64, error) {
 	}
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
-		return 0, fmt.Errorf("--default-memory-limit %q: not a quantity (e.g. 8Mi): %v", s, err)
+		return 0, &usageError{fmt.Errorf("--default-memory-limit %q: not a quantity (e.g. 8Mi): %v", s, err)}
 	}
 	if q.Value() < modcheck.PageSize {
-		return 0, fmt.Errorf("--default-memory-limit %s: less than one WebAssembly page (64Ki)", s)
+		return 0, &usageError{fmt.Errorf("--default-memory-limit %s: less than one WebAssembly page (64Ki)", s)}
 	}
 	return q.Value(), nil
 }

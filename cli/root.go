@@ -5,7 +5,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,11 +42,7 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 		return 0
 	}
 	fmt.Fprintf(io.ErrOut, "kube32: %v\n", err)
-	var usage *usageError
-	if errors.As(err, &usage) {
-		return 2
-	}
-	return 1
+	return exitCode(err)
 }
 
 // newRootCommand builds the command tree.
@@ -77,7 +72,13 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newFlashCommand(io),
 		newNodeCommand(io),
 		newUplinkCommand(io),
+		newVersionCommand(io),
 	)
+	// --version prints what `kube32 version` does.
+	root.Version = readVersions().String()
+	root.SetVersionTemplate("{{.Version}}")
+	root.Flags().Bool("version", false, "print the versions of kube32, its pod ABI, Go and wazero")
+	markRunErrors(root)
 	return root
 }
 

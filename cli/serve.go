@@ -78,10 +78,10 @@ With neither, it serves a built-in demo.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
-	f.IntVar(&opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
-	f.IntVar(&opts.APIPort, "api-port", 6443, "port of the Kubernetes API server (kubectl --context kube32)")
-	f.IntVar(&opts.Nodes, "nodes", 1, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	portFlag(f, &opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
+	portFlag(f, &opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
+	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server (kubectl --context kube32)")
+	intFlag(f, &opts.Nodes, "nodes", 1, 1, maxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
@@ -89,7 +89,7 @@ With neither, it serves a built-in demo.`,
 	f.StringVar(&opts.Context, "context", kubeconfig.Name, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
-	f.DurationVar(&opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
+	durationFlag(f, &opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
 	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
 	return cmd
 }

@@ -155,11 +155,11 @@ func buildPods(images string) error {
 				return err
 			}
 		}
-		wasm, err := compile.Compile(context.Background(), job)
+		m, err := compile.Compile(context.Background(), job)
 		if err != nil {
 			return fmt.Errorf("building %s: %w", name, err)
 		}
-		if err := os.WriteFile(filepath.Join(wasmDir, name+".wasm"), wasm, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(wasmDir, name+".wasm"), m.Wasm, 0o644); err != nil {
 			return err
 		}
 	}

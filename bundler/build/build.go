@@ -3,7 +3,6 @@ package build
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,7 +17,7 @@ import (
 func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	progress := opts.Progress
 	if progress == nil {
-		progress = io.Discard
+		progress = func(Step) {}
 	}
 	p, err := project.Load(dir)
 	if err != nil {
@@ -65,13 +64,18 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 }
 
 // run brings one output up to date, fills its item and says so on progress.
-func run(ctx context.Context, p *project.Project, t *task, it *Item, progress, compilerLog io.Writer) error {
-	label := describe(t, it)
+func run(ctx context.Context, p *project.Project, t *task, it *Item, progress func(Step), compilerLog io.Writer) error {
+	step := Step{What: describe(t, it), Out: t.out, State: StepUpToDate}
+	if t.kind == taskModule {
+		step.Language = t.job.Language
+	}
 	if t.fresh {
 		fill(t, it, t.old)
-		fmt.Fprintf(progress, "%s: up to date\n", label)
+		progress(step)
 		return nil
 	}
+	step.State = StepStarted
+	progress(step)
 	var s *stamp
 	var err error
 	switch t.kind {
@@ -87,7 +91,8 @@ func run(ctx context.Context, p *project.Project, t *task, it *Item, progress, c
 		return err
 	}
 	fill(t, it, s)
-	fmt.Fprintf(progress, "%s: built %s\n", label, filepath.ToSlash(filepath.Join(project.BuildDirName, t.out)))
+	step.State = StepBuilt
+	progress(step)
 	return nil
 }
 
@@ -108,6 +113,7 @@ func fill(t *task, it *Item, s *stamp) {
 	if t.kind == taskModule {
 		it.ModuleBytes = s.ModuleBytes
 		it.InitialMemory = int64(s.InitialPages) * compile.PageSize
+		it.CompilerWarnings = s.CompilerWarnings
 		return
 	}
 	it.Stats = s.Stats

@@ -3,6 +3,7 @@ package build
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,7 +64,8 @@ func TestBuildWritesImageTrees(t *testing.T) {
 		t.Errorf("Stale before any build = %v, %v; want true", stale, err)
 	}
 	var progress bytes.Buffer
-	res, err := Build(ctx, dir, Options{Progress: &progress})
+	lines := func(s Step) { fmt.Fprintln(&progress, s) }
+	res, err := Build(ctx, dir, Options{Progress: lines})
 	if err != nil {
 		t.Fatalf("Build: %v\n%s", err, progress.String())
 	}
@@ -93,7 +95,8 @@ func TestBuildWritesImageTrees(t *testing.T) {
 		t.Errorf("site item %+v", site)
 	}
 	text := progress.String()
-	for _, want := range []string{"pod hello: built build/firmware/images/wasm/hello.wasm\n", "pod hello assets: built build/firmware/images/web/hello\n", "bundle site: built build/firmware/images/web/site\n"} {
+	for _, want := range []string{"pod hello: building (c)…\npod hello: built build/firmware/images/wasm/hello.wasm\n",
+		"pod hello assets: building…\n", "pod hello assets: built build/firmware/images/web/hello\n", "bundle site: built build/firmware/images/web/site\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("progress does not contain %q:\n%s", want, text)
 		}
@@ -117,7 +120,7 @@ func TestBuildWritesImageTrees(t *testing.T) {
 		t.Errorf("Stale after a build = %v, %v", stale, err)
 	}
 	progress.Reset()
-	res2, err := Build(ctx, dir, Options{Progress: &progress})
+	res2, err := Build(ctx, dir, Options{Progress: lines})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +136,9 @@ func TestBuildWritesImageTrees(t *testing.T) {
 		if !strings.Contains(progress.String(), want) {
 			t.Errorf("second build progress lacks %q:\n%s", want, progress.String())
 		}
+	}
+	if strings.Contains(progress.String(), "building") {
+		t.Errorf("an up-to-date build says it builds:\n%s", progress.String())
 	}
 	for f, mt := range modTimes(t, dir) {
 		if !before[f].Equal(mt) {

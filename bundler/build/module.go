@@ -22,10 +22,11 @@ import (
 func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer) (*stamp, error) {
 	job := t.job
 	job.Log = log
-	wasm, err := compile.Compile(ctx, job)
+	m, err := compile.Compile(ctx, job)
 	if err != nil {
 		return nil, err
 	}
+	wasm := m.Wasm
 	rep, err := modcheck.Check(ctx, wasm, t.limit)
 	if err != nil {
 		return nil, checkError(job.Name, t.limit, err)
@@ -38,7 +39,8 @@ func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer
 		return nil, fmt.Errorf("pod %s: %w", job.Name, err)
 	}
 	sum := sha256.Sum256(wasm)
-	return &stamp{Inputs: t.inputs, SHA256: hex.EncodeToString(sum[:]), ModuleBytes: int64(len(wasm)), InitialPages: rep.InitialPages}, nil
+	return &stamp{Inputs: t.inputs, SHA256: hex.EncodeToString(sum[:]), ModuleBytes: int64(len(wasm)), InitialPages: rep.InitialPages,
+		CompilerWarnings: m.Warnings}, nil
 }
 
 // checkError words a failed ABI check: one line per problem, each naming the

@@ -2,19 +2,51 @@ package build
 
 import (
 	"io"
+	"path"
 
 	"github.com/kube32/kube32/bundler/precompress"
+	"github.com/kube32/kube32/bundler/project"
 )
 
 // Options control a build. Build writes nothing else: what it built is its
 // Result, for the caller to print.
 type Options struct {
-	// Progress receives a line per output as it is built or found up to
-	// date ("pod echo: built build/…"); nil discards them.
-	Progress io.Writer
-	// CompilerLog receives the compiler command lines and their output
-	// (warnings included); nil discards them.
+	// Progress, when set, is called as each output that is not up to date
+	// starts building, and once each output is built or found up to date.
+	Progress func(Step)
+	// CompilerLog receives the compiler command lines; nil discards them.
 	CompilerLog io.Writer
+}
+
+// Step states.
+const (
+	StepStarted  = "started"
+	StepBuilt    = "built"
+	StepUpToDate = "up to date"
+)
+
+// Step is the progress of one output of a build.
+type Step struct {
+	What     string // "pod echo", "pod echo assets", "bundle site"
+	Language string // a pod's module: its language, "go" or "c"; else ""
+	Out      string // the output, under build/ (slash-separated)
+	State    string // StepStarted, StepBuilt or StepUpToDate
+}
+
+// String is the step as a progress line: "pod echo: building (go)…",
+// "pod echo: built build/firmware/images/wasm/echo.wasm", "pod echo: up to
+// date".
+func (s Step) String() string {
+	switch s.State {
+	case StepStarted:
+		if s.Language != "" {
+			return s.What + ": building (" + s.Language + ")…"
+		}
+		return s.What + ": building…"
+	case StepBuilt:
+		return s.What + ": built " + path.Join(project.BuildDirName, s.Out)
+	}
+	return s.What + ": " + s.State
 }
 
 // Item kinds.
@@ -34,6 +66,9 @@ type Item struct {
 	ModuleBytes   int64
 	InitialMemory int64 // pods: initial linear memory in bytes
 	MemoryLimit   int64 // pods: the smallest resources.limits.memory of the Pods running it; 0 = none
+	// CompilerWarnings is what the compiler printed while building the
+	// module (kept from the last build when the module is up to date).
+	CompilerWarnings string
 
 	Bundle string            // the bundle directory under build/, "" when none
 	Brotli bool              // StaticBundles: the bundle opts in to .br variants

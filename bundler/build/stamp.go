@@ -26,6 +26,9 @@ type stamp struct {
 	SHA256       string `json:"sha256,omitempty"`
 	ModuleBytes  int64  `json:"moduleBytes,omitempty"`
 	InitialPages uint32 `json:"initialPages,omitempty"`
+	// CompilerWarnings are kept so that a build that finds the module up
+	// to date shows them again, until the source is fixed.
+	CompilerWarnings string `json:"compilerWarnings,omitempty"`
 
 	// Bundle directories: every file and its size.
 	Files map[string]int64  `json:"files,omitempty"`

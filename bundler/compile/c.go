@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -50,7 +49,7 @@ func cSources(dir string) ([]string, error) {
 	return srcs, nil
 }
 
-func compileC(ctx context.Context, job Job) ([]byte, error) {
+func compileC(ctx context.Context, job Job) (*Module, error) {
 	clang, err := findClang()
 	if err != nil {
 		return nil, err
@@ -83,10 +82,7 @@ func compileC(ctx context.Context, job Job) ([]byte, error) {
 	if err != nil {
 		return nil, &toolError{tool: "clang", output: string(output), err: err, hint: cHint(job, string(output))}
 	}
-	if job.Log != nil && len(bytes.TrimSpace(output)) > 0 {
-		fmt.Fprintf(job.Log, "%s\n", bytes.TrimSpace(output))
-	}
-	return os.ReadFile(out)
+	return compiled(out, output)
 }
 
 // cHint turns the common failures of an incomplete toolchain or a too-small

@@ -34,16 +34,40 @@ func TestInitialMemory(t *testing.T) {
 func TestCPodOnePage(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	ctx := context.Background()
-	wasm, err := Compile(ctx, job(t, "hello", langC, "cpod", 64<<10))
+	m, err := Compile(ctx, job(t, "hello", langC, "cpod", 64<<10))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := modcheck.Check(ctx, wasm, 64<<10)
+	if m.Warnings != "" {
+		t.Errorf("warnings of a clean pod: %q", m.Warnings)
+	}
+	rep, err := modcheck.Check(ctx, m.Wasm, 64<<10)
 	if err != nil {
 		t.Fatalf("modcheck: %v", err)
 	}
 	if rep.InitialPages != 1 {
 		t.Errorf("initial pages = %d, want 1", rep.InitialPages)
+	}
+}
+
+// A warning that clang prints by default comes back with the module, as
+// clang printed it.
+func TestCWarningsReturnedOnSuccess(t *testing.T) {
+	testenv.Tools(t, "clang", "wasm-ld")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"main.c": "int truncated(void) { int x = 3.5; return x; }\n"})
+	j := Job{Name: "warn", Language: langC, SourceDir: dir, CacheDir: t.TempDir()}
+	m, err := Compile(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"main.c:1:", "warning:", "3.5"} {
+		if !strings.Contains(m.Warnings, want) {
+			t.Errorf("warnings %q lack %q", m.Warnings, want)
+		}
+	}
+	if len(m.Wasm) == 0 {
+		t.Error("no module")
 	}
 }
 
@@ -76,11 +100,11 @@ func TestGoPodOffline(t *testing.T) {
 	testenv.Tools(t, "go")
 	ctx := context.Background()
 	j := job(t, "gopod", langGo, "gopod", 0)
-	wasm, err := Compile(ctx, j)
+	m, err := Compile(ctx, j)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := modcheck.Check(ctx, wasm, 0); err != nil {
+	if _, err := modcheck.Check(ctx, m.Wasm, 0); err != nil {
 		t.Fatalf("modcheck: %v", err)
 	}
 	work, err := os.ReadFile(filepath.Join(j.CacheDir, "go", "gopod", "go.work"))

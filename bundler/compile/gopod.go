@@ -88,7 +88,7 @@ func quoteIfNeeded(p string) string {
 	return p
 }
 
-func compileGo(ctx context.Context, job Job) ([]byte, error) {
+func compileGo(ctx context.Context, job Job) (*Module, error) {
 	gobin, err := findGo()
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func compileGo(ctx context.Context, job Job) ([]byte, error) {
 	if err != nil {
 		return nil, &toolError{tool: "go build", output: string(output), err: err, hint: goHint(string(output))}
 	}
-	return os.ReadFile(out)
+	return compiled(out, output)
 }
 
 // goHint explains failures caused by the offline build.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -29,27 +30,46 @@ type Job struct {
 	// sources (the project's build directory when a pod's source is the
 	// project itself).
 	Exclude []string
-	// Log, when set, receives the compiler command lines and warnings.
+	// Log, when set, receives the compiler command lines.
 	Log io.Writer
 }
 
-// Compile builds the job's module and returns its bytes. Errors start with
-// "building pod <name>: " and hold the compiler's output.
-func Compile(ctx context.Context, job Job) ([]byte, error) {
-	var wasm []byte
+// Module is a compiled pod.
+type Module struct {
+	Wasm []byte
+	// Warnings is what the compiler printed while succeeding, as it
+	// printed it (clang's warnings, with their source lines); "" when
+	// it printed nothing.
+	Warnings string
+}
+
+// Compile builds the job's module. Errors start with "building pod <name>: "
+// and hold the compiler's output.
+func Compile(ctx context.Context, job Job) (*Module, error) {
+	var m *Module
 	var err error
 	switch job.Language {
 	case langC:
-		wasm, err = compileC(ctx, job)
+		m, err = compileC(ctx, job)
 	case langGo:
-		wasm, err = compileGo(ctx, job)
+		m, err = compileGo(ctx, job)
 	default:
 		err = fmt.Errorf("language %q is not supported (go, c)", job.Language)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("building pod %s: %w", job.Name, err)
 	}
-	return wasm, nil
+	return m, nil
+}
+
+// compiled reads the module the compiler wrote to out and keeps what it
+// printed.
+func compiled(out string, output []byte) (*Module, error) {
+	wasm, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	return &Module{Wasm: wasm, Warnings: strings.TrimSpace(string(output))}, nil
 }
 
 // toolError is a failed compiler run: the command and what it printed.

@@ -23,12 +23,12 @@ func Go(t testing.TB, name string) []byte {
 	if b, ok := built[key]; ok {
 		return b
 	}
-	wasm, err := compile.Compile(context.Background(), compile.Job{
+	m, err := compile.Compile(context.Background(), compile.Job{
 		Name: name, Language: "go", SourceDir: filepath.Join(GoDir, name), CacheDir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	built[key] = wasm
-	return wasm
+	built[key] = m.Wasm
+	return m.Wasm
 }

@@ -19,7 +19,11 @@ import (
 // Files builds the project in projectDir and returns the files of the
 // snapshot by slash-separated path.
 func Files(ctx context.Context, projectDir string, log io.Writer) (map[string][]byte, error) {
-	result, err := build.Build(ctx, projectDir, build.Options{Progress: log})
+	result, err := build.Build(ctx, projectDir, build.Options{Progress: func(s build.Step) {
+		if s.State != build.StepStarted {
+			fmt.Fprintln(log, s)
+		}
+	}})
 	if err != nil {
 		return nil, err
 	}
