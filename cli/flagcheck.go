@@ -15,10 +15,6 @@ import (
 // maxPort is the largest TCP port; 0 asks the system for a free one.
 const maxPort = 65535
 
-// maxNodes is the largest --nodes: node i listens on 127.0.0.(i+1), as
-// host/cluster places them.
-const maxNodes = 254
-
 // boundedInt is an int flag within [min, max].
 type boundedInt struct {
 	p        *int

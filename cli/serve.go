@@ -81,7 +81,7 @@ With neither, it serves a built-in demo.`,
 	portFlag(f, &opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
 	portFlag(f, &opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
 	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server (kubectl --context kube32)")
-	intFlag(f, &opts.Nodes, "nodes", 1, 1, maxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	intFlag(f, &opts.Nodes, "nodes", 1, 1, cluster.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")

@@ -32,6 +32,9 @@ import (
 	"github.com/kube32/kube32/host/store"
 )
 
+// MaxNodes is the largest cluster: node i has InternalIP 127.0.0.(i+1).
+const MaxNodes = 254
+
 // ControlPlaneName is the control plane's Node name.
 const ControlPlaneName = "kube32-control-plane"
 
@@ -126,8 +129,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	if opts.Nodes > 254 {
-		return nil, fmt.Errorf("--nodes %d: at most 254 (node i is 127.0.0.(i+1))", opts.Nodes)
+	if opts.Nodes > MaxNodes {
+		return nil, fmt.Errorf("--nodes %d: at most %d (node i is 127.0.0.(i+1))", opts.Nodes, MaxNodes)
 	}
 	roots, err := call.LoadRoots(opts.EgressCA)
 	if err != nil {
