@@ -26,6 +26,9 @@ type Config struct {
 	Cache              wazero.CompilationCache // shared compilation cache (may be nil)
 	Log                func(Line)              // called for each pod log line (also kept in the pod's ring buffer)
 	OnStatus           func(Status)            // called after each status change (may be nil)
+	// RestartCount is where the status's restart count starts: the
+	// restarts of the runtimes this one replaces (a rebuilt module).
+	RestartCount int32
 
 	// Caller carries out k32_http_call for pods granted SERVICE_CALL; nil
 	// answers K32_ERR_NOTSUP.
