@@ -33,9 +33,10 @@ type Options struct {
 	// Log receives one line per swap, with its edit-to-serving time, and
 	// each failure once (serve's standard error).
 	Log io.Writer
-	// Ignored, when set, is called with each changed path that cannot
-	// change what is served and starts no rebuild (tests use it).
-	Ignored func(path string)
+	// Seen, when set, is called with each change the watcher sees and
+	// whether it starts a rebuild (tests use it). build/ is not watched:
+	// its changes are never seen.
+	Seen func(path string, rebuild bool)
 }
 
 // session is one Run's state.
@@ -124,18 +125,12 @@ func (w *Watcher) Run(ctx context.Context) {
 // relevant reports whether ev may change what is served.
 func (s *session) relevant(ev fsnotify.Event) bool {
 	path := filepath.Clean(ev.Name)
-	switch {
-	case ev.Op == fsnotify.Chmod:
-		return false
-	case s.external[path]:
-		return true
-	case !inside(s.dir, path) || ignored(s.dir, path):
-		if s.opts.Ignored != nil {
-			s.opts.Ignored(path)
-		}
-		return false
+	rebuild := ev.Op != fsnotify.Chmod &&
+		(s.external[path] || inside(s.dir, path) && !ignored(s.dir, path))
+	if s.opts.Seen != nil {
+		s.opts.Seen(path, rebuild)
 	}
-	return true
+	return rebuild
 }
 
 // watchFolders watches the project's tree, build/ and version control
