@@ -224,3 +224,43 @@ func hasEvent(c *cluster.Cluster, pod, reason, text string) bool {
 	}
 	return false
 }
+
+// The static-site template is ready for the live loop: its page listens to
+// the Ingress's kube32.reload stream, which fires when the site is edited
+// under serve --watch, and the edit is served.
+func TestStaticSiteTemplateReloadsUnderWatch(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	dir, _ := filepath.Abs("site")
+	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	_, _, page := get(t, c.IngressURL()+"/")
+	if !strings.Contains(page, `new EventSource("/kube32/reload")`) {
+		t.Fatalf("the template's page lacks the reload line:\n%s", page)
+	}
+	events := followEvents(t, c.IngressURL()+"/kube32/reload")
+	index := filepath.Join(dir, "site", "index.html")
+	data, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(index, []byte(strings.Replace(string(data), "</main>", "<p>edited</p></main>", 1)), 0o644)
+	var frame []string
+	testenv.Eventually(t, "a reload event naming the bundle", func() bool {
+		for {
+			select {
+			case line := <-events:
+				frame = append(frame, line)
+				if strings.Contains(strings.Join(frame, "\n"), "event: reload\ndata: {\"bundles\":[\"site\"]}") {
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	})
+	if _, _, page := get(t, c.IngressURL()+"/"); !strings.Contains(page, "<p>edited</p>") {
+		t.Errorf("after the reload event the page is still the old one:\n%s", page)
+	}
+}
