@@ -24,13 +24,18 @@ func itemKey(it build.Item) string {
 	return "bundle " + it.Name
 }
 
-// fingerprint reads the outputs of res's items.
+// fingerprint reads the outputs of res's items; a pod whose module was
+// never built has none.
 func fingerprint(res *build.Result) outputs {
 	out := outputs{}
 	for _, it := range res.Items {
 		h := sha256.New()
 		if it.Module != "" {
-			hashFile(h, filepath.Join(res.BuildDir, filepath.FromSlash(it.Module)))
+			module := filepath.Join(res.BuildDir, filepath.FromSlash(it.Module))
+			if _, err := os.Stat(module); err != nil {
+				continue
+			}
+			hashFile(h, module)
 		}
 		if it.Bundle != "" {
 			hashTree(h, filepath.Join(res.BuildDir, filepath.FromSlash(it.Bundle)))

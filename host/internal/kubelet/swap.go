@@ -34,7 +34,6 @@ func (k *Kubelet) ImagesChanged(refs []string) {
 		if r.failed == nil && k.reloadAssets(r, c.Image) {
 			continue
 		}
-		k.event(r.spec, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Container %s image %s was rebuilt, will be restarted", c.Name, c.Image))
 		r.replaced.Store(true)
 		k.forget(r.uid, r.generation)
 		k.pods[key] = k.start(k.ctx, r.spec, r.status().RestartCount+1)
@@ -42,6 +41,8 @@ func (k *Kubelet) ImagesChanged(refs []string) {
 	}
 	k.mu.Unlock()
 	for _, r := range replaced {
+		c := r.spec.Spec.Containers[0]
+		k.event(r.spec, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Container %s image %s was rebuilt, will be restarted", c.Name, c.Image))
 		go r.pod.Stop()
 	}
 }
