@@ -22,6 +22,9 @@ pods:
   - name: answer
     language: c
     source: pods/answer
+  - name: other
+    language: c
+    source: pods/other
 bundles:
   - name: site
     dir: site
@@ -52,6 +55,12 @@ spec:
       ports: [{containerPort: 7000, name: http}]
       env: [{name: GREETING, value: GREETING}]
       resources: {limits: {memory: 64Ki}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: other}
+spec:
+  containers: [{name: other, image: wasm://embedded/other, resources: {limits: {memory: 64Ki}}}]
 ---
 apiVersion: v1
 kind: Service
@@ -103,6 +112,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	testenv.WriteFiles(t, dir, map[string]string{
 		"kube32.yaml":        watchProject,
 		"pods/answer/main.c": pod("one"),
+		"pods/other/main.c":  pod("other"),
 		"site/index.html":    "<p>page v1</p>\n",
 		"app.yaml":           strings.Replace(watchManifest, "EXTRA", extraService, 1),
 	})
@@ -118,6 +128,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	}
 	testenv.Eventually(t, "the first answer", answers("one GREETING"))
 	reloads := followEvents(t, c.IngressURL()+"/events")
+	other := storedPod(t, c, "other").Status.ContainerStatuses[0]
 
 	write("pods/answer/main.c", pod("two"))
 	testenv.Eventually(t, "the new module's answer", answers("two GREETING"))
@@ -127,6 +138,9 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	}
 	if !hasEvent(c, "answer", "Killing", "rebuilt") {
 		t.Errorf("no Killing event for the rebuilt image")
+	}
+	if now := storedPod(t, c, "other").Status.ContainerStatuses[0]; now.RestartCount != 0 || !now.State.Running.StartedAt.Equal(&other.State.Running.StartedAt) {
+		t.Errorf("the other pod was touched: %+v, was %+v", now, other)
 	}
 
 	write("pods/answer/main.c", pod("three")+"this is not C;\n")
