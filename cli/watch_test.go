@@ -278,3 +278,34 @@ func TestStaticSiteTemplateReloadsUnderWatch(t *testing.T) {
 		t.Errorf("after the reload event the page is still the old one:\n%s", page)
 	}
 }
+
+// A Go pod made by `kube32 new` swaps in on an edit of its source, under
+// the same serve --watch.
+func TestServeWatchGoPod(t *testing.T) {
+	testenv.Tool(t, "go")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "new", "gopod", "--template", "go-http"); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	dir, _ := filepath.Abs("gopod")
+	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	if _, _, body := get(t, c.IngressURL()+"/"); !strings.HasPrefix(body, "hello from gopod\n") {
+		t.Fatalf("GET / = %q", body)
+	}
+	main := filepath.Join(dir, "pods", "gopod", "main.go")
+	data, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), `"%s\n%s %s\n"`, `"edited %s\n%s %s\n"`, 1)
+	if edited == string(data) {
+		t.Fatal("the template's main.go changed: this test's edit no longer applies")
+	}
+	os.WriteFile(main, []byte(edited), 0o644)
+	testenv.Eventually(t, "the edited Go pod's answer", func() bool {
+		_, _, body := get(t, c.IngressURL()+"/")
+		return strings.HasPrefix(body, "edited hello from gopod\n")
+	})
+}
