@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/andybalholm/brotli v1.3.0
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/gnostic-models v0.7.0
 	github.com/kube32/kube32/sdk/go v0.0.0
 	github.com/spf13/cobra v1.10.2

@@ -73,6 +73,9 @@ const (
 	// TopicPresence sends a presence event, {"viewers":N}, whenever the
 	// stream's viewer count changes.
 	TopicPresence = "kube32.presence"
+	// TopicReload sends a reload event, {"bundles":[...]}, when `kube32
+	// serve --watch` has swapped in rebuilt StaticBundles.
+	TopicReload = "kube32.reload"
 )
 
 // Paths the API server serves beyond the Kubernetes API.
@@ -172,6 +175,8 @@ var ProtocolNames = []ProtocolName{
 		Doc: "Built-in event stream topic: cluster telemetry every ClusterEventInterval."},
 	{GoName: "TopicPresence", Value: TopicPresence, See: "channels.md",
 		Doc: "Built-in event stream topic: `{\"viewers\":N}` whenever the stream's viewer count changes."},
+	{GoName: "TopicReload", Value: TopicReload, See: "channels.md",
+		Doc: "Built-in event stream topic: `{\"bundles\":[...]}` when `serve --watch` swapped in rebuilt StaticBundles."},
 	{GoName: "EgressPath", Value: EgressPath, See: "calls.md",
 		Doc: "The egress gateway on the API server, where workers send their pods' https:// calls."},
 	{GoName: "EgressContentType", Value: EgressContentType, See: "calls.md",

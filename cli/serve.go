@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/bundler/project"
+	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/kubeconfig"
 	"github.com/kube32/kube32/host/manifest"
@@ -47,6 +48,9 @@ type ServeOptions struct {
 	// DefaultMemoryLimit is the memory cap, a Kubernetes quantity, of a
 	// container without resources.limits.memory; "" = pod.DefaultMemoryLimit.
 	DefaultMemoryLimit string
+	// Watch rebuilds and swaps into the running cluster whatever an edit
+	// of the project changes (serve --watch; cli/internal/watch).
+	Watch bool
 
 	// Serving, when set, is called once the cluster is ready (tests use it);
 	// serve then runs until ctx ends.
@@ -87,6 +91,7 @@ With neither, it serves a built-in demo.`,
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", kubeconfig.Name, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
+	f.BoolVarP(&opts.Watch, "watch", "w", false, "rebuild on every edit of the project and swap the result into the running cluster")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	durationFlag(f, &opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
@@ -106,6 +111,9 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	src, err := serveSource(ctx, opts)
 	if err != nil {
 		return err
+	}
+	if opts.Watch && src.project == "" {
+		return &usageError{fmt.Errorf("--watch: serving %s, not a project: nothing to watch", src.what)}
 	}
 	extra, err := manifest.DecodeFiles(opts.Files)
 	if err != nil {
@@ -152,6 +160,16 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	for _, url := range src.tryURLs {
 		fmt.Fprintf(opts.IO.Out, "Try: curl %s%s\n", c.IngressURL(), url)
 	}
+	if opts.Watch {
+		w, err := watch.New(ctx, watch.Options{Dir: src.project, Files: opts.Files, Cluster: c, Log: opts.IO.ErrOut})
+		if err != nil {
+			return err
+		}
+		done := make(chan struct{})
+		go func() { defer close(done); w.Run(ctx) }()
+		defer func() { <-done }() // before the cluster closes
+		fmt.Fprintf(opts.IO.Out, "Watching %s: each edit is rebuilt and swapped in.\n", src.project)
+	}
 	fmt.Fprintln(opts.IO.Out, "Press Ctrl-C to stop.")
 	if opts.Serving != nil {
 		opts.Serving(c)
@@ -164,6 +182,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 // source is what serve runs: image trees and manifests.
 type source struct {
 	what    string
+	project string // the project's directory; "" when serving images or the demo
 	images  fs.FS
 	objects []manifest.Object
 	tryURLs []string
@@ -226,7 +245,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 		if err != nil {
 			return source{}, err
 		}
-		return source{what: "app " + p.Name + " from " + p.Dir, images: images, objects: objs}, nil
+		return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs}, nil
 	}
 }
 

@@ -38,7 +38,9 @@ func cSources(dir string) ([]string, error) {
 	}
 	var srcs []string
 	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".c") {
+		// Hidden files are left out, as the go command and the build's
+		// fingerprint leave them out: an editor's .#main.c is no source.
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".c") && !strings.HasPrefix(e.Name(), ".") {
 			srcs = append(srcs, e.Name())
 		}
 	}

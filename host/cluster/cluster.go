@@ -106,6 +106,10 @@ type Cluster struct {
 
 	ingressAddr, podAddr, apiAddr string
 	applied                       bool
+	// manifests are the keys of the objects applied from manifests, which
+	// a later Apply prunes when they leave them (reapply.go).
+	manifestMu sync.Mutex
+	manifests  map[store.Key]bool
 
 	// conns is the budget of open connections of every listener, the
 	// workers' too; limits the servers' timeouts.
@@ -221,6 +225,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 		c.Store.Apply(obj)
 	}
+	c.manifests = manifestKeys(opts.Objects)
 	c.applied = true
 	return c, nil
 }

@@ -79,7 +79,7 @@ func New(cfg Config) *Pod {
 		waitGrace: restartGrace,
 		lock:      make(chan struct{}, 1),
 		ready:     make(chan struct{}),
-		status:    Status{Phase: PhasePending},
+		status:    Status{Phase: PhasePending, RestartCount: cfg.RestartCount},
 	}
 	if p.timeout <= 0 {
 		p.timeout = defaultHandlerTimeout

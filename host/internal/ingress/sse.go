@@ -29,6 +29,7 @@ type eventStream struct {
 	topics   []string // channel topics, built-ins left out
 	cluster  bool     // abi.TopicCluster is listed
 	presence bool     // abi.TopicPresence is listed
+	reload   bool     // abi.TopicReload is listed
 
 	mu      sync.Mutex
 	clients map[*sseClient]struct{}
@@ -37,8 +38,11 @@ type eventStream struct {
 }
 
 // sseClient is one connected viewer; presence holds the newest viewer
-// count it has not sent yet.
-type sseClient struct{ presence chan int }
+// count it has not sent yet, reload the newest reload event.
+type sseClient struct {
+	presence chan int
+	reload   chan []byte
+}
 
 func newEventStream(c *Controller, ingress string, spec streamSpec) *eventStream {
 	s := &eventStream{c: c, ingress: ingress, path: spec.path, clients: map[*sseClient]struct{}{}, closed: make(chan struct{})}
@@ -48,6 +52,8 @@ func newEventStream(c *Controller, ingress string, spec streamSpec) *eventStream
 			s.cluster = true
 		case abi.TopicPresence:
 			s.presence = true
+		case abi.TopicReload:
+			s.reload = true
 		default:
 			s.topics = append(s.topics, t)
 		}
@@ -88,6 +94,20 @@ func (s *eventStream) change(cl *sseClient, join bool) {
 		default:
 		}
 		other.presence <- n
+	}
+}
+
+// sendReload hands every client the reload event data, in place of one it
+// has not sent yet.
+func (s *eventStream) sendReload(data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for cl := range s.clients {
+		select {
+		case <-cl.reload:
+		default:
+		}
+		cl.reload <- data
 	}
 }
 
@@ -132,7 +152,7 @@ func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	flusher.Flush()
 
-	cl := &sseClient{presence: make(chan int, 1)}
+	cl := &sseClient{presence: make(chan int, 1), reload: make(chan []byte, 1)}
 	s.join(cl)
 	defer s.leave(cl)
 	rc := http.NewResponseController(w)
@@ -156,6 +176,9 @@ func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case n := <-cl.presence:
 			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 			err = writeFrame(w, "presence", fmt.Appendf(nil, `{"viewers":%d}`, n))
+		case data := <-cl.reload:
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			err = writeFrame(w, "reload", data)
 		case <-tick:
 			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 			err = writeFrame(w, "cluster", s.c.telemetryJSON())

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -71,7 +72,9 @@ type Config struct {
 type Kubelet struct {
 	cfg Config
 
-	mu   sync.Mutex
+	mu sync.Mutex
+	// ctx is Run's, for the runtimes that ImagesChanged starts.
+	ctx  context.Context
 	pods map[store.Key]*running
 	// terminating are the deleted pods being stopped before the kubelet
 	// removes them from the store.
@@ -90,8 +93,16 @@ type Kubelet struct {
 // running is one started pod and the generation of its spec that it runs.
 type running struct {
 	pod        *pod.Pod
+	spec       *corev1.Pod // the Pod as it was started
 	generation int64
 	uid        string
+	// module and assets are what the runtime was given, which
+	// ImagesChanged compares with the image trees (swap.go).
+	module []byte
+	assets *liveAssets
+	// replaced is set once ImagesChanged has started another runtime in
+	// this one's place: its last statuses, as it stops, are not the pod's.
+	replaced atomic.Bool
 	// log is the pod's log: rate-limited, kept for kubectl logs.
 	log *podLog
 	// failed is the final status of a pod that never reached the runtime
@@ -128,6 +139,9 @@ func New(cfg Config) *Kubelet {
 // node's pods in sync with its Source until ctx ends, then stops them all.
 func (k *Kubelet) Run(ctx context.Context) {
 	changes := k.cfg.Source.Changes(ctx, k.cfg.NodeName)
+	k.mu.Lock()
+	k.ctx = ctx
+	k.mu.Unlock()
 	k.register(ctx)
 	go k.heartbeat(ctx)
 	k.sync(ctx)
@@ -180,7 +194,7 @@ func (k *Kubelet) sync(ctx context.Context) {
 	}
 	for key, p := range want {
 		if _, ok := k.pods[key]; !ok {
-			k.pods[key] = k.start(ctx, p)
+			k.pods[key] = k.start(ctx, p, 0)
 		}
 	}
 	k.syncSubscriptions(want)
@@ -204,13 +218,23 @@ func (k *Kubelet) finishDeletion(p *corev1.Pod, r *running) {
 // errReplaced: the Pod in the store is no longer the one being deleted.
 var errReplaced = errors.New("pod replaced meanwhile")
 
-// start launches p's module in the background; its status flows to the store.
-func (k *Kubelet) start(ctx context.Context, p *corev1.Pod) *running {
+// start launches p's module in the background, its restart count starting
+// at restarts; its status flows to the store.
+func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *running {
 	key := store.KeyOf(p)
-	r := &running{generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
+	r := &running{spec: p, generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
 	cfg, problem := k.podConfig(p, r.log)
+	cfg.RestartCount = restarts
+	r.module = cfg.Module
+	if cfg.Assets != nil {
+		r.assets = newLiveAssets(cfg.Assets)
+		cfg.Assets = r.assets
+	}
 	// Status callbacks may race each other; always write the latest status.
 	cfg.OnStatus = func(pod.Status) {
+		if r.replaced.Load() {
+			return
+		}
 		k.writeStatus(key, p.UID, p.Generation, r.pod.Status)
 		k.observe(p, r.pod.Status())
 	}

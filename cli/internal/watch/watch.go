@@ -1,0 +1,270 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler/project"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/manifest"
+)
+
+// debounce is how long the files must stay quiet after a change before the
+// rebuild: an editor's save is often several writes and renames.
+const debounce = 100 * time.Millisecond
+
+// readyWait bounds the wait for swapped pods to serve.
+const readyWait = 2 * time.Minute
+
+// Options configure Run.
+type Options struct {
+	Dir     string           // the project's directory
+	Files   []string         // manifests given with -f, applied after the project's
+	Cluster *cluster.Cluster // the running cluster, already serving the project's build
+	// Log receives one line per swap, with its edit-to-serving time, and
+	// each failure once (serve's standard error).
+	Log io.Writer
+	// Seen, when set, is called with each change the watcher sees and
+	// whether it starts a rebuild (tests use it). build/ is not watched:
+	// its changes are never seen.
+	Seen func(path string, rebuild bool)
+}
+
+// session is one Run's state.
+type session struct {
+	opts    Options
+	dir     string // the project's absolute directory
+	watcher *fsnotify.Watcher
+	// external are the manifests outside the project, whose folders are
+	// watched for them alone.
+	external map[string]bool
+	served   outputs // the fingerprints of the outputs the cluster serves
+	lastErr  string  // the failure reported last, not repeated until fixed
+}
+
+// Watcher watches one project for a running cluster.
+type Watcher struct{ s *session }
+
+// New starts watching the project: the changes from now on are seen by
+// Run. The cluster must be serving the project's build.
+func New(ctx context.Context, opts Options) (*Watcher, error) {
+	p, err := project.Load(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("--watch: %w", err)
+	}
+	s := &session{opts: opts, dir: p.Dir, watcher: w, served: outputs{}}
+	// Serve built the project just before: this finds it up to date and
+	// says what the cluster runs.
+	if res, err := build.Build(ctx, s.dir, build.Options{}); res != nil && err == nil {
+		s.served = fingerprint(res)
+	}
+	if err := s.watchFolders(p); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("--watch: %w", err)
+	}
+	return &Watcher{s: s}, nil
+}
+
+// Run rebuilds and swaps after each burst of changes until ctx ends, then
+// stops watching.
+func (w *Watcher) Run(ctx context.Context) {
+	s := w.s
+	defer s.watcher.Close()
+	var quiet <-chan time.Time
+	var timer *time.Timer
+	var firstEdit time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-s.watcher.Events:
+			if !ok {
+				return
+			}
+			if !s.relevant(ev) {
+				continue
+			}
+			if ev.Has(fsnotify.Create) {
+				_ = s.watchTree(ev.Name) // a new folder: watch it and what it holds
+			}
+			if firstEdit.IsZero() {
+				firstEdit = time.Now()
+			}
+			if timer == nil {
+				timer = time.NewTimer(debounce)
+			} else {
+				timer.Reset(debounce)
+			}
+			quiet = timer.C
+		case err, ok := <-s.watcher.Errors:
+			if !ok {
+				return
+			}
+			s.report("watching: " + err.Error())
+		case <-quiet:
+			quiet = nil
+			s.swap(ctx, firstEdit)
+			firstEdit = time.Time{}
+		}
+	}
+}
+
+// relevant reports whether ev may change what is served.
+func (s *session) relevant(ev fsnotify.Event) bool {
+	path := filepath.Clean(ev.Name)
+	rebuild := ev.Op != fsnotify.Chmod &&
+		(s.external[path] || inside(s.dir, path) && !ignored(s.dir, path))
+	if s.opts.Seen != nil {
+		s.opts.Seen(path, rebuild)
+	}
+	return rebuild
+}
+
+// watchFolders watches the project's tree, build/ and version control
+// left out, and the folders of the manifests outside it.
+func (s *session) watchFolders(p *project.Project) error {
+	if err := s.watchTree(s.dir); err != nil {
+		return err
+	}
+	s.external = map[string]bool{}
+	for _, f := range append(p.ManifestPaths(), s.opts.Files...) {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return err
+		}
+		if !inside(s.dir, abs) {
+			s.external[abs] = true
+			if err := s.watcher.Add(filepath.Dir(abs)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// watchTree watches root and every folder below it that may hold sources.
+func (s *session) watchTree(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone meanwhile, or unreadable: nothing to watch
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != s.dir && ignored(s.dir, p) {
+			return filepath.SkipDir
+		}
+		return s.watcher.Add(p)
+	})
+}
+
+// swap rebuilds what is stale and brings the cluster onto it: the pods and
+// bundles whose outputs changed, then the manifests. A build that fails
+// leaves the failed outputs as they were, so their last good version keeps
+// serving.
+func (s *session) swap(ctx context.Context, firstEdit time.Time) {
+	var swapped []string
+	ok := true
+	res, err := build.Build(ctx, s.dir, build.Options{})
+	if err != nil {
+		ok = false
+		s.report("build failed; the last good version keeps serving:\n" + strings.TrimRight(err.Error(), "\n"))
+	}
+	if res != nil {
+		swapped = s.swapOutputs(res)
+	}
+	if p, err := project.Load(s.dir); err == nil {
+		if err := s.watchFolders(p); err != nil {
+			s.report("watching: " + err.Error())
+		}
+		applied, err := s.apply(p)
+		if err != nil {
+			ok = false
+			s.report(err.Error())
+		} else if applied.Changed() {
+			swapped = append(swapped, applied.String())
+		}
+	}
+	if ok {
+		s.lastErr = ""
+	}
+	if len(swapped) == 0 {
+		return
+	}
+	readyCtx, cancel := context.WithTimeout(ctx, readyWait)
+	defer cancel()
+	if err := s.opts.Cluster.WaitReady(readyCtx); err != nil {
+		if ctx.Err() == nil {
+			s.report(err.Error())
+		}
+		return
+	}
+	fmt.Fprintf(s.opts.Log, "watch: %s: serving %s after the edit\n", strings.Join(swapped, "; "), time.Since(firstEdit).Round(time.Millisecond))
+}
+
+// swapOutputs hands the cluster the pods and bundles whose outputs differ
+// from those it serves, and says which.
+func (s *session) swapOutputs(res *build.Result) []string {
+	now := fingerprint(res)
+	var images, bundles, swapped []string
+	for _, it := range res.Items {
+		key := itemKey(it)
+		if now[key] == s.served[key] {
+			continue
+		}
+		s.served[key] = now[key]
+		if it.Kind == build.KindPod {
+			images = append(images, it.Image)
+			swapped = append(swapped, "pod "+it.Name+" rebuilt")
+		} else {
+			bundles = append(bundles, it.Name)
+			swapped = append(swapped, "bundle "+it.Name+" rebuilt")
+		}
+	}
+	if len(images) > 0 {
+		s.opts.Cluster.ImagesChanged(images)
+	}
+	if len(bundles) > 0 {
+		if err := s.opts.Cluster.BundlesChanged(bundles); err != nil {
+			s.report(err.Error())
+		}
+	}
+	return swapped
+}
+
+// apply applies the project's manifests and those of -f again.
+func (s *session) apply(p *project.Project) (cluster.Applied, error) {
+	objs, err := manifest.DecodeFiles(append(p.ManifestPaths(), s.opts.Files...))
+	if err != nil {
+		return cluster.Applied{}, err
+	}
+	return s.opts.Cluster.Apply(objs)
+}
+
+// report prints a failure, unless it is the one printed last.
+func (s *session) report(msg string) {
+	if msg == s.lastErr {
+		return
+	}
+	s.lastErr = msg
+	fmt.Fprintf(s.opts.Log, "watch: %s\n", msg)
+}
+
+// inside reports whether path is dir or below it.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(os.PathSeparator))
+}

@@ -1,0 +1,121 @@
+package watch_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/cli/internal/watch"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testserve"
+)
+
+var project = map[string]string{
+	"kube32.yaml": "name: quiet\nmanifests: [app.yaml]\npods:\n  - name: quiet\n    language: c\n    source: pods/quiet\n",
+	"pods/quiet/main.c": `#include "k32.h"
+K32_EXPORT(k32_handle) int32_t k32_handle(void) { k32_write_str("v1"); return 0; }
+`,
+	"app.yaml": `apiVersion: v1
+kind: Pod
+metadata: {name: quiet}
+spec:
+  containers: [{name: quiet, image: wasm://embedded/quiet, resources: {limits: {memory: 64Ki}}}]
+`,
+}
+
+// seen records what the watcher saw.
+type seen struct {
+	mu      sync.Mutex
+	ignored map[string]bool
+	rebuild []string
+}
+
+func (s *seen) add(p string, rebuild bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rebuild {
+		s.rebuild = append(s.rebuild, p)
+	} else {
+		s.ignored[p] = true
+	}
+}
+
+func (s *seen) wasIgnored(p string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ignored[p]
+}
+
+func (s *seen) rebuilds() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.rebuild...)
+}
+
+// The watcher's own outputs (build/ and its caches) and editors' temporary
+// files start no rebuild; an edit of a source does. Events reach the
+// watcher in order, so once a later editor file has been seen, every
+// change made before it has been decided on.
+func TestOutputsAndEditorFilesStartNoRebuild(t *testing.T) {
+	testenv.Tool(t, "clang")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, project)
+	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	log := &testserve.Output{}
+	saw := &seen{ignored: map[string]bool{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := watch.New(ctx, watch.Options{Dir: dir, Cluster: c, Log: log, Seen: saw.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// settle writes an editor file and waits until the watcher has seen it.
+	marker := 0
+	settle := func() {
+		t.Helper()
+		marker++
+		name := "pods/quiet/.main.c.swp" + strings.Repeat("x", marker%2)
+		if marker%2 == 0 {
+			name = "pods/quiet/4913"
+		}
+		write(name, "x")
+		path := filepath.Join(dir, name)
+		testenv.Eventually(t, "the watcher seeing "+name, func() bool { return saw.wasIgnored(path) })
+	}
+
+	for _, name := range []string{"build/touched", "build/.cache/touched", "pods/quiet/main.c~", "pods/quiet/#main.c#"} {
+		write(name, "x")
+	}
+	// Emacs's lock file: a symbolic link to nowhere.
+	if err := os.Symlink("user@host.1234:1", filepath.Join(dir, "pods/quiet/.#main.c")); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if r := saw.rebuilds(); len(r) > 0 || strings.Contains(log.String(), "watch:") {
+		t.Fatalf("build/ or editor files started a rebuild: %v\n%s", r, log)
+	}
+
+	write("pods/quiet/main.c", strings.Replace(project["pods/quiet/main.c"], "v1", "v2", 1))
+	testenv.Eventually(t, "the swap of the edited pod", func() bool { return strings.Contains(log.String(), "pod quiet rebuilt") })
+	settle() // after the build wrote build/
+	for _, p := range saw.rebuilds() {
+		if p != filepath.Join(dir, "pods/quiet/main.c") {
+			t.Errorf("%s started a rebuild", p)
+		}
+	}
+	if n := strings.Count(log.String(), "watch:"); n != 1 {
+		t.Errorf("one edit gave %d watch lines, want 1:\n%s", n, log)
+	}
+}

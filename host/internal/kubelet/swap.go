@@ -1,0 +1,81 @@
+package kubelet
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/host/internal/static"
+)
+
+// ImagesChanged brings the pods of this node that run one of the image
+// references refs onto what the image trees now hold, as `serve --watch`
+// asks after a rebuild. A pod whose module changed (or that could not start
+// before) gets a new runtime on the new module: its restart count grows by
+// one and an Event says why; the node's other pods are untouched. A pod
+// whose module is the same but whose asset bundle changed serves the new
+// bundle at once, without a restart.
+func (k *Kubelet) ImagesChanged(refs []string) {
+	changed := map[string]bool{}
+	for _, ref := range refs {
+		changed[ref] = true
+	}
+	k.mu.Lock()
+	var replaced []*running
+	for key, r := range k.pods {
+		c := r.spec.Spec.Containers[0]
+		if k.ctx == nil || !changed[c.Image] {
+			continue
+		}
+		if r.failed == nil && k.reloadAssets(r, c.Image) {
+			continue
+		}
+		r.replaced.Store(true)
+		k.forget(r.uid, r.generation)
+		k.pods[key] = k.start(k.ctx, r.spec, r.status().RestartCount+1)
+		replaced = append(replaced, r)
+	}
+	k.mu.Unlock()
+	for _, r := range replaced {
+		c := r.spec.Spec.Containers[0]
+		k.event(r.spec, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Container %s image %s was rebuilt, will be restarted", c.Name, c.Image))
+		go r.pod.Stop()
+	}
+}
+
+// reloadAssets swaps a new snapshot of the image's asset bundle into r and
+// reports true when only the assets changed: the module is the one r runs
+// and the image still has a bundle iff r had one.
+func (k *Kubelet) reloadAssets(r *running, image string) bool {
+	module, assets, err := images.ResolveModule(k.cfg.Images, image)
+	if err != nil || !bytes.Equal(module, r.module) || (assets == nil) != (r.assets == nil) {
+		return false
+	}
+	if assets == nil {
+		return true // nothing of this image changed
+	}
+	snapshot, err := static.Snapshot(assets)
+	if err != nil {
+		return false // the restart reports the error
+	}
+	r.assets.swap(snapshot)
+	return true
+}
+
+// liveAssets is a pod's asset bundle, replaced whole when it is rebuilt:
+// each k32_resp_asset reads one snapshot.
+type liveAssets struct{ cur atomic.Pointer[fs.FS] }
+
+func newLiveAssets(files fs.FS) *liveAssets {
+	a := &liveAssets{}
+	a.swap(files)
+	return a
+}
+
+func (a *liveAssets) swap(files fs.FS) { a.cur.Store(&files) }
+
+func (a *liveAssets) Open(name string) (fs.File, error) { return (*a.cur.Load()).Open(name) }
