@@ -1,57 +1,18 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
-
-// startServe runs `kube32 serve` in-process like testserve.Serve, and
-// returns a function that stops it (called at the test's end if not before).
-func startServe(t *testing.T, opts cli.ServeOptions) (*cluster.Cluster, *testserve.Output, func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &testserve.Output{}
-	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
-	opts.CacheDir = testserve.CacheDir
-	ready := make(chan *cluster.Cluster, 1)
-	opts.Serving = func(c *cluster.Cluster) { ready <- c }
-	done := make(chan error, 1)
-	go func() { done <- cli.RunServe(ctx, opts) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("serve ended with %v\noutput:\n%s", err, out)
-			}
-		})
-	}
-	select {
-	case c := <-ready:
-		t.Cleanup(stop)
-		return c, out, stop
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve failed: %v\noutput:\n%s", err, out)
-	case <-time.After(3 * time.Minute):
-		cancel()
-		t.Fatalf("serve not ready after 3 minutes; output:\n%s", out)
-	}
-	return nil, nil, nil
-}
 
 // Two serves with two --context names coexist in one kubeconfig, each
 // context reaching its own cluster; a third serve with a name in use says
@@ -88,8 +49,8 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 		return ""
 	}
 
-	a, aOut, stopA := startServe(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
-	b, bOut, stopB := startServe(t, cli.ServeOptions{Kubeconfig: config, Context: "b"})
+	a, aOut, stopA := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
+	b, bOut, stopB := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "b"})
 	if server("a") != a.APIURL() || server("b") != b.APIURL() || a.APIURL() == b.APIURL() {
 		t.Fatalf("contexts a -> %q, b -> %q; want %q, %q", server("a"), server("b"), a.APIURL(), b.APIURL())
 	}
@@ -110,7 +71,7 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 	}
 
 	// A third serve takes context a over, saying so.
-	c, cOut, stopC := startServe(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
+	c, cOut, stopC := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
 	want := "replacing context a of the serve at " + a.APIURL() + "; use --context to keep both"
 	if !strings.Contains(cOut.String(), want) {
 		t.Errorf("the serve replacing context a does not say %q:\n%s", want, cOut)

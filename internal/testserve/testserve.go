@@ -42,6 +42,15 @@ var CacheDir = filepath.Join(os.TempDir(), "kube32-test-cache")
 // ends and returns the cluster once it is ready, with serve's output.
 func Serve(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output) {
 	t.Helper()
+	c, out, _ := Start(t, opts)
+	return c, out
+}
+
+// Start is Serve that also returns a function stopping serve before the
+// test ends (it is called at the end if not before; calling it again does
+// nothing).
+func Start(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &Output{}
 	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
@@ -52,18 +61,21 @@ func Serve(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output) {
 	opts.Serving = func(c *cluster.Cluster) { ready <- c }
 	done := make(chan error, 1)
 	go func() { done <- cli.RunServe(ctx, opts) }()
-	select {
-	case c := <-ready:
-		t.Cleanup(func() {
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil {
-				t.Errorf("serve ended with %v", err)
-			}
-			if t.Failed() {
+				t.Errorf("serve ended with %v\noutput:\n%s", err, out)
+			} else if t.Failed() {
 				t.Logf("serve output:\n%s", out)
 			}
 		})
-		return c, out
+	}
+	select {
+	case c := <-ready:
+		t.Cleanup(stop)
+		return c, out, stop
 	case err := <-done:
 		cancel()
 		t.Fatalf("serve failed: %v\noutput:\n%s", err, out)
@@ -71,7 +83,7 @@ func Serve(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output) {
 		cancel()
 		t.Fatalf("serve not ready after 3 minutes; output:\n%s", out)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // Run runs a kube32 command to its end and returns its exit code and output.
