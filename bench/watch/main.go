@@ -31,20 +31,19 @@ import (
 )
 
 // target is one kind of edit: a file of a project made from a template, a
-// string in it that the edit extends with a marker, and the Ingress path
-// whose answer shows the marker.
+// string in it that the edit extends with a marker, which the answer of the
+// Ingress's / then shows.
 type target struct {
 	what     string
 	template string
 	file     string // relative to the project
 	anchor   string // the edit writes a marker just before it
-	path     string
 }
 
 var targets = []target{
-	{"C pod (c-http)", "c-http", "pods/app/main.c", `\n");`, "/"},
-	{"Go pod (go-http)", "go-http", "pods/app/main.go", `\n%s %s\n"`, "/"},
-	{"bundle file (static-site)", "static-site", "site/index.html", "</p>", "/"},
+	{"C pod (c-http)", "c-http", "pods/app/main.c", `\n");`},
+	{"Go pod (go-http)", "go-http", "pods/app/main.go", `\n%s %s\n"`},
+	{"bundle file (static-site)", "static-site", "site/index.html", "</p>"},
 }
 
 // answerWait bounds one measurement: a Go build takes seconds, not minutes.
@@ -156,7 +155,7 @@ func (b *bench) underWatch(p project, edits int) ([]time.Duration, error) {
 		if err := p.edit(marker); err != nil {
 			return nil, err
 		}
-		if err := waitFor(s.c.IngressURL()+p.path, marker); err != nil {
+		if err := waitFor(s.c.IngressURL()+"/", marker); err != nil {
 			return nil, err
 		}
 		times = append(times, time.Since(start))
@@ -187,7 +186,7 @@ func (b *bench) byHand(p project, edits int) ([]time.Duration, error) {
 			return nil, err
 		}
 		s = next
-		if err := waitFor(s.c.IngressURL()+p.path, marker); err != nil {
+		if err := waitFor(s.c.IngressURL()+"/", marker); err != nil {
 			return nil, err
 		}
 		times = append(times, time.Since(start))
