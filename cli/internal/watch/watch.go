@@ -20,7 +20,7 @@ import (
 
 // debounce is how long the files must stay quiet after a change before the
 // rebuild: an editor's save is often several writes and renames.
-const debounce = 100 * time.Millisecond
+const debounce = 50 * time.Millisecond
 
 // readyWait bounds the wait for swapped pods to serve.
 const readyWait = 2 * time.Minute
