@@ -18,7 +18,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
@@ -216,16 +215,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		waitForNode(c.Store, WorkerName(i+1))
 	}
 	c.Store.Apply(defaultNamespace())
-	for _, o := range opts.Objects {
-		obj := o.Obj.DeepCopyObject()
-		markApplied(obj)
-		if errs := admission.Admit(obj); len(errs) > 0 { // as if applied through the API
-			c.Close()
-			return nil, fmt.Errorf("%s: %s", o.Key(), errs.ToAggregate())
-		}
-		c.Store.Apply(obj)
+	if _, err := c.Apply(opts.Objects); err != nil { // as if applied through the API
+		c.Close()
+		return nil, err
 	}
-	c.manifests = manifestKeys(opts.Objects)
 	c.applied = true
 	return c, nil
 }

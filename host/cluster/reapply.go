@@ -71,7 +71,11 @@ func (c *Cluster) Apply(objs []manifest.Object) (Applied, error) {
 		obj := o.Obj.DeepCopyObject()
 		markApplied(obj)
 		if errs := admission.Admit(obj); len(errs) > 0 {
-			return Applied{}, fmt.Errorf("%s (document %d of %s): %s", o.Key(), o.Doc, o.File, errs.ToAggregate())
+			who := o.Key()
+			if o.File != "" {
+				who = fmt.Sprintf("%s (document %d of %s)", who, o.Doc, o.File)
+			}
+			return Applied{}, fmt.Errorf("%s: %s", who, errs.ToAggregate())
 		}
 		admitted[i] = obj
 	}
@@ -119,15 +123,6 @@ func (c *Cluster) deleteApplied(key store.Key) bool {
 		}
 	}
 	return c.Store.Delete(key)
-}
-
-// manifestKeys are the keys of objs.
-func manifestKeys(objs []manifest.Object) map[store.Key]bool {
-	keys := map[store.Key]bool{}
-	for _, o := range objs {
-		keys[store.KeyOf(o.Obj)] = true
-	}
-	return keys
 }
 
 func lastApplied(obj runtime.Object) string {
