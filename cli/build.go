@@ -18,6 +18,7 @@ type BuildOptions struct {
 	Dir     string // "" = found from the current folder up (projectDir)
 	Verbose bool
 	Output  outputFormat // the size table (text) or the result as JSON
+	Board   string       // a profile of abi.Boards; "" = kube32.yaml's board:
 }
 
 func newBuildCommand(io IOStreams) *cobra.Command {
@@ -38,6 +39,7 @@ kube32.yaml, from the current one up.`,
 	}
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show compiler commands")
 	addOutputFlag(cmd.Flags(), &opts.Output)
+	addBoardFlag(cmd.Flags(), &opts.Board)
 	return cmd
 }
 
@@ -52,6 +54,9 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 	res, err := runBuild(ctx, opts.IO, dir, opts.Verbose)
 	if err != nil {
 		return err
+	}
+	if opts.Board != "" {
+		res.Board = opts.Board
 	}
 	if opts.Output == outputJSON {
 		return printBuildJSON(opts.IO.Out, res)

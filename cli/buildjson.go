@@ -11,6 +11,7 @@ import (
 type (
 	buildJSON struct {
 		BuildDir string       `json:"buildDir"` // absolute
+		Board    string       `json:"board"`    // "" for none
 		Pods     []podJSON    `json:"pods"`
 		Bundles  []bundleJSON `json:"bundles"`
 		Total    totalJSON    `json:"total"`
@@ -55,7 +56,7 @@ type (
 
 // printBuildJSON writes a build's result as JSON.
 func printBuildJSON(w io.Writer, res *build.Result) error {
-	out := buildJSON{BuildDir: res.BuildDir, Pods: []podJSON{}, Bundles: []bundleJSON{},
+	out := buildJSON{BuildDir: res.BuildDir, Board: res.Board, Pods: []podJSON{}, Bundles: []bundleJSON{},
 		Removed: nonNil(res.Removed), Warnings: nonNil(res.Warnings)}
 	for _, it := range res.Items {
 		if it.Kind == build.KindBundle {

@@ -67,6 +67,13 @@ func printBuildTable(w io.Writer, res *build.Result, human bool) {
 		cols = append(cols, size(t.Stats.BrotliBytes))
 	}
 	row(cols...)
+	if res.Board != "" {
+		cols := []string{"board", res.Board}
+		for len(cols) < len(header) {
+			cols = append(cols, "-")
+		}
+		row(cols...)
+	}
 }
 
 // humanBytes writes n in B, KiB or MiB, as Kubernetes quantities read.

@@ -66,6 +66,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
 		newNewCommand(io),
+		newBoardsCommand(io),
 		newTemplatesCommand(io),
 		newBuildCommand(io),
 		newServeCommand(io),

@@ -51,6 +51,7 @@ type ServeOptions struct {
 	// Watch rebuilds and swaps into the running cluster whatever an edit
 	// of the project changes (serve --watch; cli/internal/watch).
 	Watch bool
+	Board string // a profile of abi.Boards; "" = kube32.yaml's board:
 
 	// Serving, when set, is called once the cluster is ready (tests use it);
 	// serve then runs until ctx ends.
@@ -96,6 +97,7 @@ With neither, it serves a built-in demo.`,
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	durationFlag(f, &opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
 	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
+	addBoardFlag(f, &opts.Board)
 	return cmd
 }
 

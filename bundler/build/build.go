@@ -31,7 +31,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{BuildDir: p.BuildDir(), Items: items, Warnings: unbuiltImageWarnings(p, objs)}
+	res := &Result{BuildDir: p.BuildDir(), Board: p.Board, Items: items, Warnings: unbuiltImageWarnings(p, objs)}
 	for _, d := range skeleton {
 		if err := os.MkdirAll(filepath.Join(res.BuildDir, filepath.FromSlash(d)), 0o755); err != nil {
 			return nil, err

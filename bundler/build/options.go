@@ -80,6 +80,7 @@ type Item struct {
 // Result is what a build produced.
 type Result struct {
 	BuildDir string   // absolute build/ directory
+	Board    string   // kube32.yaml's board: ("" for none)
 	Items    []Item   // pods in kube32.yaml order, then bundles
 	Removed  []string // stale outputs removed, relative to build/
 	// Warnings are problems that do not stop the build, one sentence each

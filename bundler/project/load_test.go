@@ -73,6 +73,9 @@ func TestDefaultsAndPaths(t *testing.T) {
 	if !p.Bundles[0].Brotli {
 		t.Error("brotli not decoded")
 	}
+	if p.Board != "esp32s3" {
+		t.Errorf("Board = %q, want esp32s3", p.Board)
+	}
 	if got := p.ManifestPaths(); len(got) != 1 || got[0] != filepath.Join(p.Dir, "app.yaml") {
 		t.Errorf("ManifestPaths = %v", got)
 	}

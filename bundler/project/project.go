@@ -21,7 +21,10 @@ type Project struct {
 	// against it.
 	Dir string `json:"-"`
 
-	Name      string   `json:"name"`
+	Name string `json:"name"`
+	// Board names the profile of abi.Boards that the app targets; "" for
+	// none. The --board flags of build and serve override it.
+	Board     string   `json:"board,omitempty"`
 	Manifests []string `json:"manifests,omitempty"`
 	Pods      []Pod    `json:"pods,omitempty"`
 	Bundles   []Bundle `json:"bundles,omitempty"`

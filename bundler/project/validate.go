@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler/images"
 )
 
@@ -26,6 +27,11 @@ func (p *Project) validate() error {
 		add(fieldError("name", "is required"))
 	} else if !isDNSLabel(p.Name) {
 		add(fieldError("name", "%q must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit", p.Name))
+	}
+	if p.Board != "" {
+		if _, err := abi.LookupBoard(p.Board); err != nil {
+			add(fieldError("board", "%v", err))
+		}
 	}
 	for i, m := range p.Manifests {
 		add(p.checkPath(fmt.Sprintf("manifests[%d]", i), m, false))

@@ -1,6 +1,7 @@
 // Package gen renders the files generated from the tables of package abi:
-// the C header sdk/c/k32_app_abi.h, the reference docs/abi.md and the table
-// of limits and protocol names docs/limits.md.
+// the C header sdk/c/k32_app_abi.h, the reference docs/abi.md, the table
+// of limits and protocol names docs/limits.md and the board profiles
+// docs/boards.md.
 //
 // Rendering is a pure function of the tables, so the generator command
 // (cmd/abigen, run by "go generate ./abi") and the test that checks the
@@ -20,6 +21,7 @@ const (
 	CHeaderPath = "sdk/c/k32_app_abi.h"
 	DocsPath    = "docs/abi.md"
 	LimitsPath  = "docs/limits.md"
+	BoardsPath  = "docs/boards.md"
 )
 
 // Files renders every generated file, in a fixed order.
@@ -36,5 +38,10 @@ func Files() ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", LimitsPath, err)
 	}
-	return []File{{Path: CHeaderPath, Data: header}, {Path: DocsPath, Data: docs}, {Path: LimitsPath, Data: limits}}, nil
+	boards, err := Boards()
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", BoardsPath, err)
+	}
+	return []File{{Path: CHeaderPath, Data: header}, {Path: DocsPath, Data: docs}, {Path: LimitsPath, Data: limits},
+		{Path: BoardsPath, Data: boards}}, nil
 }

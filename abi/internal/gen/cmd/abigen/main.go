@@ -1,5 +1,5 @@
 // Command abigen writes the files generated from the tables of package abi
-// (the C header, docs/abi.md and docs/limits.md). "go generate ./abi" runs it in abi/, so -root
+// (the C header, docs/abi.md, docs/limits.md and docs/boards.md). "go generate ./abi" runs it in abi/, so -root
 // defaults to the repository root seen from there.
 package main
 

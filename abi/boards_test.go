@@ -1,0 +1,90 @@
+package abi
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBoardsAreConsistent checks every profile: a unique name, positive
+// budgets that its memory and flash can hold, the stacks the presence of
+// PSRAM calls for, and only known features.
+func TestBoardsAreConsistent(t *testing.T) {
+	known := map[WasmFeature]bool{}
+	for _, f := range WasmFeatures {
+		if known[f.Feature] {
+			t.Errorf("feature %s is listed twice", f.Feature)
+		}
+		known[f.Feature] = true
+	}
+	seen := map[string]bool{}
+	for _, b := range Boards {
+		if b.Name == "" || seen[b.Name] {
+			t.Errorf("board %q: empty or duplicate name", b.Name)
+		}
+		seen[b.Name] = true
+		for what, n := range map[string]int64{"SRAM": b.SRAM, "Flash": b.Flash, "PodMemory": b.PodMemory,
+			"AppImage": b.AppImage, "SD": b.SD, "IngressWorkerStack": b.IngressWorkerStack, "EventsStack": b.EventsStack} {
+			if n <= 0 {
+				t.Errorf("board %s: %s = %d, want > 0", b.Name, what, n)
+			}
+		}
+		if b.AppImage >= b.Flash {
+			t.Errorf("board %s: app image %d does not leave room in a flash of %d", b.Name, b.AppImage, b.Flash)
+		}
+		wantIngress, wantEvents := int64(IngressWorkerStackInternal), int64(EventsStackInternal)
+		if b.PSRAM > 0 {
+			wantIngress, wantEvents = IngressWorkerStackPSRAM, EventsStackPSRAM
+			if b.PodMemory > b.PSRAM-PSRAMReserve {
+				t.Errorf("board %s: pod memory %d exceeds PSRAM less the firmware's reserve (%d)", b.Name, b.PodMemory, b.PSRAM-PSRAMReserve)
+			}
+		} else if b.PodMemory >= b.SRAM {
+			t.Errorf("board %s: pod memory %d leaves no internal RAM of %d to the firmware", b.Name, b.PodMemory, b.SRAM)
+		}
+		if b.PodMemory%(64<<10) != 0 {
+			t.Errorf("board %s: pod memory %d is not whole WebAssembly pages", b.Name, b.PodMemory)
+		}
+		if b.IngressWorkerStack != wantIngress || b.EventsStack != wantEvents {
+			t.Errorf("board %s (PSRAM %d): stacks %d/%d, want %d/%d", b.Name, b.PSRAM, b.IngressWorkerStack, b.EventsStack, wantIngress, wantEvents)
+		}
+		if len(b.Features) == 0 {
+			t.Errorf("board %s names no features", b.Name)
+		}
+		for _, f := range b.Features {
+			if !known[f] {
+				t.Errorf("board %s: feature %q is not in WasmFeatures", b.Name, f)
+			}
+		}
+	}
+	for _, name := range []string{"esp32", "esp32-psram", "esp32s3"} {
+		if !seen[name] {
+			t.Errorf("no board %s", name)
+		}
+	}
+}
+
+// TestNoBoardRunsTheUnsupportedFeatures keeps the features that the boards'
+// interpreter lacks out of every profile.
+func TestNoBoardRunsTheUnsupportedFeatures(t *testing.T) {
+	for _, b := range Boards {
+		for _, f := range []WasmFeature{FeatureSIMD, FeatureThreads, FeatureExceptionHandling, FeatureGC,
+			FeatureTailCall, FeatureMemory64, FeatureMultimemory, FeatureReferenceTypes} {
+			if b.Runs(f) {
+				t.Errorf("board %s runs %s", b.Name, f)
+			}
+		}
+		if !b.Runs(FeatureSignExt) {
+			t.Errorf("board %s does not run %s", b.Name, FeatureSignExt)
+		}
+	}
+}
+
+func TestLookupBoard(t *testing.T) {
+	b, err := LookupBoard("esp32s3")
+	if err != nil || b.Flash != 8<<20 || b.PSRAM != 8<<20 {
+		t.Errorf("LookupBoard(esp32s3) = %+v, %v", b, err)
+	}
+	_, err = LookupBoard("esp8266")
+	if err == nil || !strings.Contains(err.Error(), `"esp8266"`) || !strings.Contains(err.Error(), "esp32, esp32-psram, esp32s3") {
+		t.Errorf("LookupBoard(esp8266) error = %v, want it to name the board and list the known ones", err)
+	}
+}
