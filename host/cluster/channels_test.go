@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +158,29 @@ func waitFrame(t *testing.T, frames <-chan sseFrame, what string, match func(sse
 	}
 }
 
+// waitFrames waits until every frame of want (by name) has come, in any
+// order.
+func waitFrames(t *testing.T, frames <-chan sseFrame, want map[string]func(sseFrame) bool) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for len(want) > 0 {
+		select {
+		case f, ok := <-frames:
+			if !ok {
+				t.Fatalf("the stream ended before %d more frames", len(want))
+			}
+			for what, match := range want {
+				if match(f) {
+					delete(want, what)
+					break
+				}
+			}
+		case <-timeout:
+			t.Fatalf("no %v", slices.Sorted(maps.Keys(want)))
+		}
+	}
+}
+
 func presence(n int) func(sseFrame) bool {
 	return func(f sseFrame) bool {
 		return f.event == "presence" && f.data == fmt.Sprintf(`{"viewers":%d}`, n)
@@ -293,10 +318,14 @@ func TestChannelsTwoNodes(t *testing.T) {
 		podDo(t, wk, "chat-w1", http.MethodPost, "/pub/room", `{"type":"joined","who":"w1"}`)
 		podDo(t, cp, "chat-cp", http.MethodPost, "/pub/room", `{"t":"tick"}`)
 		podDo(t, cp, "chat-cp", http.MethodPost, "/pub/room", "two\nlines")
+		// The worker's publish reaches the control plane's sequencer over
+		// HTTP, so it may be ordered after the control plane's own two.
 		for _, s := range []<-chan sseFrame{a, b} {
-			waitFrame(t, s, "joined", func(f sseFrame) bool { return f.event == "joined" && f.data == `{"type":"joined","who":"w1"}` })
-			waitFrame(t, s, "tick", func(f sseFrame) bool { return f.event == "tick" && f.data == `{"t":"tick"}` })
-			waitFrame(t, s, "plain text", func(f sseFrame) bool { return f.event == "" && f.data == "two\nlines" })
+			waitFrames(t, s, map[string]func(sseFrame) bool{
+				"joined":     func(f sseFrame) bool { return f.event == "joined" && f.data == `{"type":"joined","who":"w1"}` },
+				"tick":       func(f sseFrame) bool { return f.event == "tick" && f.data == `{"t":"tick"}` },
+				"plain text": func(f sseFrame) bool { return f.event == "" && f.data == "two\nlines" },
+			})
 		}
 		stopB()
 		waitFrame(t, a, "presence 1 after b left", presence(1))
