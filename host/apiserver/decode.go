@@ -14,7 +14,8 @@ import (
 )
 
 // decodeFor decodes a body meant for req's resource with host/admission's
-// strict decoder and checks its kind, group version and namespace against
+// strict decoder, its kind and apiVersion defaulting to the URL's
+// (withTypeMeta), and checks its kind, group version and namespace against
 // the URL. Unknown or duplicate fields fail the request when
 // fieldValidation is Strict, add a Warning header when it is Warn (the
 // default) and pass when it is Ignore.
@@ -22,6 +23,10 @@ func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte)
 	contentType := r.Header.Get("Content-Type")
 	if r.Method == http.MethodPatch {
 		contentType = runtime.ContentTypeJSON // the patched object, whatever the patch's type
+	}
+	contentType, data, err := withTypeMeta(contentType, data, req.res)
+	if err != nil {
+		return nil, err
 	}
 	obj, strictErr, err := admission.Decode(contentType, data)
 	if errors.Is(err, admission.ErrUnsupportedMediaType) {

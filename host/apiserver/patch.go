@@ -11,18 +11,22 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // servePatch applies a JSON, merge or strategic-merge patch to the current
-// object, atomically, then writes it as an update does.
+// object, atomically, then writes it as an update does; an apply patch is
+// server-side apply (apply.go).
 func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, req request) error {
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	patchType := types.PatchType(mediaType)
 	switch patchType {
+	case types.ApplyYAMLPatchType:
+		return s.serveApply(w, r, req)
 	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType:
-	case types.ApplyYAMLPatchType, types.ApplyCBORPatchType:
-		return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", req.res.groupResource(), req.name,
-			"server-side apply is not supported by kube32; use client-side kubectl apply", 0, false)
+		if r.URL.Query().Has("force") {
+			return invalidOptions("PatchOptions", field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
+		}
 	default:
 		return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", req.res.groupResource(), req.name,
 			fmt.Sprintf("the media type %q is not a supported patch type", mediaType), 0, false)
@@ -41,7 +45,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, req request)
 			return nil, err
 		}
 		return decodeFor(w, r, req, patched)
-	})
+	}, recordAsUpdate)
 }
 
 func applyPatch(patchType types.PatchType, original, patch []byte, schema runtime.Object) ([]byte, error) {

@@ -19,6 +19,10 @@ import (
 )
 
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req request) error {
+	manager, err := managerName(r)
+	if err != nil {
+		return err
+	}
 	obj, meta, err := readObject(w, r, req)
 	if err != nil {
 		return err
@@ -26,6 +30,19 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req request
 	if meta.GetName() == "" && meta.GetGenerateName() != "" {
 		meta.SetName(meta.GetGenerateName() + utilrand.String(5))
 	}
+	return s.create(w, r, req, obj, func(obj runtime.Object) (runtime.Object, error) {
+		live, err := newObject(req, meta.GetName())
+		if err != nil {
+			return nil, err
+		}
+		return recordUpdate(req, manager, live, obj)
+	})
+}
+
+// create admits and stores a new object; record, when set, records its
+// managed fields once admitted (server-side apply has recorded them).
+func (s *Server) create(w http.ResponseWriter, r *http.Request, req request, obj runtime.Object, record func(runtime.Object) (runtime.Object, error)) error {
+	meta := obj.(metav1.Object)
 	if err := s.namespaceExists(req.res, meta.GetNamespace()); err != nil {
 		return err
 	}
@@ -34,6 +51,12 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req request
 	resetStatus(obj)
 	if err := admit(req.res, obj); err != nil {
 		return err
+	}
+	if record != nil {
+		var err error
+		if obj, err = record(obj); err != nil {
+			return err
+		}
 	}
 	if dryRun(r) {
 		writeJSON(w, http.StatusCreated, obj)
@@ -82,14 +105,28 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, req request
 	if meta.GetName() != req.name {
 		return badRequest("the name of the object (%s) does not match the name on the URL (%s)", meta.GetName(), req.name)
 	}
-	return s.replace(w, r, req, func(runtime.Object) (runtime.Object, error) { return obj, nil })
+	return s.replace(w, r, req, func(runtime.Object) (runtime.Object, error) { return obj, nil }, recordAsUpdate)
 }
 
-// replace writes what next makes of the current object: the update and
-// patch verbs share it. A resourceVersion in the new object must be the
-// current one (409 otherwise); the main resource keeps the current
+// fieldRecording says how replace records the managed fields of a write.
+type fieldRecording int
+
+const (
+	// recordAsUpdate: the request's manager comes to own what it changed.
+	recordAsUpdate fieldRecording = iota
+	// recordedByApply: next is a server-side apply, which recorded them.
+	recordedByApply
+)
+
+// replace writes what next makes of the current object: the update,
+// patch and apply verbs share it. A resourceVersion in the new object must
+// be the current one (409 otherwise); the main resource keeps the current
 // status, the status subresource changes nothing but the status.
-func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, next func(cur runtime.Object) (runtime.Object, error)) error {
+func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, next func(cur runtime.Object) (runtime.Object, error), record fieldRecording) error {
+	manager, err := managerName(r)
+	if err != nil {
+		return err
+	}
 	change := func(cur runtime.Object) (runtime.Object, error) {
 		obj, err := next(cur.DeepCopyObject())
 		if err != nil {
@@ -109,13 +146,20 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 		if req.subresource == "status" {
 			out := cur.DeepCopyObject()
 			copyStatus(out, obj)
-			return out, nil
+			if record == recordedByApply {
+				out.(metav1.Object).SetManagedFields(meta.GetManagedFields())
+			}
+			obj = out
+		} else {
+			if req.res.Status {
+				copyStatus(obj, cur)
+			}
+			if err := admit(req.res, obj); err != nil {
+				return nil, err
+			}
 		}
-		if req.res.Status {
-			copyStatus(obj, cur)
-		}
-		if err := admit(req.res, obj); err != nil {
-			return nil, err
+		if record == recordAsUpdate {
+			return recordUpdate(req, manager, cur, obj)
 		}
 		return obj, nil
 	}
