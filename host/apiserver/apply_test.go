@@ -49,7 +49,7 @@ func managers(t *testing.T, s *store.Store, key store.Key) map[string]string {
 	for _, m := range o.(metav1.Object).GetManagedFields() {
 		fields := ""
 		if m.FieldsV1 != nil {
-			fields = string(m.FieldsV1.Raw)
+			fields = m.FieldsV1.GetRawString()
 		}
 		out[m.Manager+"/"+string(m.Operation)] = fields
 	}
