@@ -180,3 +180,37 @@ func TestServerSideApplyConflicts(t *testing.T) {
 		}
 	})
 }
+
+// Apply through /status sets the status and owns only it; through the
+// main resource the status is kept and nobody comes to own it.
+func TestServerSideApplyOfStatus(t *testing.T) {
+	s := store.New()
+	srv, _ := bareServer(t, s, "")
+	pods := srv.URL + "/api/v1/namespaces/default/pods/web"
+	key := store.Key{Kind: "Pod", Namespace: "default", Name: "web"}
+	const applyType = "application/apply-patch+yaml"
+	withStatus := strings.Replace(goodPod, `"spec":`, `"status":{"phase":"Running"},"spec":`, 1)
+	if code, body := send(t, "PATCH", pods+"?fieldManager=me", applyType, withStatus); code != 201 {
+		t.Fatalf("creating by apply: %d %s", code, body)
+	}
+	phase := func() corev1.PodPhase {
+		o, _ := s.Get(key)
+		return o.(*corev1.Pod).Status.Phase
+	}
+	if phase() == corev1.PodRunning || strings.Contains(managers(t, s, key)["me/Apply"], "f:status") {
+		t.Errorf("apply through the resource set the status: phase %q, managedFields %v", phase(), managers(t, s, key))
+	}
+	if code, body := send(t, "PATCH", pods+"/status?fieldManager=kubelet", applyType, withStatus); code != 200 {
+		t.Fatalf("applying the status: %d %s", code, body)
+	}
+	o, _ := s.Get(key)
+	var kubelet string
+	for _, m := range o.(metav1.Object).GetManagedFields() {
+		if m.Manager == "kubelet" && m.Subresource == "status" {
+			kubelet = m.FieldsV1.GetRawString()
+		}
+	}
+	if phase() != corev1.PodRunning || kubelet != `{"f:status":{"f:phase":{}}}` {
+		t.Errorf("after applying the status: phase %q, kubelet's fields %q, want Running and only .status.phase", phase(), kubelet)
+	}
+}
