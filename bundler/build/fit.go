@@ -77,6 +77,7 @@ func fit(items []Item, board *abi.Board) Fit {
 	f := Fit{Pods: []PodFit{}, Problems: []string{}}
 	var podMemory, firmware, sd int64
 	var firmwarePods []PodFit
+	firmwareBundles := false
 	for _, it := range items {
 		if it.Kind == KindPod {
 			p := PodFit{Name: it.Name, Language: it.Language, Storage: storageOf(it.Module), ModuleBytes: it.ModuleBytes,
@@ -97,6 +98,7 @@ func fit(items []Item, board *abi.Board) Fit {
 		if it.Bundle != "" {
 			if storageOf(it.Bundle) == string(images.Firmware) {
 				firmware += it.Stats.StoredBytes
+				firmwareBundles = true
 			} else {
 				sd += it.Stats.StoredBytes
 			}
@@ -133,7 +135,7 @@ func fit(items []Item, board *abi.Board) Fit {
 		f.Problems = append(f.Problems, fmt.Sprintf(
 			"app image: build/firmware/ (%s) and the firmware itself (%s, an estimate) take %s, over %s's app partition of %s by %s: %s",
 			size(app.Used-app.FirmwareBase), size(app.FirmwareBase), size(app.Used), board.Name, size(app.Budget), size(app.OverBytes),
-			appImageHint(firmwarePods)))
+			appImageHint(firmwarePods, firmwareBundles)))
 	}
 	if card.OverBytes > 0 {
 		f.Problems = append(f.Problems, fmt.Sprintf(
@@ -164,8 +166,9 @@ func podProblem(p *PodFit, board *abi.Board) string {
 }
 
 // appImageHint says what would shrink build/firmware/: the firmware pods
-// that could move to the card, largest first, and smaller modules.
-func appImageHint(firmwarePods []PodFit) string {
+// that could move to the card, largest first, smaller modules, and smaller
+// bundles when there are any.
+func appImageHint(firmwarePods []PodFit, bundles bool) string {
 	sort.SliceStable(firmwarePods, func(i, j int) bool { return firmwarePods[i].ModuleBytes > firmwarePods[j].ModuleBytes })
 	var moves []string
 	hasGo := false
@@ -181,7 +184,9 @@ func appImageHint(firmwarePods []PodFit) string {
 	if hasGo {
 		hints = append(hints, "write Go pods in C or Rust")
 	}
-	hints = append(hints, "keep large static files in bundles small (gzipOnly: true stores only the .gz)")
+	if bundles {
+		hints = append(hints, "shrink the bundles (gzipOnly: true stores only the .gz of each file)")
+	}
 	return strings.Join(hints, ", ")
 }
 
