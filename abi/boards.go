@@ -28,6 +28,10 @@ type Board struct {
 	// AppImage is the factory app partition of the default partition table
 	// (AppPartition): the firmware with build/firmware/ inside must fit it.
 	AppImage int64 `json:"appImageBytes"`
+	// FirmwareBase is the share of AppImage that the firmware itself takes
+	// before build/firmware/ is added: an estimate (FirmwareBaseEstimate),
+	// not a measurement, until the firmware's own build reports it.
+	FirmwareBase int64 `json:"firmwareBaseBytes"`
 	// SD is what build/sd/ may take on the card (SDCardBudget).
 	SD int64 `json:"sdBytes"`
 
@@ -113,6 +117,13 @@ func AppPartition(flash int64) int64 { return flash - appPartitionOffset - cored
 // assume a FAT32 partition of 1 GiB, which every card holds.
 const SDCardBudget = 1 << 30
 
+// FirmwareBaseEstimate is what the profiles assume the firmware takes of
+// the app partition without any image: ESP-IDF with Wi-Fi, lwIP, mbedTLS,
+// the HTTP server and the WebAssembly interpreter, which such builds put at
+// 1.2 to 1.5 MiB. It is an estimate at the top of that range, so that
+// kube32 build errs on the side of refusing.
+const FirmwareBaseEstimate = 1536 << 10
+
 // PSRAMReserve is the PSRAM that the firmware keeps for itself on boards
 // with PSRAM (TLS sessions with their stacks and buffers, the NAT table,
 // the ingress worker and k32_events stacks); the pods have the rest.
@@ -124,7 +135,7 @@ var Boards = []Board{
 		Name: "esp32", Doc: "ESP32 (WROOM class) without PSRAM",
 		SRAM: 520 << 10, Flash: 4 << 20,
 		PodMemory: 128 << 10, // two 64 KiB pages of internal RAM
-		AppImage:  AppPartition(4 << 20), SD: SDCardBudget,
+		AppImage:  AppPartition(4 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackInternal, EventsStack: EventsStackInternal,
 		Features: boardFeatures,
 	},
@@ -132,7 +143,7 @@ var Boards = []Board{
 		Name: "esp32-psram", Doc: "ESP32 with PSRAM (WROVER class; 4 MiB of it mapped)",
 		SRAM: 520 << 10, PSRAM: 4 << 20, Flash: 4 << 20,
 		PodMemory: 4<<20 - PSRAMReserve,
-		AppImage:  AppPartition(4 << 20), SD: SDCardBudget,
+		AppImage:  AppPartition(4 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
 		Features: boardFeatures,
 	},
@@ -140,7 +151,7 @@ var Boards = []Board{
 		Name: "esp32s3", Doc: "ESP32-S3 N8R8 (8 MiB flash, 8 MiB octal PSRAM)",
 		SRAM: 512 << 10, PSRAM: 8 << 20, Flash: 8 << 20,
 		PodMemory: 8<<20 - PSRAMReserve,
-		AppImage:  AppPartition(8 << 20), SD: SDCardBudget,
+		AppImage:  AppPartition(8 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
 		Features: boardFeatures,
 	},
@@ -148,7 +159,7 @@ var Boards = []Board{
 		Name: "esp32s3-n16r8", Doc: "ESP32-S3 N16R8 (16 MiB flash, 8 MiB octal PSRAM)",
 		SRAM: 512 << 10, PSRAM: 8 << 20, Flash: 16 << 20,
 		PodMemory: 8<<20 - PSRAMReserve,
-		AppImage:  AppPartition(16 << 20), SD: SDCardBudget,
+		AppImage:  AppPartition(16 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
 		Features: boardFeatures,
 	},

@@ -23,13 +23,16 @@ func TestBoardsAreConsistent(t *testing.T) {
 		}
 		seen[b.Name] = true
 		for what, n := range map[string]int64{"SRAM": b.SRAM, "Flash": b.Flash, "PodMemory": b.PodMemory,
-			"AppImage": b.AppImage, "SD": b.SD, "IngressWorkerStack": b.IngressWorkerStack, "EventsStack": b.EventsStack} {
+			"AppImage": b.AppImage, "FirmwareBase": b.FirmwareBase, "SD": b.SD, "IngressWorkerStack": b.IngressWorkerStack, "EventsStack": b.EventsStack} {
 			if n <= 0 {
 				t.Errorf("board %s: %s = %d, want > 0", b.Name, what, n)
 			}
 		}
 		if b.AppImage >= b.Flash {
 			t.Errorf("board %s: app image %d does not leave room in a flash of %d", b.Name, b.AppImage, b.Flash)
+		}
+		if b.FirmwareBase >= b.AppImage/2 {
+			t.Errorf("board %s: the firmware's estimate %d leaves less than half the app image %d to the images", b.Name, b.FirmwareBase, b.AppImage)
 		}
 		wantIngress, wantEvents := int64(IngressWorkerStackInternal), int64(EventsStackInternal)
 		if b.PSRAM > 0 {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -51,18 +52,23 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runBuild(ctx, opts.IO, dir, opts.Verbose)
-	if err != nil {
+	res, err := runBuildOn(ctx, opts.IO, dir, opts.Verbose, opts.Board)
+	// A build that does not fit its board is complete: its table is printed.
+	var misfit *build.FitError
+	if err != nil && !errors.As(err, &misfit) {
 		return err
 	}
-	if opts.Board != "" {
-		res.Board = opts.Board
-	}
 	if opts.Output == outputJSON {
-		return printBuildJSON(opts.IO.Out, res)
+		if jerr := printBuildJSON(opts.IO.Out, res); jerr != nil {
+			return jerr
+		}
+		return err
 	}
 	printBuildTable(opts.IO.Out, res, opts.IO.IsStdoutTTY())
-	return nil
+	if len(res.Items) > 0 {
+		printBuildFit(opts.IO.Out, res.Fit, opts.IO.IsStdoutTTY())
+	}
+	return err
 }
 
 // runBuild builds the project in dir and prints what is not its result:
@@ -70,7 +76,12 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 // compiler commands when verbose, then the warnings (the compilers' too),
 // even of a failed build, and the stale outputs it removed.
 func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool) (*build.Result, error) {
-	var opts build.Options
+	return runBuildOn(ctx, ios, dir, verbose, "")
+}
+
+// runBuildOn is runBuild fitting the build to board ("" = kube32.yaml's).
+func runBuildOn(ctx context.Context, ios IOStreams, dir string, verbose bool, board string) (*build.Result, error) {
+	opts := build.Options{Board: board}
 	var prog *progress
 	if ios.IsStderrTTY() {
 		prog = &progress{w: ios.ErrOut, inPlace: !verbose}

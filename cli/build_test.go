@@ -46,7 +46,7 @@ func TestBuildPipedPrintsPlainTableOnStdoutAndWarningsOnStderr(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"build", dir}, ios); code != 0 {
 		t.Fatalf("build: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	table := regexp.MustCompile(`^KIND\tNAME\tMODULE\tINIT-MEM\tBUNDLE\tGZIP\npod\thello\t[1-9][0-9]*\t65536\t-\t-\ntotal\t\t[1-9][0-9]*\t65536\t0\t0\n$`)
+	table := regexp.MustCompile(`^KIND\tNAME\tMODULE\tINIT-MEM\tBUNDLE\tGZIP\npod\thello\t[1-9][0-9]*\t65536\t-\t-\ntotal\t\t[1-9][0-9]*\t65536\t0\t0\n\nfit: `)
 	if !table.MatchString(stdout.String()) {
 		t.Errorf("stdout is not the plain size table:\n%q", stdout)
 	}
@@ -97,7 +97,7 @@ func TestBuildOnTerminalShowsProgressOnStderrAndAlignedTable(t *testing.T) {
 	if !progress.MatchString(stderr.String()) {
 		t.Errorf("stderr = %q, want it to match %s", stderr, progress)
 	}
-	table := regexp.MustCompile(`^\nKIND +NAME +MODULE +INIT-MEM +BUNDLE +GZIP *\npod +hello +[0-9.]+ (B|KiB) +64\.0 KiB +- +- *\ntotal +[0-9.]+ (B|KiB) +64\.0 KiB +0 B +0 B *\n$`)
+	table := regexp.MustCompile(`^\nKIND +NAME +MODULE +INIT-MEM +BUNDLE +GZIP *\npod +hello +[0-9.]+ (B|KiB) +64\.0 KiB +- +- *\ntotal +[0-9.]+ (B|KiB) +64\.0 KiB +0 B +0 B *\n\nfit: `)
 	if !table.MatchString(stdout.String()) {
 		t.Errorf("stdout is not the aligned size table:\n%s", stdout)
 	}

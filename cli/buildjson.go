@@ -17,6 +17,7 @@ type (
 		Total    totalJSON    `json:"total"`
 		Removed  []string     `json:"removed"`  // stale outputs removed
 		Warnings []string     `json:"warnings"` // one sentence each
+		Fit      build.Fit    `json:"fit"`      // the fit report
 	}
 	podJSON struct {
 		Name               string     `json:"name"`
@@ -57,7 +58,7 @@ type (
 // printBuildJSON writes a build's result as JSON.
 func printBuildJSON(w io.Writer, res *build.Result) error {
 	out := buildJSON{BuildDir: res.BuildDir, Board: res.Board, Pods: []podJSON{}, Bundles: []bundleJSON{},
-		Removed: nonNil(res.Removed), Warnings: nonNil(res.Warnings)}
+		Removed: nonNil(res.Removed), Warnings: nonNil(res.Warnings), Fit: res.Fit}
 	for _, it := range res.Items {
 		if it.Kind == build.KindBundle {
 			out.Bundles = append(out.Bundles, bundleJSON{Name: it.Name, sizesJSON: sizes(it), UpToDate: it.UpToDate})

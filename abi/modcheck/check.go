@@ -14,10 +14,13 @@ import (
 // Report describes a module that passed (or partly passed) the check.
 type Report struct {
 	ModuleBytes  int
-	InitialPages uint32   // initial linear memory pages of the exported memory
-	MaxPages     uint32   // 0 when none declared
-	Imports      []string // "k32.k32_log", "wasi_snapshot_preview1.fd_write", ...
-	Exports      []string // exported function and memory names, sorted
+	InitialPages uint32 // initial linear memory pages of the exported memory
+	MaxPages     uint32 // 0 when none declared
+	// StackBytes is the initial value of the stack pointer global (see
+	// stack.go): a C pod's stack size; 0 for Go, or when there is none.
+	StackBytes int64
+	Imports    []string // "k32.k32_log", "wasi_snapshot_preview1.fd_write", ...
+	Exports    []string // exported function and memory names, sorted
 }
 
 // Error lists every problem Check found in a module.
@@ -53,6 +56,10 @@ func Check(ctx context.Context, wasm []byte, memoryLimit int64) (Report, error) 
 		return rep, fmt.Errorf("invalid WebAssembly binary: %w", err)
 	}
 	defer compiled.Close(ctx)
+
+	// The stack is a figure for the fit report, not a rule: a module that
+	// wazero accepts but the reader cannot follow reports 0, unknown.
+	rep.StackBytes, _ = stackBytes(wasm)
 
 	var problems []string
 	problems = append(problems, checkImports(compiled, &rep)...)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler/compile"
 	"github.com/kube32/kube32/bundler/project"
 )
@@ -27,11 +28,18 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	board, err := boardOf(p, opts.Board)
+	if err != nil {
+		return nil, err
+	}
 	tasks, items, err := plan(ctx, p, objs)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{BuildDir: p.BuildDir(), Board: p.Board, Items: items, Warnings: unbuiltImageWarnings(p, objs)}
+	res := &Result{BuildDir: p.BuildDir(), Items: items, Warnings: unbuiltImageWarnings(p, objs)}
+	if board != nil {
+		res.Board = board.Name
+	}
 	for _, d := range skeleton {
 		if err := os.MkdirAll(filepath.Join(res.BuildDir, filepath.FromSlash(d)), 0o755); err != nil {
 			return nil, err
@@ -60,7 +68,31 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	}
 
 	res.Removed, err = clean(p, tasks)
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	res.Fit = fit(res.Items, board)
+	if len(res.Fit.Problems) > 0 {
+		return res, &FitError{Board: res.Board, Problems: res.Fit.Problems}
+	}
+	return res, nil
+}
+
+// boardOf is the profile the build fits: override, else the project's
+// board:, else none (nil).
+func boardOf(p *project.Project, override string) (*abi.Board, error) {
+	name := override
+	if name == "" {
+		name = p.Board
+	}
+	if name == "" {
+		return nil, nil
+	}
+	b, err := abi.LookupBoard(name)
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
 }
 
 // run brings one output up to date, fills its item and says so on progress.
@@ -113,6 +145,9 @@ func fill(t *task, it *Item, s *stamp) {
 	if t.kind == taskModule {
 		it.ModuleBytes = s.ModuleBytes
 		it.InitialMemory = int64(s.InitialPages) * compile.PageSize
+		it.MaxMemory = int64(s.MaxPages) * compile.PageSize
+		it.StackBytes = s.StackBytes
+		it.Capabilities = s.Capabilities
 		it.CompilerWarnings = s.CompilerWarnings
 		return
 	}

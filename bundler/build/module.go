@@ -40,6 +40,7 @@ func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer
 	}
 	sum := sha256.Sum256(wasm)
 	return &stamp{Inputs: t.inputs, SHA256: hex.EncodeToString(sum[:]), ModuleBytes: int64(len(wasm)), InitialPages: rep.InitialPages,
+		MaxPages: rep.MaxPages, StackBytes: rep.StackBytes, Capabilities: capabilities(rep.Imports),
 		CompilerWarnings: m.Warnings}, nil
 }
 

@@ -16,6 +16,9 @@ type Options struct {
 	Progress func(Step)
 	// CompilerLog receives the compiler command lines; nil discards them.
 	CompilerLog io.Writer
+	// Board names the profile of abi.Boards to fit the build to, overriding
+	// kube32.yaml's board:; with neither, the fit report has no verdicts.
+	Board string
 }
 
 // Step states.
@@ -66,6 +69,11 @@ type Item struct {
 	ModuleBytes   int64
 	InitialMemory int64 // pods: initial linear memory in bytes
 	MemoryLimit   int64 // pods: the smallest resources.limits.memory of the Pods running it; 0 = none
+	// Pods: for the fit report (fit.go).
+	Language     string   // "go" or "c"
+	MaxMemory    int64    // the module's declared maximum memory; 0 = none
+	StackBytes   int64    // modcheck.Report.StackBytes
+	Capabilities []string // what its imports need, sorted
 	// CompilerWarnings is what the compiler printed while building the
 	// module (kept from the last build when the module is up to date).
 	CompilerWarnings string
@@ -80,12 +88,13 @@ type Item struct {
 // Result is what a build produced.
 type Result struct {
 	BuildDir string   // absolute build/ directory
-	Board    string   // kube32.yaml's board: ("" for none)
+	Board    string   // Options.Board, else kube32.yaml's board: ("" for none)
 	Items    []Item   // pods in kube32.yaml order, then bundles
 	Removed  []string // stale outputs removed, relative to build/
 	// Warnings are problems that do not stop the build, one sentence each
 	// without a "warning:" prefix.
 	Warnings []string
+	Fit      Fit // how the build fits Board; set when every output built
 }
 
 // Total sums the items. Its Brotli says whether any bundle opts in to .br,

@@ -38,6 +38,10 @@ type task struct {
 	fresh    bool   // the output is up to date
 }
 
+// moduleStampVersion changes when a module's stamp gains figures, so that
+// modules stamped without them are rebuilt once.
+const moduleStampVersion = "kube32-module-stamp/2" // 2: max memory, stack, capabilities
+
 // bundleVersion changes when the way bundles are copied or compressed
 // changes in a way the inputs do not show.
 const bundleVersion = "kube32-bundle/2"
@@ -53,7 +57,7 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 	for i, pod := range p.Pods {
 		img := pod.Parsed
 		limit := limits[pod.Image].Bytes
-		it := Item{Kind: KindPod, Name: pod.Name, Image: pod.Image, MemoryLimit: limit,
+		it := Item{Kind: KindPod, Name: pod.Name, Image: pod.Image, MemoryLimit: limit, Language: pod.Language,
 			Module: images.InRoot(img.Storage, img.ModulePath())}
 		job := compile.Job{
 			Name: pod.Name, Language: pod.Language, SourceDir: p.Path(pod.Source),
@@ -64,7 +68,7 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 			return nil, nil, err
 		}
 		tasks = append(tasks, &task{kind: taskModule, item: len(items), out: it.Module, limit: limit, job: job,
-			inputs: hashStrings(fp, fmt.Sprint("limit=", limit), "sdk="+compile.SDKVersion())})
+			inputs: hashStrings(fp, fmt.Sprint("limit=", limit), "sdk="+compile.SDKVersion(), moduleStampVersion)})
 		if pod.Assets != "" {
 			it.Bundle = images.InRoot(img.Storage, img.BundlePath())
 			// Pod assets get no .br: k32_resp_asset serves .gz only.

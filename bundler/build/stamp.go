@@ -26,6 +26,10 @@ type stamp struct {
 	SHA256       string `json:"sha256,omitempty"`
 	ModuleBytes  int64  `json:"moduleBytes,omitempty"`
 	InitialPages uint32 `json:"initialPages,omitempty"`
+	// The fit report's figures (moduleStampVersion 2).
+	MaxPages     uint32   `json:"maxPages,omitempty"`
+	StackBytes   int64    `json:"stackBytes,omitempty"`
+	Capabilities []string `json:"capabilities,omitempty"`
 	// CompilerWarnings are kept so that a build that finds the module up
 	// to date shows them again, until the source is fixed.
 	CompilerWarnings string `json:"compilerWarnings,omitempty"`

@@ -21,7 +21,7 @@ var boardsTmpl = template.Must(template.New("boards.md").Parse(boardsTemplate))
 
 // boardRow is one board of docs/boards.md, its sizes as quantities.
 type boardRow struct {
-	Name, Doc, SRAM, PSRAM, Flash, PodMemory, AppImage, SD, IngressWorkerStack, EventsStack, Features string
+	Name, Doc, SRAM, PSRAM, Flash, PodMemory, AppImage, FirmwareBase, SD, IngressWorkerStack, EventsStack, Features string
 }
 
 // featureRow is one feature of docs/boards.md.
@@ -55,7 +55,7 @@ func Boards() ([]byte, error) {
 			features = append(features, "`"+string(f)+"`")
 		}
 		d.Boards = append(d.Boards, boardRow{b.Name, markdownText(b.Doc), size(b.SRAM), size(b.PSRAM), size(b.Flash),
-			size(b.PodMemory), size(b.AppImage), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack), strings.Join(features, ", ")})
+			size(b.PodMemory), size(b.AppImage), size(b.FirmwareBase), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack), strings.Join(features, ", ")})
 	}
 	for _, f := range abi.WasmFeatures {
 		var on []string

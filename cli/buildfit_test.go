@@ -1,0 +1,123 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/internal/testenv"
+)
+
+// fitJSON is the fit report of `kube32 build -o json`.
+type fitJSON struct {
+	Fit struct {
+		Board string `json:"board"`
+		Pods  []struct {
+			Name               string   `json:"name"`
+			Language           string   `json:"language"`
+			Storage            string   `json:"storage"`
+			InitialMemoryBytes int64    `json:"initialMemoryBytes"`
+			MemoryLimitBytes   int64    `json:"memoryLimitBytes"`
+			StackBytes         *int64   `json:"stackBytes"`
+			Capabilities       []string `json:"capabilities"`
+			OverBytes          int64    `json:"overBytes"`
+		} `json:"pods"`
+		Budgets []struct {
+			Name        string `json:"name"`
+			UsedBytes   int64  `json:"usedBytes"`
+			BudgetBytes int64  `json:"budgetBytes"`
+			OverBytes   int64  `json:"overBytes"`
+		} `json:"budgets"`
+		Problems []string `json:"problems"`
+	} `json:"fit"`
+}
+
+// The Go pod of the go-http template does not fit esp32: the build exits 1,
+// prints its table with the verdicts, and says on stderr why and what would
+// help. With a limit that esp32s3's PSRAM holds, it fits there.
+func TestBuildRefusesAGoPodOnESP32(t *testing.T) {
+	testenv.Tool(t, "go")
+	dir := filepath.Join(t.TempDir(), "gopod")
+	if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: &strings.Builder{}}, Name: "gopod", Template: "go-http", Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "build", "--board", "esp32", dir)
+	if code != 1 {
+		t.Fatalf("build --board esp32: exit %d, want 1\n%s", code, stderr)
+	}
+	problem := regexp.MustCompile(`^kube32: the build does not fit board esp32:\n` +
+		`  pod gopod: initial memory [0-9.]+ ?(Ki|MiB) exceeds esp32's pod memory 128Ki by [0-9.]+ ?(Ki|MiB): ` +
+		`Go's runtime alone starts above 2 MiB: write the pod in C or Rust, try --release, or choose a board with PSRAM\n`)
+	if !problem.MatchString(stderr) {
+		t.Errorf("stderr does not say why the Go pod does not fit:\n%s", stderr)
+	}
+	row := regexp.MustCompile(`\ngopod\tgo\tfirmware\t[0-9]+\t[0-9]+\t-\t8388608\t-\t-\tover by [0-9]+\n`)
+	if !strings.HasPrefix(stdout, "KIND\tNAME\t") || !strings.Contains(stdout, "\nfit for board esp32:\n") || !row.MatchString(stdout) {
+		t.Errorf("stdout lacks the table or the pod's verdict:\n%s", stdout)
+	}
+
+	code, stdout, _ = runCLI(t, "build", "--board", "esp32", "-o", "json", dir)
+	var res fitJSON
+	if err := json.Unmarshal([]byte(stdout), &res); code != 1 || err != nil {
+		t.Fatalf("build -o json: exit %d, %v\n%s", code, err, stdout)
+	}
+	f := res.Fit
+	if f.Board != "esp32" || len(f.Pods) != 1 || len(f.Problems) == 0 || !strings.HasPrefix(f.Problems[0], "pod gopod: initial memory") {
+		t.Fatalf("fit %+v", f)
+	}
+	if p := f.Pods[0]; p.Language != "go" || p.OverBytes != p.InitialMemoryBytes-128<<10 || p.StackBytes == nil || *p.StackBytes != 0 {
+		t.Errorf("pod %+v", p)
+	}
+
+	// 8Mi is over esp32s3's pod memory too; a smaller limit fits.
+	code, _, stderr = runCLI(t, "build", "--board", "esp32s3", dir)
+	if code != 1 || !strings.Contains(stderr, "pod gopod: resources.limits.memory 8Mi exceeds esp32s3's pod memory 7680Ki by 512Ki: set a smaller limits.memory") {
+		t.Errorf("build --board esp32s3 with an 8Mi limit: exit %d\n%s", code, stderr)
+	}
+	manifest := filepath.Join(dir, "app.yaml")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, []byte(strings.Replace(string(data), "memory: 8Mi", "memory: 4Mi", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, "build", "--board", "esp32s3", dir)
+	if code != 0 || !regexp.MustCompile(`\ngopod\tgo\tfirmware\t[0-9]+\t[0-9]+\t-\t4194304\t-\t-\tok\n`).MatchString(stdout) {
+		t.Errorf("build --board esp32s3 with a 4Mi limit: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// The C pod of the c-http template fits esp32; without a board the report
+// has the figures and no verdict, and the build passes.
+func TestBuildAcceptsACPodOnESP32(t *testing.T) {
+	dir := newCApp(t)
+	code, stdout, stderr := runCLI(t, "build", "--board", "esp32", "-o", "json", dir)
+	var res fitJSON
+	if err := json.Unmarshal([]byte(stdout), &res); code != 0 || err != nil {
+		t.Fatalf("build --board esp32 -o json: exit %d, %v\n%s", code, err, stderr)
+	}
+	f := res.Fit
+	if f.Board != "esp32" || len(f.Problems) != 0 || len(f.Pods) != 1 || f.Pods[0].Language != "c" || f.Pods[0].OverBytes != 0 || len(f.Budgets) != 3 {
+		t.Fatalf("fit %+v", f)
+	}
+	for _, b := range f.Budgets {
+		if b.BudgetBytes == 0 || b.OverBytes != 0 {
+			t.Errorf("budget %+v", b)
+		}
+	}
+	if f.Budgets[0].Name != "pod memory" || f.Budgets[0].UsedBytes != 64<<10 || f.Budgets[0].BudgetBytes != 128<<10 {
+		t.Errorf("pod memory %+v", f.Budgets[0])
+	}
+
+	code, stdout, stderr = runCLI(t, "build", dir)
+	want := "\n\nfit: no board, figures only (name one with board: in kube32.yaml or --board)\n" +
+		"POD\tLANG\tSTORAGE\tMODULE\tINIT-MEM\tMAX-MEM\tLIMIT\tSTACK\tCAPABILITIES\tFIT\n"
+	if code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "\npod memory\t65536\t-\t-\n") {
+		t.Errorf("build without a board: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
