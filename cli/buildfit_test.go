@@ -55,7 +55,7 @@ func TestBuildRefusesAGoPodOnESP32(t *testing.T) {
 	if !problem.MatchString(stderr) {
 		t.Errorf("stderr does not say why the Go pod does not fit:\n%s", stderr)
 	}
-	row := regexp.MustCompile(`\ngopod\tgo\tfirmware\t[0-9]+\t[0-9]+\t-\t8388608\t-\t-\tover by [0-9]+\n`)
+	row := regexp.MustCompile(`\ngopod\tgo\tfirmware\t[0-9]+\t[0-9]+\t-\t6291456\t-\t-\tover by [0-9]+\n`)
 	if !strings.HasPrefix(stdout, "KIND\tNAME\t") || !strings.Contains(stdout, "\nfit for board esp32:\n") || !row.MatchString(stdout) {
 		t.Errorf("stdout lacks the table or the pod's verdict:\n%s", stdout)
 	}
@@ -73,22 +73,22 @@ func TestBuildRefusesAGoPodOnESP32(t *testing.T) {
 		t.Errorf("pod %+v", p)
 	}
 
-	// 8Mi is over esp32s3's pod memory too; a smaller limit fits.
-	code, _, stderr = runCLI(t, "build", "--board", "esp32s3", dir)
-	if code != 1 || !strings.Contains(stderr, "pod gopod: resources.limits.memory 8Mi exceeds esp32s3's pod memory 7680Ki by 512Ki: set a smaller limits.memory") {
-		t.Errorf("build --board esp32s3 with an 8Mi limit: exit %d\n%s", code, stderr)
+	// The template's 6Mi fits esp32s3; 8Mi is over its pod memory.
+	code, stdout, stderr = runCLI(t, "build", "--board", "esp32s3", dir)
+	if code != 0 || !regexp.MustCompile(`\ngopod\tgo\tfirmware\t[0-9]+\t[0-9]+\t-\t6291456\t-\t-\tok\n`).MatchString(stdout) {
+		t.Errorf("build --board esp32s3 with the template's 6Mi limit: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	manifest := filepath.Join(dir, "app.yaml")
 	data, err := os.ReadFile(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(manifest, []byte(strings.Replace(string(data), "memory: 8Mi", "memory: 4Mi", 1)), 0o644); err != nil {
+	if err := os.WriteFile(manifest, []byte(strings.Replace(string(data), "memory: 6Mi", "memory: 8Mi", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = runCLI(t, "build", "--board", "esp32s3", dir)
-	if code != 0 || !regexp.MustCompile(`\ngopod\tgo\tfirmware\t[0-9]+\t[0-9]+\t-\t4194304\t-\t-\tok\n`).MatchString(stdout) {
-		t.Errorf("build --board esp32s3 with a 4Mi limit: exit %d\n%s\n%s", code, stdout, stderr)
+	code, _, stderr = runCLI(t, "build", "--board", "esp32s3", dir)
+	if code != 1 || !strings.Contains(stderr, "pod gopod: resources.limits.memory 8Mi exceeds esp32s3's pod memory 7680Ki by 512Ki: set a smaller limits.memory") {
+		t.Errorf("build --board esp32s3 with an 8Mi limit: exit %d\n%s", code, stderr)
 	}
 }
 
