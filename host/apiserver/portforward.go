@@ -6,11 +6,11 @@ import (
 
 	gwebsocket "github.com/gorilla/websocket"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/apimachinery/pkg/util/httpstream/spdy"
-	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
 	portforwardnames "k8s.io/apimachinery/pkg/util/portforward"
 	"k8s.io/client-go/tools/portforward"
+	"k8s.io/streaming/pkg/httpstream"
+	"k8s.io/streaming/pkg/httpstream/spdy"
+	"k8s.io/streaming/pkg/httpstream/wsstream"
 )
 
 // portForwardPing is how often the API server pings a port-forward
