@@ -41,6 +41,12 @@ func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request, req request) 
 		return apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q %s", container, p.Name, why))
 	}
 	defer stop()
+	if q.Get("previous") == "true" {
+		if lines, err = previousInstance(p, lines); err != nil {
+			return err
+		}
+		q.Del("follow") // the previous instance logs no more
+	}
 	if t := q.Get("tailLines"); t != "" {
 		if n, err := strconv.Atoi(t); err == nil && n >= 0 && n < len(lines) {
 			lines = lines[len(lines)-n:]
@@ -79,6 +85,29 @@ func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request, req request) 
 			}
 		}
 	}
+}
+
+// previousInstance keeps the lines of the instance before the current one,
+// as the kubelet keeps a restarted container's previous log; without a
+// restart it answers kube-apiserver's 400.
+func previousInstance(p *corev1.Pod, lines []pod.Line) ([]pod.Line, error) {
+	container := p.Spec.Containers[0].Name
+	var restarts int32
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == container {
+			restarts = cs.RestartCount
+		}
+	}
+	if restarts == 0 {
+		return nil, badRequest("previous terminated container %q in pod %q not found", container, p.Name)
+	}
+	var kept []pod.Line
+	for _, l := range lines {
+		if l.Restart == restarts-1 {
+			kept = append(kept, l)
+		}
+	}
+	return kept, nil
 }
 
 func writeLine(out *bufio.Writer, l pod.Line, timestamps bool) {

@@ -1,7 +1,7 @@
 // Package apiserver serves the cluster's Kubernetes API on the API port:
 // health and version, discovery, a minimal OpenAPI v3 document, and REST
 // over the object store (get, list, watch, create, update, patch, delete,
-// status subresources, server-side Tables, pod logs), with Endpoints and
+// status subresources, server-side Tables, pod logs, port-forward), with Endpoints and
 // EndpointSlices computed on read. Real kubectl and client-go drive it.
 package apiserver
 
@@ -16,6 +16,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -52,6 +53,10 @@ type Config struct {
 	// hosts outside through it (CONNECT, uplink.go); without it CONNECT
 	// answers 405 and the path 404.
 	Uplink *call.Uplink
+	// Local, when set, is the control plane's kubelet: port-forward
+	// reaches its pods in-process, and the other pods through their
+	// node's pod port (podhandler.go).
+	Local service.LocalPods
 }
 
 // Server is the API server; it is an http.Handler.
@@ -185,7 +190,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(parts) == 3 {
 		req.subresource = parts[2]
-		ok := (parts[2] == "status" && req.res.Status) || (parts[2] == "log" && req.res.Kind == "Pod")
+		ok := (parts[2] == "status" && req.res.Status) || ((parts[2] == "log" || isPodStream(parts[2])) && req.res.Kind == "Pod")
 		if !ok {
 			writeStatus(w, notFoundPath(r))
 			return
@@ -193,6 +198,10 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.res.Namespaced && req.name != "" && req.namespace == "" {
 		writeStatus(w, notFoundPath(r))
+		return
+	}
+	if isPodStream(req.subresource) {
+		s.servePodStream(w, r, req) // portforward, exec, attach: podstream.go
 		return
 	}
 	s.serveResource(w, r, req)

@@ -177,7 +177,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels})
 	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
-		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink})
+		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink, Local: c.Kubelet})
 
 	c.serve(listeners["api"], api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())

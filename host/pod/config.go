@@ -47,6 +47,10 @@ type Line struct {
 	Stream string // "k32" (k32_log and the node's own lines about the pod), "stdout", "stderr"
 	Level  int    // 0 debug, 1 info, 2 warn, 3 error
 	Text   string
+	// Restart is the restart count of the instance the line came from
+	// (0 for the first), so kubectl logs --previous can show the previous
+	// instance's lines.
+	Restart int32
 }
 
 // Status mirrors what the kubelet reports in the Pod's status.

@@ -54,7 +54,7 @@ func (p *Pod) log(stream string, level int, text string) {
 	if len(text) > maxLineBytes {
 		text = text[:maxLineBytes]
 	}
-	l := Line{Time: time.Now(), Stream: stream, Level: level, Text: text}
+	l := Line{Time: time.Now(), Stream: stream, Level: level, Text: text, Restart: p.logRestart.Load()}
 	p.logs.add(l)
 	if p.cfg.Log != nil {
 		p.cfg.Log(l)

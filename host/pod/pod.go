@@ -40,6 +40,10 @@ type Pod struct {
 	// lastCall is the answer to the last k32_http_call; guarded by lock.
 	lastCall *CallResult
 
+	// logRestart is the restart count of the instance starting or
+	// running, which each log line records (Line.Restart).
+	logRestart atomic.Int32
+
 	mu        sync.Mutex // guards the fields below
 	status    Status
 	started   bool // Start was called

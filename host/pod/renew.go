@@ -55,6 +55,7 @@ func (p *Pod) renew(inst *instance, end Termination) {
 	inst.mod.Close(context.Background())
 	p.stdout.flush()
 	p.stderr.flush()
+	p.logRestart.Store(p.Status().RestartCount + 1) // the fresh instance's lines
 	fresh, serr := p.instantiate(p.ctx)
 
 	p.mu.Lock()

@@ -104,6 +104,7 @@ func (p *Pod) restart(delay time.Duration) {
 	case <-p.ctx.Done():
 		return
 	}
+	p.logRestart.Store(p.Status().RestartCount) // the new instance's lines
 	inst, serr := p.instantiate(p.ctx)
 	<-p.lock
 	if serr != nil {

@@ -41,6 +41,7 @@ type podLog struct {
 	bytes      bucket // in bytes of text
 	history    history
 	dropped    int       // lines dropped since the last marker
+	restart    int32     // the Line.Restart of the last line, which a marker takes
 	lastMarker time.Time // when the last marker was written
 	marker     *time.Timer
 }
@@ -63,6 +64,7 @@ func (l *podLog) write(line pod.Line) {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.restart = line.Restart
 	l.lines.refill(now)
 	l.bytes.refill(now)
 	size := min(float64(len(line.Text)), logBurstBytes)
@@ -109,7 +111,7 @@ func (l *podLog) writeMarkerLocked(now time.Time) {
 		l.marker.Stop()
 		l.marker = nil
 	}
-	l.deliver(pod.Line{Time: now, Stream: "k32", Level: 2, Text: text})
+	l.deliver(pod.Line{Time: now, Stream: "k32", Level: 2, Text: text, Restart: l.restart})
 }
 
 // deliver hands line to every consumer; l.mu keeps them in one order.

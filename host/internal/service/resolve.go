@@ -96,7 +96,7 @@ func Resolve(ctx context.Context, objs Objects, namespace, name string, ref Port
 				}
 				b := Backend{Namespace: namespace, Name: a.TargetRef.Name, Node: *a.NodeName, IP: a.IP, Port: target, Ready: addrs.ready}
 				if n, err := objs.Node(ctx, b.Node); err == nil && n != nil {
-					b.Addr = nodeAddr(n)
+					b.Addr = NodeAddr(n)
 				}
 				out = append(out, b)
 			}
@@ -143,9 +143,9 @@ func subsetPort(ports []corev1.EndpointPort, name string) (int32, bool) {
 	return 0, false
 }
 
-// nodeAddr is a node's pod HTTP server, "<InternalIP>:<kubelet endpoint
+// NodeAddr is a node's pod HTTP server, "<InternalIP>:<kubelet endpoint
 // port>", as its Node object reports it; "" when it reports none.
-func nodeAddr(n *corev1.Node) string {
+func NodeAddr(n *corev1.Node) string {
 	port := n.Status.DaemonEndpoints.KubeletEndpoint.Port
 	for _, a := range n.Status.Addresses {
 		if a.Type == corev1.NodeInternalIP && port != 0 {
