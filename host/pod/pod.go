@@ -40,6 +40,8 @@ type Pod struct {
 	// lastCall is the answer to the last k32_http_call; guarded by lock.
 	lastCall *CallResult
 
+	cpu cpuMeter // the callbacks' running time (usage.go)
+
 	mu        sync.Mutex // guards the fields below
 	status    Status
 	started   bool // Start was called
@@ -90,6 +92,7 @@ func New(cfg Config) *Pod {
 	p.stdout = &lineWriter{pod: p, stream: "stdout", level: 1}
 	p.stderr = &lineWriter{pod: p, stream: "stderr", level: 3}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.cpu.made = time.Now()
 	return p
 }
 
