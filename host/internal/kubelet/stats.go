@@ -41,11 +41,13 @@ type cpuHistory struct {
 func (h *cpuHistory) rate(p *pod.Pod, u pod.Usage, now time.Time) (cores float64, window time.Duration) {
 	kept := h.samples[p]
 	base := cpuSample{at: u.Since}
+	from := 0
 	for i, s := range kept {
 		if now.Sub(s.at) >= abi.MetricsWindow {
-			base, kept = s, kept[i:]
+			base, from = s, i
 		}
 	}
+	kept = kept[from:]
 	if len(kept) == 0 || now.Sub(kept[len(kept)-1].at) >= abi.MetricsWindow/4 {
 		kept = append(kept, cpuSample{at: now, cpu: u.CPU})
 	}
