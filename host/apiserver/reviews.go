@@ -1,14 +1,13 @@
 package apiserver
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 )
 
 // The self-subject reviews, answered as a single-user cluster does
@@ -26,9 +25,6 @@ var userGroups = []string{"system:masters", "system:authenticated"}
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request) error {
 	if r.Method != http.MethodPost || req.name != "" || req.subresource != "" {
 		return methodNotAllowed(req.res, verbOf(r.Method, req.name))
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, runtime.ContentTypeJSON) {
-		return unsupportedMediaType(fmt.Errorf("%s is not supported for %s: send %s", ct, req.res.Name, runtime.ContentTypeJSON))
 	}
 	data, err := readBody(r)
 	if err != nil {
@@ -66,12 +62,22 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request
 	return nil
 }
 
-// decodeReview reads a review's JSON body into obj, whose kind and
-// apiVersion are then the resource's.
+// reviewDecoder reads reviews as JSON, YAML or protobuf (kubectl's typed
+// clients send protobuf).
+var reviewDecoder = func() runtime.Decoder {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(authorizationv1.AddToScheme(scheme))
+	utilruntime.Must(authenticationv1.AddToScheme(scheme))
+	return serializer.NewCodecFactory(scheme).UniversalDeserializer()
+}()
+
+// decodeReview reads a review's body into obj, whose kind and apiVersion
+// are then the resource's.
 func decodeReview(data []byte, req request, obj runtime.Object) error {
-	if err := json.Unmarshal(data, obj); err != nil {
+	gvk := req.res.gv().WithKind(req.res.Kind)
+	if _, _, err := reviewDecoder.Decode(data, &gvk, obj); err != nil {
 		return badRequest("the body of the request could not be decoded as %s: %v", req.res.Kind, err)
 	}
-	obj.GetObjectKind().SetGroupVersionKind(req.res.gv().WithKind(req.res.Kind))
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return nil
 }
