@@ -102,7 +102,6 @@ const (
 // every node's.
 const NodeStatsPath = "/kube32/stats"
 
-
 // Log lines of the control plane's uplink, logged on each change.
 const (
 	// LogUplinkUp is logged when the uplink comes up: the name server the
