@@ -12,7 +12,7 @@ type Usage struct {
 	MemoryBytes int64
 	// CPU is the time the pod's callbacks (init, k32_handle, k32_event,
 	// k32_main…) have run since the pod was made, across restarts, less the
-	// time they waited in a sleep or a k32_http_call. Guest code is compiled
+	// time they waited in a sleep (k32_sleep_ms, WASI) or a k32_http_call. Guest code is compiled
 	// and runs on a goroutine of its own, so this is its CPU time as long as
 	// the host has a core free.
 	CPU time.Duration
