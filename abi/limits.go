@@ -90,6 +90,12 @@ const (
 	NATTableSize = 16 << 10
 )
 
+// MetricsWindow is the window the Metrics API averages a pod's CPU over:
+// the usage is the CPU time its callbacks took in about the last
+// MetricsWindow, divided by the window's length (metrics-server's default
+// resolution).
+const MetricsWindow = 15 * time.Second
+
 // Node liveness, with a kubelet's and kube-controller-manager's numbers.
 const (
 	// NodeLeaseDuration is the leaseDurationSeconds of the Lease every
@@ -145,6 +151,7 @@ var Limits = []Limit{
 	{"NodeLeaseRenewInterval", secs(NodeLeaseRenewInterval), "s", "How often a node renews its Lease.", "nodes.md"},
 	{"NodeMonitorGracePeriod", secs(NodeMonitorGracePeriod), "s", "A node whose Lease goes unrenewed this long is Ready=Unknown and its pods not Ready.", "nodes.md"},
 	{"NodeMonitorPeriod", secs(NodeMonitorPeriod), "s", "How often the node controller looks at the Leases.", "nodes.md"},
+	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

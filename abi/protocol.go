@@ -96,6 +96,12 @@ const (
 	UplinkPath = "/apis/kube32.io/v1/uplink"
 )
 
+// NodeStatsPath is where a node's pod server (the kubelet endpoint of its
+// Node) answers, to a request without HeaderPod, the usage of the node and
+// its pods as metrics.k8s.io objects; the API server's Metrics API reads
+// every node's.
+const NodeStatsPath = "/kube32/stats"
+
 // Log lines of the control plane's uplink, logged on each change.
 const (
 	// LogUplinkUp is logged when the uplink comes up: the name server the
@@ -185,6 +191,8 @@ var ProtocolNames = []ProtocolName{
 		Doc: "The channels on the API server: POST `<path>/<topic>` publishes, GET `?watch=true` streams."},
 	{GoName: "UplinkPath", Value: UplinkPath, See: "nodes.md",
 		Doc: "The control plane's uplink on the API server: GET and PUT `{\"up\":bool}`; CONNECT relays a worker's connection to a host outside."},
+	{GoName: "NodeStatsPath", Value: NodeStatsPath, See: "kubectl.md",
+		Doc: "On a node's pod port, without the pod header: the usage of the node and its pods, which the Metrics API reads."},
 	{GoName: "LogUplinkUp", Value: LogUplinkUp, See: "nodes.md",
 		Doc: "Logged by the control plane when its uplink comes up: the name server offered and the NAT table's memory."},
 	{GoName: "LogUplinkDown", Value: LogUplinkDown, See: "nodes.md",

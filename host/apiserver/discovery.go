@@ -7,11 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Discovery is served in its legacy (unaggregated) form: kubectl and
-// client-go ask for the aggregated form first and fall back to it when the
-// answer's Content-Type says plain JSON.
+// Discovery in its legacy form: /api, /apis, /apis/<group> and each group
+// version's resource list. /api and /apis answer in the aggregated form
+// instead when the client asks for it (discovery_aggregated.go).
 
 func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+	if serveAggregated(w, r, "") {
+		return
+	}
 	writeJSON(w, http.StatusOK, &metav1.APIVersions{
 		TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
 		Versions: []string{"v1"},
@@ -22,6 +25,9 @@ func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
+	if serveAggregated(w, r, "apis") {
+		return
+	}
 	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
 	for _, gv := range groupVersions() {
 		if gv.Group == "" {
@@ -52,31 +58,39 @@ func (s *Server) serveAPIGroup(w http.ResponseWriter, r *http.Request, group str
 }
 
 func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, gv schema.GroupVersion) {
-	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv.String()}
-	found := false
+	list := apiResources(gv)
+	if len(list) == 0 {
+		writeStatus(w, notFoundPath(r))
+		return
+	}
+	writeJSON(w, http.StatusOK, &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: gv.String(), APIResources: list,
+	})
+}
+
+// apiResources is what discovery says of a group version's resources and
+// their subresources ("pods/status"), legacy and aggregated alike.
+func apiResources(gv schema.GroupVersion) []metav1.APIResource {
+	var out []metav1.APIResource
 	for _, res := range resources {
 		if res.gv() != gv {
 			continue
 		}
-		found = true
-		list.APIResources = append(list.APIResources, metav1.APIResource{
+		out = append(out, metav1.APIResource{
 			Name: res.Name, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
 		})
 		if res.Status {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
+			out = append(out, metav1.APIResource{
 				Name: res.Name + "/status", Namespaced: res.Namespaced, Kind: res.Kind, Verbs: []string{"get", "patch", "update"},
 			})
 		}
 		if res.Kind == "Pod" {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
+			out = append(out, metav1.APIResource{
 				Name: "pods/log", Namespaced: true, Kind: "Pod", Verbs: []string{"get"},
 			})
 		}
 	}
-	if !found {
-		writeStatus(w, notFoundPath(r))
-		return
-	}
-	writeJSON(w, http.StatusOK, list)
+	return out
 }

@@ -19,6 +19,8 @@ import (
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, req request) {
 	var err error
 	switch {
+	case req.res.Review:
+		err = s.serveReview(w, r, req)
 	case r.Method == http.MethodGet && req.subresource == "log":
 		err = s.serveLogs(w, r, req)
 	case r.Method == http.MethodGet && req.name == "" && isWatch(r):
@@ -82,6 +84,10 @@ func (s *Server) objects(res *resource, namespace string) ([]runtime.Object, int
 	case "EndpointSlice":
 		version := s.cfg.Store.Version()
 		return atVersion(service.NamespaceEndpointSlices(s.cfg.Store, namespace), version), version
+	case "NodeMetrics":
+		return s.nodeMetrics(), s.cfg.Store.Version()
+	case "PodMetrics":
+		return s.podMetrics(namespace), s.cfg.Store.Version()
 	}
 	// Read-only use (filtering, encoding): the store's own objects will do.
 	return s.cfg.Store.ListShared(res.Kind, namespace)

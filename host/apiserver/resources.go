@@ -16,7 +16,10 @@ type resource struct {
 	// Services and Pods: read-only, no watch.
 	Computed bool
 	// Status is whether it has a status subresource.
-	Status     bool
+	Status bool
+	// Review resources (the SelfSubject…Reviews, reviews.go) answer a
+	// create at once and keep nothing: create only.
+	Review     bool
 	Categories []string
 }
 
@@ -35,6 +38,9 @@ func (r *resource) groupKind() schema.GroupKind {
 func (r *resource) apiVersion() string { return r.gv().String() }
 
 func (r *resource) verbs() []string {
+	if r.Review {
+		return []string{"create"}
+	}
 	if r.Computed {
 		return []string{"get", "list"}
 	}
@@ -54,6 +60,12 @@ var resources = []*resource{
 	{Group: "networking.k8s.io", Version: "v1", Name: "networkpolicies", Singular: "networkpolicy", Kind: "NetworkPolicy", Namespaced: true, ShortNames: []string{"netpol"}},
 	{Group: "coordination.k8s.io", Version: "v1", Name: "leases", Singular: "lease", Kind: "Lease", Namespaced: true},
 	{Group: "kube32.io", Version: "v1", Name: "staticbundles", Singular: "staticbundle", Kind: "StaticBundle", Namespaced: true},
+	// Read from the nodes on each request (metrics.go).
+	{Group: "metrics.k8s.io", Version: "v1beta1", Name: "nodes", Singular: "", Kind: "NodeMetrics", Computed: true},
+	{Group: "metrics.k8s.io", Version: "v1beta1", Name: "pods", Singular: "", Kind: "PodMetrics", Namespaced: true, Computed: true},
+	{Group: "authentication.k8s.io", Version: "v1", Name: "selfsubjectreviews", Singular: "selfsubjectreview", Kind: "SelfSubjectReview", Review: true},
+	{Group: "authorization.k8s.io", Version: "v1", Name: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview", Kind: "SelfSubjectAccessReview", Review: true},
+	{Group: "authorization.k8s.io", Version: "v1", Name: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview", Kind: "SelfSubjectRulesReview", Review: true},
 }
 
 // groupVersions lists the served group versions, core first.

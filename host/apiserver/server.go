@@ -1,8 +1,9 @@
 // Package apiserver serves the cluster's Kubernetes API on the API port:
 // health and version, discovery, a minimal OpenAPI v3 document, and REST
 // over the object store (get, list, watch, create, update, patch, delete,
-// status subresources, server-side Tables, pod logs, port-forward), with Endpoints and
-// EndpointSlices computed on read. Real kubectl and client-go drive it.
+// status subresources, server-side Tables, pod logs, port-forward), with
+// Endpoints and EndpointSlices computed on read, the Metrics API read from
+// the nodes and the self-subject reviews. Real kubectl and client-go drive it.
 package apiserver
 
 import (

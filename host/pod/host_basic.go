@@ -45,9 +45,11 @@ func k32TimeMs(*Pod, context.Context, api.Module, []uint64) int64 {
 
 // k32SleepMs: (ms u32) -> i32. The callback's context ends when the pod
 // stops or the callback's deadline passes; either interrupts the sleep.
-func k32SleepMs(_ *Pod, ctx context.Context, _ api.Module, a []uint64) int64 {
+func k32SleepMs(p *Pod, ctx context.Context, _ api.Module, a []uint64) int64 {
 	t := time.NewTimer(time.Duration(u32(a, 0)) * time.Millisecond)
 	defer t.Stop()
+	p.cpu.wait()
+	defer p.cpu.resume()
 	select {
 	case <-t.C:
 		return 0

@@ -46,10 +46,12 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	defer cancel()
 
 	p.lastCall = nil
+	p.cpu.wait()
 	res, err := p.cfg.Caller.HTTPCall(callCtx, Call{
 		From: p.id, Method: method, URL: url, Header: header, Body: bytes.Clone(body),
 		RespCap: len(resp), Timeout: timeout, Chain: p.callChain(ctx),
 	})
+	p.cpu.resume()
 	if err != nil {
 		return int64(callErrno(ctx, callCtx, err))
 	}

@@ -43,7 +43,9 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 	p.current.Store(&ctx)
 	defer p.current.Store(nil)
 
+	p.cpu.begin()
 	res, err := fn.Call(ctx)
+	p.cpu.end()
 	o := outcome{results: res, err: err}
 	if err == nil {
 		return o
@@ -72,6 +74,8 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 func (p *Pod) nanosleep(ns int64) {
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
+	p.cpu.wait()
+	defer p.cpu.resume()
 	var done <-chan struct{}
 	if c := p.current.Load(); c != nil {
 		done = (*c).Done()

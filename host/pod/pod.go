@@ -43,6 +43,7 @@ type Pod struct {
 	// logRestart is the restart count of the instance starting or
 	// running, which each log line records (Line.Restart).
 	logRestart atomic.Int32
+	cpu        cpuMeter // the callbacks' running time (usage.go)
 
 	mu        sync.Mutex // guards the fields below
 	status    Status
@@ -94,6 +95,7 @@ func New(cfg Config) *Pod {
 	p.stdout = &lineWriter{pod: p, stream: "stdout", level: 1}
 	p.stderr = &lineWriter{pod: p, stream: "stderr", level: 3}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.cpu.made = time.Now()
 	return p
 }
 

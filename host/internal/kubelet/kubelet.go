@@ -88,6 +88,8 @@ type Kubelet struct {
 	caller pod.Caller
 	// subscriptions feed the pods' k32_event (channels.go).
 	subscriptions podSubscriptions
+	// cpuHistory windows the pods' CPU for the Metrics API (stats.go).
+	cpuHistory cpuHistory
 }
 
 // running is one started pod and the generation of its spec that it runs.

@@ -24,6 +24,7 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: nodeLabels},
 		Status: corev1.NodeStatus{
+			Capacity: nodeCapacity(), Allocatable: nodeCapacity(),
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
 				{Type: corev1.NodeHostName, Address: k.cfg.NodeName},

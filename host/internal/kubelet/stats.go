@@ -1,0 +1,152 @@
+package kubelet
+
+import (
+	"encoding/json"
+	"net/http"
+	goruntime "runtime"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/apis/metricsv1beta1"
+	"github.com/kube32/kube32/host/pod"
+)
+
+// The node's usage for the Metrics API (docs/kubectl.md), answered on
+// abi.NodeStatsPath of its pod port: each pod's linear memory now and its
+// CPU averaged over about abi.MetricsWindow, as metrics-server computes it
+// from two scrapes. The node's own usage is its pods' only: under serve a
+// node's runtime shares one process with every other node and cannot be
+// measured apart.
+
+// cpuSample is a pod's cumulative CPU time at one moment.
+type cpuSample struct {
+	at  time.Time
+	cpu time.Duration
+}
+
+// cpuHistory keeps, per pod runtime, a few samples spaced a quarter window
+// apart, so that each answer finds one about a window old.
+type cpuHistory struct {
+	mu      sync.Mutex
+	samples map[*pod.Pod][]cpuSample
+}
+
+// rate records u and returns the pod's CPU in cores over the window that
+// ends now, and that window: from the newest sample at least
+// abi.MetricsWindow old, else from the pod's start.
+func (h *cpuHistory) rate(p *pod.Pod, u pod.Usage, now time.Time) (cores float64, window time.Duration) {
+	kept := h.samples[p]
+	base := cpuSample{at: u.Since}
+	from := 0
+	for i, s := range kept {
+		if now.Sub(s.at) >= abi.MetricsWindow {
+			base, from = s, i
+		}
+	}
+	kept = kept[from:]
+	if len(kept) == 0 || now.Sub(kept[len(kept)-1].at) >= abi.MetricsWindow/4 {
+		kept = append(kept, cpuSample{at: now, cpu: u.CPU})
+	}
+	h.samples[p] = kept
+	window = now.Sub(base.at)
+	if window <= 0 {
+		return 0, 0
+	}
+	return float64(u.CPU-base.cpu) / float64(window), window
+}
+
+// stats is the node's usage and its pods' now.
+func (k *Kubelet) stats() metricsv1beta1.NodeStats {
+	type runtime struct {
+		namespace, name, container string
+		pod                        *pod.Pod
+	}
+	var pods []runtime
+	k.mu.Lock()
+	for key, r := range k.pods {
+		if r.failed == nil {
+			pods = append(pods, runtime{key.Namespace, key.Name, r.spec.Spec.Containers[0].Name, r.pod})
+		}
+	}
+	k.mu.Unlock()
+
+	now := time.Now()
+	stamp := metav1.NewTime(now)
+	out := metricsv1beta1.NodeStats{Pods: []metricsv1beta1.PodMetrics{}}
+	var nodeCores float64
+	var nodeMemory int64
+	var nodeWindow time.Duration
+	h := &k.cpuHistory
+	h.mu.Lock()
+	live := map[*pod.Pod]bool{}
+	if h.samples == nil {
+		h.samples = map[*pod.Pod][]cpuSample{}
+	}
+	for _, r := range pods {
+		live[r.pod] = true
+		u := r.pod.Usage()
+		cores, window := h.rate(r.pod, u, now)
+		nodeCores += cores
+		nodeMemory += u.MemoryBytes
+		nodeWindow = max(nodeWindow, window)
+		out.Pods = append(out.Pods, metricsv1beta1.PodMetrics{
+			ObjectMeta: metav1.ObjectMeta{Namespace: r.namespace, Name: r.name},
+			Timestamp:  stamp, Window: metav1.Duration{Duration: window},
+			Containers: []metricsv1beta1.ContainerMetrics{{Name: r.container, Usage: usage(cores, u.MemoryBytes)}},
+		})
+	}
+	for p := range h.samples {
+		if !live[p] {
+			delete(h.samples, p)
+		}
+	}
+	h.mu.Unlock()
+	if nodeWindow == 0 {
+		nodeWindow = abi.MetricsWindow
+	}
+	out.Node = metricsv1beta1.NodeMetrics{
+		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName},
+		Timestamp:  stamp, Window: metav1.Duration{Duration: nodeWindow},
+		Usage: usage(nodeCores, nodeMemory),
+	}
+	return out
+}
+
+// nodeCapacity is what a Node reports it has, against which `kubectl top
+// node` shows its usage in percent: the host's cores, which its pods run
+// on, and the largest pod memory of abi.Boards, since a node under serve
+// stands for a board and is bounded by none.
+func nodeCapacity() corev1.ResourceList {
+	var memory int64
+	for _, b := range abi.Boards {
+		memory = max(memory, b.PodMemory)
+	}
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewQuantity(int64(goruntime.NumCPU()), resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(memory, resource.BinarySI),
+	}
+}
+
+// usage is a ResourceList of cores (in nanocores, as metrics-server
+// writes them) and bytes.
+func usage(cores float64, memory int64) corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewScaledQuantity(int64(cores*1e9), resource.Nano),
+		corev1.ResourceMemory: *resource.NewQuantity(memory, resource.BinarySI),
+	}
+}
+
+// serveStats answers abi.NodeStatsPath with stats as JSON.
+func (k *Kubelet) serveStats(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		http.Error(w, "only GET", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(k.stats())
+}
