@@ -31,7 +31,7 @@ func runScheduler(ctx context.Context, s *store.Store) {
 }
 
 func schedule(s *store.Store) {
-	scheduler.Schedule(s)
+	scheduler.Schedule(s, opts)
 	for _, o := range s.List("Pod", "") {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
