@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/modcheck"
 )
 
 // labelHostname is the Node label with the node's name.
@@ -37,7 +40,36 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 				KubeletVersion: "v1.32.0-kube32", ContainerRuntimeVersion: "wazero://v1.12.0",
 				OperatingSystem: "kube32", Architecture: "wasm32",
 			},
+			Capacity: k.capacity(), Allocatable: k.allocatable(),
 		},
+	}
+}
+
+// capacity is the node's status.capacity on a board: the RAM its pods take
+// their memory from (abi.Board.PodRAM), and one pod per WebAssembly page of
+// pod memory, the least a pod takes. nil without a board: no limits.
+func (k *Kubelet) capacity() corev1.ResourceList {
+	b := k.cfg.Board
+	if b == nil {
+		return nil
+	}
+	return resources(b.PodRAM(), b.PodMemory/modcheck.PageSize)
+}
+
+// allocatable is the node's status.allocatable on a board: the pod memory
+// (abi.Board.PodMemory), what the firmware leaves to the pods.
+func (k *Kubelet) allocatable() corev1.ResourceList {
+	b := k.cfg.Board
+	if b == nil {
+		return nil
+	}
+	return resources(b.PodMemory, b.PodMemory/modcheck.PageSize)
+}
+
+func resources(memory, pods int64) corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceMemory: *resource.NewQuantity(memory, resource.BinarySI),
+		corev1.ResourcePods:   *resource.NewQuantity(pods, resource.DecimalSI),
 	}
 }
 
