@@ -22,18 +22,20 @@ func (u *usage) add(p *corev1.Pod, opts Options) {
 	u.memory += memoryRequest(p, opts.DefaultMemoryLimit)
 }
 
-// misfit says why node n, already holding u, cannot take p, or "" when it
-// can: as NodeResourcesFit, its allocatable memory must hold what its pods
-// request and p's request, and its allocatable pods one more. A node that
-// reports no allocatable memory or pods (serve without --board) holds any.
-func misfit(p *corev1.Pod, n *corev1.Node, u *usage, opts Options) string {
-	if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok && u.memory+memoryRequest(p, opts.DefaultMemoryLimit) > q.Value() {
-		return reasonMemory
-	}
+// misfit says why node n, already holding u, cannot take p: none when it
+// can. As NodeResourcesFit, its allocatable pods must hold one more and
+// its allocatable memory what its pods request and p's request; each
+// shortfall is a reason. A node that reports no allocatable memory or pods
+// (serve without --board) holds any.
+func misfit(p *corev1.Pod, n *corev1.Node, u *usage, opts Options) []string {
+	var why []string
 	if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok && int64(u.pods+1) > q.Value() {
-		return reasonTooMany
+		why = append(why, reasonTooMany)
 	}
-	return ""
+	if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok && u.memory+memoryRequest(p, opts.DefaultMemoryLimit) > q.Value() {
+		why = append(why, reasonMemory)
+	}
+	return why
 }
 
 // memoryRequest is the memory p requests, in bytes: the sum over its

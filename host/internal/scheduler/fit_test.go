@@ -100,7 +100,7 @@ func TestMemoryRequestDefaults(t *testing.T) {
 // and a message with several reasons counts each, sorted.
 func TestTooManyPodsAndMixedReasons(t *testing.T) {
 	s := store.New()
-	s.Apply(boardNode("node-a", "1Mi", 1))
+	s.Apply(boardNode("node-a", "128Ki", 1))
 	s.Apply(boardNode("node-b", "128Ki", 56))
 	sensor := node("node-c", true, map[string]string{"sensor": "bme280"})
 	s.Apply(sensor)
@@ -122,7 +122,8 @@ func TestTooManyPodsAndMixedReasons(t *testing.T) {
 	s.Apply(withMemory(pod("d-fourth", nil), "", "512Ki"))
 	Schedule(s, Options{})
 	c := scheduledCondition(get(t, s, "d-fourth"))
-	if want := "0/2 nodes are available: 1 Insufficient memory, 1 Too many pods."; c == nil || c.Message != want {
+	// node-a is short of both, node-b of memory.
+	if want := "0/2 nodes are available: 2 Insufficient memory, 1 Too many pods."; c == nil || c.Message != want {
 		t.Errorf("condition %+v, want message %q", c, want)
 	}
 }

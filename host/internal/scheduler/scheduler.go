@@ -96,8 +96,10 @@ func pick(p *corev1.Pod, nodes []*corev1.Node, used map[string]*usage, opts Opti
 			reasons[reasonSelector]++
 			continue
 		}
-		if why := misfit(p, n, used[n.Name], opts); why != "" {
-			reasons[why]++
+		if why := misfit(p, n, used[n.Name], opts); len(why) > 0 {
+			for _, r := range why {
+				reasons[r]++
+			}
 			continue
 		}
 		fit = append(fit, n.Name)
