@@ -40,6 +40,10 @@ type Board struct {
 	// internal RAM without.
 	IngressWorkerStack int64 `json:"ingressWorkerStackBytes"`
 	EventsStack        int64 `json:"eventsStackBytes"`
+	// InterpreterStack is the node's shared interpreter stack, on which
+	// every pod callback runs, and with it the in-process calls of a call
+	// chain (CallbackStack each; docs/calls.md).
+	InterpreterStack int64 `json:"interpreterStackBytes"`
 
 	// Features are the WebAssembly features beyond the MVP that the
 	// board's interpreter runs; a module using another one fails there.
@@ -137,7 +141,8 @@ var Boards = []Board{
 		PodMemory: 128 << 10, // two 64 KiB pages of internal RAM
 		AppImage:  AppPartition(4 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackInternal, EventsStack: EventsStackInternal,
-		Features: boardFeatures,
+		InterpreterStack: InterpreterStackInternal,
+		Features:         boardFeatures,
 	},
 	{
 		Name: "esp32-psram", Doc: "ESP32 with PSRAM (WROVER class; 4 MiB of it mapped)",
@@ -145,7 +150,8 @@ var Boards = []Board{
 		PodMemory: 4<<20 - PSRAMReserve,
 		AppImage:  AppPartition(4 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
-		Features: boardFeatures,
+		InterpreterStack: InterpreterStackPSRAM,
+		Features:         boardFeatures,
 	},
 	{
 		Name: "esp32s3", Doc: "ESP32-S3 N8R8 (8 MiB flash, 8 MiB octal PSRAM)",
@@ -153,7 +159,8 @@ var Boards = []Board{
 		PodMemory: 8<<20 - PSRAMReserve,
 		AppImage:  AppPartition(8 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
-		Features: boardFeatures,
+		InterpreterStack: InterpreterStackPSRAM,
+		Features:         boardFeatures,
 	},
 	{
 		Name: "esp32s3-n16r8", Doc: "ESP32-S3 N16R8 (16 MiB flash, 8 MiB octal PSRAM)",
@@ -161,8 +168,37 @@ var Boards = []Board{
 		PodMemory: 8<<20 - PSRAMReserve,
 		AppImage:  AppPartition(16 << 20), FirmwareBase: FirmwareBaseEstimate, SD: SDCardBudget,
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
-		Features: boardFeatures,
+		InterpreterStack: InterpreterStackPSRAM,
+		Features:         boardFeatures,
 	},
+}
+
+// PodRAM is the RAM that a node's pods take their memory from, PSRAM where
+// the board has it, else internal RAM: a node's status.capacity.memory
+// under serve --board, of which PodMemory is the allocatable part.
+func (b Board) PodRAM() int64 {
+	if b.PSRAM > 0 {
+		return b.PSRAM
+	}
+	return b.SRAM
+}
+
+// StackLeft is what b's interpreter stack has free while callbacks pod
+// callbacks are on it: the first entered from outside (the Ingress, the
+// pod port, an event), each other by an in-process call of the one before.
+func (b Board) StackLeft(callbacks int) int64 {
+	return b.InterpreterStack - int64(callbacks)*CallbackStack
+}
+
+// InProcessCalls is how many in-process calls in a row a callback entered
+// from outside can make on b: each needs InProcessCallStackBoard free; the
+// next fails with ErrNoMem.
+func (b Board) InProcessCalls() int {
+	n := 0
+	for b.StackLeft(n+1) >= InProcessCallStackBoard {
+		n++
+	}
+	return n
 }
 
 // LookupBoard returns the profile named name; an unknown name is an error

@@ -23,7 +23,7 @@ func TestBoardsAreConsistent(t *testing.T) {
 		}
 		seen[b.Name] = true
 		for what, n := range map[string]int64{"SRAM": b.SRAM, "Flash": b.Flash, "PodMemory": b.PodMemory,
-			"AppImage": b.AppImage, "FirmwareBase": b.FirmwareBase, "SD": b.SD, "IngressWorkerStack": b.IngressWorkerStack, "EventsStack": b.EventsStack} {
+			"AppImage": b.AppImage, "FirmwareBase": b.FirmwareBase, "SD": b.SD, "IngressWorkerStack": b.IngressWorkerStack, "EventsStack": b.EventsStack, "InterpreterStack": b.InterpreterStack} {
 			if n <= 0 {
 				t.Errorf("board %s: %s = %d, want > 0", b.Name, what, n)
 			}
@@ -48,6 +48,12 @@ func TestBoardsAreConsistent(t *testing.T) {
 		}
 		if b.IngressWorkerStack != wantIngress || b.EventsStack != wantEvents {
 			t.Errorf("board %s (PSRAM %d): stacks %d/%d, want %d/%d", b.Name, b.PSRAM, b.IngressWorkerStack, b.EventsStack, wantIngress, wantEvents)
+		}
+		if b.InProcessCalls() < 1 || b.InProcessCalls() >= CallChainMax {
+			t.Errorf("board %s: %d in-process calls in a row, want at least one and fewer than CallChainMax", b.Name, b.InProcessCalls())
+		}
+		if b.PodRAM() < b.PodMemory {
+			t.Errorf("board %s: pod RAM %d below its pod memory %d", b.Name, b.PodRAM(), b.PodMemory)
 		}
 		if len(b.Features) == 0 {
 			t.Errorf("board %s names no features", b.Name)
@@ -89,5 +95,22 @@ func TestLookupBoard(t *testing.T) {
 	_, err = LookupBoard("esp8266")
 	if err == nil || !strings.Contains(err.Error(), `"esp8266"`) || !strings.Contains(err.Error(), "esp32, esp32-psram, esp32s3") {
 		t.Errorf("LookupBoard(esp8266) error = %v, want it to name the board and list the known ones", err)
+	}
+}
+
+// TestInProcessCallsOnTheBoards pins the stack model of docs/calls.md:
+// two in-process calls in a row on a board without PSRAM, four with it.
+func TestInProcessCallsOnTheBoards(t *testing.T) {
+	for name, want := range map[string]int{"esp32": 2, "esp32-psram": 4, "esp32s3": 4} {
+		b, err := LookupBoard(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.InProcessCalls(); got != want {
+			t.Errorf("%s: %d in-process calls in a row, want %d", name, got, want)
+		}
+		if left := b.StackLeft(want + 1); left >= InProcessCallStackBoard {
+			t.Errorf("%s: %d bytes left after %d callbacks, want less than %d", name, left, want+1, InProcessCallStackBoard)
+		}
 	}
 }

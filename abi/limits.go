@@ -33,6 +33,19 @@ const (
 	// InProcessCallStackSimulator is InProcessCallStackBoard on the
 	// simulator.
 	InProcessCallStackSimulator = 128 << 10
+	// CallbackStack is the native stack that one pod callback is counted
+	// to take from the interpreter stack it runs on (a board's
+	// Board.InterpreterStack): the interpreter's frames and the host
+	// functions'. A callback entered from outside takes one; each
+	// in-process call one more, and is made only while
+	// InProcessCallStackBoard is left (docs/calls.md).
+	CallbackStack = 8 << 10
+	// InterpreterStackPSRAM is the node's shared interpreter stack, on
+	// which every pod callback runs, in PSRAM.
+	InterpreterStackPSRAM = 48 << 10
+	// InterpreterStackInternal is the interpreter stack on boards without
+	// PSRAM, in internal RAM.
+	InterpreterStackInternal = 32 << 10
 )
 
 // Caches and periods of a worker's view of the API.
@@ -132,6 +145,9 @@ var Limits = []Limit{
 	{"TLSSessionStack", kib(TLSSessionStack), "KiB", "The stack of each TLS session thread, in PSRAM (boards).", "calls.md"},
 	{"InProcessCallStackBoard", kib(InProcessCallStackBoard), "KiB", "Free native stack for a call to a pod of the same node on a board; less fails with K32_ERR_NOMEM.", "calls.md"},
 	{"InProcessCallStackSimulator", kib(InProcessCallStackSimulator), "KiB", "The same on the simulator.", "calls.md"},
+	{"CallbackStack", kib(CallbackStack), "KiB", "The native stack one pod callback is counted to take from the interpreter stack (boards, and serve --board).", "calls.md"},
+	{"InterpreterStackPSRAM", kib(InterpreterStackPSRAM), "KiB", "The node's shared interpreter stack, on which pod callbacks run, in PSRAM (boards).", "calls.md"},
+	{"InterpreterStackInternal", kib(InterpreterStackInternal), "KiB", "The interpreter stack in internal RAM, on boards without PSRAM.", "calls.md"},
 	{"APICacheTTL", secs(APICacheTTL), "s", "How long a worker keeps a Service and its Endpoints, and a pod behind a Service read for a NetworkPolicy rule, fetched from the API server.", "calls.md"},
 	{"PolicyRelist", secs(PolicyRelist), "s", "How often a worker lists again the NetworkPolicies of the namespaces with pods on the node.", "networkpolicy.md"},
 	{"PodSyncInterval", secs(PodSyncInterval), "s", "How often a board's kubelet syncs its pods and records their labels.", "networkpolicy.md"},

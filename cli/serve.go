@@ -127,12 +127,16 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	}
 	defer cache.Close(context.Background())
 
+	board, err := serveBoard(opts.Board, src.board)
+	if err != nil {
+		return err
+	}
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
 		Cache: cache, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
-		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print,
+		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {
@@ -188,6 +192,7 @@ type source struct {
 	images  fs.FS
 	objects []manifest.Object
 	tryURLs []string
+	board   string // kube32.yaml's board: ("" for none)
 }
 
 // serveSource picks what to serve: prebuilt images, a project (built first
@@ -216,6 +221,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			if src.objects, err = manifest.DecodeFiles(p.ManifestPaths()); err != nil {
 				return source{}, err
 			}
+			src.board = p.Board
 		}
 		return src, nil
 	case errors.Is(err, project.ErrNotFound):
@@ -247,7 +253,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 		if err != nil {
 			return source{}, err
 		}
-		return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs}, nil
+		return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs, board: p.Board}, nil
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/host/apis/metricsv1beta1"
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/kubeconfig"
 	"github.com/kube32/kube32/host/store"
@@ -36,8 +37,13 @@ func TestKubectlTop(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wasmDir, "probe.wasm"), testpods.Fixture(t, "probe", 131072), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// On a board, so that Nodes report memory for MEMORY(%).
+	board, err := abi.LookupBoard("esp32s3")
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := cluster.Start(context.Background(), cluster.Options{Images: os.DirFS(images), Nodes: 2,
-		HandlerTimeout: 300 * time.Millisecond})
+		HandlerTimeout: 300 * time.Millisecond, Board: &board})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +57,7 @@ func TestKubectlTop(t *testing.T) {
 	var manifest strings.Builder
 	nodes := map[string]string{"probe-cp": cluster.ControlPlaneName, "probe-w": cluster.WorkerName(1)}
 	for name, node := range nodes {
-		fmt.Fprintf(&manifest, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s, labels: {app: probe}}\nspec:\n  nodeSelector: {kubernetes.io/hostname: %s}\n  containers: [{name: probe, image: \"wasm://embedded/probe\"}]\n", name, node)
+		fmt.Fprintf(&manifest, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s, labels: {app: probe}}\nspec:\n  nodeSelector: {kubernetes.io/hostname: %s}\n  containers: [{name: probe, image: \"wasm://embedded/probe\", resources: {limits: {memory: 4Mi}}}]\n", name, node)
 	}
 	os.WriteFile(podsYAML, []byte(manifest.String()), 0o644)
 	e.run(t, false, "apply", "-f", podsYAML)
@@ -141,8 +147,9 @@ func TestKubectlTop(t *testing.T) {
 	for name, node := range nodes {
 		row := rowOf(rows, node)
 		want := fmt.Sprintf("%dMi", pages[name]*65536>>20)
-		if row == nil || len(row) != 5 || row[3] != want {
-			t.Errorf("kubectl top node: %s row %q, want memory %s (its one pod's)", node, row, want)
+		percent := fmt.Sprintf("%d%%", pages[name]*65536*100/board.PodMemory)
+		if row == nil || len(row) != 5 || row[3] != want || row[4] != percent {
+			t.Errorf("kubectl top node: %s row %q, want memory %s (its one pod's), %s of the board's pod memory", node, row, want, percent)
 		}
 	}
 }

@@ -51,6 +51,13 @@ type Options struct {
 	// without resources.limits.memory (serve's --default-memory-limit), in
 	// bytes; 0 means pod.DefaultMemoryLimit.
 	DefaultMemoryLimit int64
+	// Board, when set (serve --board), gives every node the board's
+	// budgets: its memory as the Node's capacity and allocatable, which
+	// the scheduler fits pods into by their memory requests and the
+	// kubelet keeps the pods' limits within, and its interpreter stack,
+	// which bounds chains of in-process calls (docs/serve.md). nil: no
+	// budgets.
+	Board *abi.Board
 	// Token, when set, is the bearer token the API server requires (the
 	// cluster token of docs/nodes.md).
 	Token string
@@ -172,7 +179,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
-		Outside: &call.Outside{Route: uplink},
+		Outside: &call.Outside{Route: uplink}, Board: opts.Board,
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels})
@@ -184,7 +191,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.serve(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })
 	c.run(func() { c.controller.Run(ctx) })
-	c.run(func() { runScheduler(ctx, c.Store) })
+	c.run(func() { runScheduler(ctx, c.Store, scheduler.Options{DefaultMemoryLimit: defaultMemoryLimit(opts)}) })
 	c.run(func() {
 		nodelifecycle.Run(ctx, nodelifecycle.Config{Store: c.Store, Grace: opts.NodeGrace, Logf: opts.Logf})
 	})
@@ -194,7 +201,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
 			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
 			conns: c.conns, limits: c.limits,
-			DefaultMemoryLimit: opts.DefaultMemoryLimit,
+			DefaultMemoryLimit: opts.DefaultMemoryLimit, Board: opts.Board,
 			LeaseRenewInterval: opts.LeaseRenewInterval,
 		})
 		if err != nil {
@@ -221,6 +228,15 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	c.applied = true
 	return c, nil
+}
+
+// defaultMemoryLimit is the memory cap the nodes give a container without
+// a limit, which the scheduler counts as its request when it has none.
+func defaultMemoryLimit(opts Options) int64 {
+	if opts.DefaultMemoryLimit > 0 {
+		return opts.DefaultMemoryLimit
+	}
+	return pod.DefaultMemoryLimit
 }
 
 // workerPodsReported reports whether every pod bound to a worker of this

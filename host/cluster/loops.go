@@ -14,24 +14,24 @@ import (
 
 // runScheduler schedules pods whenever a Pod or Node changes, and records
 // a FailedScheduling Event for each pod that fits no node.
-func runScheduler(ctx context.Context, s *store.Store) {
+func runScheduler(ctx context.Context, s *store.Store, opts scheduler.Options) {
 	events, cancel := s.Subscribe()
 	defer cancel()
-	schedule(s) // what was applied before the subscription
+	schedule(s, opts) // what was applied before the subscription
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case e := <-events:
 			if e.Key.Kind == "Pod" || e.Key.Kind == "Node" {
-				schedule(s)
+				schedule(s, opts)
 			}
 		}
 	}
 }
 
-func schedule(s *store.Store) {
-	scheduler.Schedule(s)
+func schedule(s *store.Store, opts scheduler.Options) {
+	scheduler.Schedule(s, opts)
 	for _, o := range s.List("Pod", "") {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {

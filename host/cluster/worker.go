@@ -38,6 +38,8 @@ type WorkerOptions struct {
 	// DefaultMemoryLimit caps the memory of a container without
 	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.
 	DefaultMemoryLimit int64
+	// Board, when set, gives the node the board's budgets (Options.Board).
+	Board *abi.Board
 	// LeaseRenewInterval is how often the node renews its Lease; 0 means
 	// abi.NodeLeaseRenewInterval.
 	LeaseRenewInterval time.Duration
@@ -97,7 +99,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
 		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
-		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog,
+		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog, Board: opts.Board,
 		// Hosts outside are reached through the control plane's uplink.
 		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &call.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
 		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},

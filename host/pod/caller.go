@@ -29,6 +29,11 @@ type Call struct {
 	// alone. A Caller refuses a target already in it, or a chain of
 	// abi.CallChainMax, with K32_ERR_LOOP.
 	Chain []string
+	// Inbound is the context of the request the calling callback handles
+	// (nil outside k32_handle). A Caller that runs its target in-process
+	// reads from it what it set on the request it made: how deep the
+	// in-process calls of a chain already are.
+	Inbound context.Context
 }
 
 // parseCallChain reads an abi.HeaderCallChain value (or several, as

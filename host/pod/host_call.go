@@ -49,7 +49,7 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	p.cpu.wait()
 	res, err := p.cfg.Caller.HTTPCall(callCtx, Call{
 		From: p.id, Method: method, URL: url, Header: header, Body: bytes.Clone(body),
-		RespCap: len(resp), Timeout: timeout, Chain: p.callChain(ctx),
+		RespCap: len(resp), Timeout: timeout, Chain: p.callChain(ctx), Inbound: inbound(ctx),
 	})
 	p.cpu.resume()
 	if err != nil {
@@ -74,6 +74,15 @@ func (p *Pod) callChain(ctx context.Context) []string {
 		chain = parseCallChain(st.req.Header.Values(abi.HeaderCallChain)...)
 	}
 	return append(chain, p.id)
+}
+
+// inbound is the context of the request a k32_handle callback handles,
+// nil in other callbacks.
+func inbound(ctx context.Context) context.Context {
+	if st := handleState(ctx); st != nil {
+		return st.req.Context()
+	}
+	return nil
 }
 
 // callErrno maps a Caller or Publisher error to the code the guest gets.

@@ -21,7 +21,7 @@ var boardsTmpl = template.Must(template.New("boards.md").Parse(boardsTemplate))
 
 // boardRow is one board of docs/boards.md, its sizes as quantities.
 type boardRow struct {
-	Name, Doc, SRAM, PSRAM, Flash, PodMemory, AppImage, FirmwareBase, SD, IngressWorkerStack, EventsStack, Features string
+	Name, Doc, SRAM, PSRAM, Flash, PodMemory, AppImage, FirmwareBase, SD, IngressWorkerStack, EventsStack, InterpreterStack, InProcessCalls, Features string
 }
 
 // featureRow is one feature of docs/boards.md.
@@ -36,12 +36,15 @@ func Boards() ([]byte, error) {
 		Boards                                     []boardRow
 		Features                                   []featureRow
 		AppPartition4M, PSRAMReserve, SDCard, Page string
+		CallbackStack, InProcessCallStack          string
 	}{
-		GeneratedBy:    generatedBy,
-		AppPartition4M: modcheck.FormatBytes(abi.AppPartition(4 << 20)),
-		PSRAMReserve:   modcheck.FormatBytes(abi.PSRAMReserve),
-		SDCard:         modcheck.FormatBytes(abi.SDCardBudget),
-		Page:           modcheck.FormatBytes(modcheck.PageSize),
+		GeneratedBy:        generatedBy,
+		AppPartition4M:     modcheck.FormatBytes(abi.AppPartition(4 << 20)),
+		PSRAMReserve:       modcheck.FormatBytes(abi.PSRAMReserve),
+		SDCard:             modcheck.FormatBytes(abi.SDCardBudget),
+		Page:               modcheck.FormatBytes(modcheck.PageSize),
+		CallbackStack:      modcheck.FormatBytes(abi.CallbackStack),
+		InProcessCallStack: modcheck.FormatBytes(abi.InProcessCallStackBoard),
 	}
 	size := func(n int64) string {
 		if n == 0 {
@@ -55,7 +58,7 @@ func Boards() ([]byte, error) {
 			features = append(features, "`"+string(f)+"`")
 		}
 		d.Boards = append(d.Boards, boardRow{b.Name, markdownText(b.Doc), size(b.SRAM), size(b.PSRAM), size(b.Flash),
-			size(b.PodMemory), size(b.AppImage), size(b.FirmwareBase), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack), strings.Join(features, ", ")})
+			size(b.PodMemory), size(b.AppImage), size(b.FirmwareBase), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack), size(b.InterpreterStack), fmt.Sprint(b.InProcessCalls()), strings.Join(features, ", ")})
 	}
 	for _, f := range abi.WasmFeatures {
 		var on []string

@@ -30,6 +30,11 @@ type Cluster struct {
 	// says why not. The call goes to one of the backends it allows; when
 	// it allows none, the call fails with a *DeniedError (K32_ERR_PERM).
 	Allow func(ctx context.Context, from string, b service.Backend) error
+	// Board, when set (serve --board), bounds chains of in-process calls
+	// by its interpreter stack: a call that would find less than
+	// abi.InProcessCallStackBoard free fails with K32_ERR_NOMEM
+	// (stack.go). nil: only abi.CallChainMax bounds them.
+	Board *abi.Board
 
 	next service.RoundRobin
 }
@@ -65,7 +70,11 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 			// Ready in the store but gone here: stopped a moment ago.
 			return pod.CallResult{}, abi.ErrNoEnt
 		}
-		return callLocal(ctx, h, t, call)
+		localCtx, err := stackFor(ctx, call.Inbound, c.Board)
+		if err != nil {
+			return pod.CallResult{}, err
+		}
+		return callLocal(localCtx, h, t, call)
 	}
 	if b.Addr == "" {
 		return pod.CallResult{}, fmt.Errorf("call %s on node %s: the node has no pod server address: %w", b.ID(), b.Node, abi.ErrIO)

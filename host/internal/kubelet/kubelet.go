@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
@@ -49,6 +50,12 @@ type Config struct {
 	// LeaseRenewInterval is how often the node renews its Lease; 0 means
 	// abi.NodeLeaseRenewInterval.
 	LeaseRenewInterval time.Duration
+	// Board, when set (serve --board), is the board this node stands for:
+	// the Node reports its memory as capacity and allocatable (node.go),
+	// the node refuses a pod whose memory limit its pods' heap cannot hold
+	// (heap.go), and the pods' in-process calls are bounded by its
+	// interpreter stack. nil: no budgets.
+	Board *abi.Board
 	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
 	APIHost string
 	APIPort int
@@ -132,7 +139,7 @@ func New(cfg Config) *Kubelet {
 		objects = k.cfg.Source
 	}
 	k.caller = &deniedLogger{k: k, caller: &call.Caller{Outside: k.outside(), HTTPS: cfg.HTTPS, Services: &call.Cluster{
-		Node: cfg.NodeName, Objects: objects, Local: k, Remote: cfg.Remote, Allow: k.allowBackend,
+		Node: cfg.NodeName, Objects: objects, Local: k, Remote: cfg.Remote, Allow: k.allowBackend, Board: cfg.Board,
 	}}}
 	return k
 }
@@ -194,8 +201,10 @@ func (k *Kubelet) sync(ctx context.Context) {
 			delete(k.pods, key)
 		}
 	}
-	for key, p := range want {
-		if _, ok := k.pods[key]; !ok {
+	// In the order they were created, so that on a full node the newest
+	// pods are the ones refused (heap.go).
+	for _, p := range byCreation(want) {
+		if key := store.KeyOf(p); k.pods[key] == nil {
 			k.pods[key] = k.start(ctx, p, 0)
 		}
 	}
@@ -226,6 +235,9 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 	key := store.KeyOf(p)
 	r := &running{spec: p, generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
 	cfg, problem := k.podConfig(p, r.log)
+	if problem == nil {
+		problem = k.admitMemory(p, key)
+	}
 	cfg.RestartCount = restarts
 	r.module = cfg.Module
 	if cfg.Assets != nil {

@@ -3,11 +3,15 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"time"
 
-	"github.com/kube32/kube32/abi"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/modcheck"
 )
 
 // labelHostname is the Node label with the node's name.
@@ -24,7 +28,6 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: nodeLabels},
 		Status: corev1.NodeStatus{
-			Capacity: nodeCapacity(), Allocatable: nodeCapacity(),
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
 				{Type: corev1.NodeHostName, Address: k.cfg.NodeName},
@@ -38,8 +41,42 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 				KubeletVersion: "v1.32.0-kube32", ContainerRuntimeVersion: "wazero://v1.12.0",
 				OperatingSystem: "kube32", Architecture: "wasm32",
 			},
+			Capacity: k.capacity(), Allocatable: k.allocatable(),
 		},
 	}
+}
+
+// capacity is the node's status.capacity: the host's cores, which its pods
+// run on (against them kubectl top node shows CPU in percent), and on a
+// board the RAM its pods take their memory from (abi.Board.PodRAM) and one
+// pod per WebAssembly page of pod memory, the least a pod takes. Without a
+// board a node reports no memory: nothing bounds it, and the scheduler
+// places pods by labels alone.
+func (k *Kubelet) capacity() corev1.ResourceList {
+	if b := k.cfg.Board; b != nil {
+		return resources(b.PodRAM(), b.PodMemory/modcheck.PageSize)
+	}
+	return resources(0, 0)
+}
+
+// allocatable is the node's status.allocatable: the cores, and on a board
+// the pod memory (abi.Board.PodMemory), what the firmware leaves to the
+// pods.
+func (k *Kubelet) allocatable() corev1.ResourceList {
+	if b := k.cfg.Board; b != nil {
+		return resources(b.PodMemory, b.PodMemory/modcheck.PageSize)
+	}
+	return resources(0, 0)
+}
+
+// resources lists the host's cores and, when not 0, memory and pods.
+func resources(memory, pods int64) corev1.ResourceList {
+	l := corev1.ResourceList{corev1.ResourceCPU: *resource.NewQuantity(int64(goruntime.NumCPU()), resource.DecimalSI)}
+	if memory > 0 {
+		l[corev1.ResourceMemory] = *resource.NewQuantity(memory, resource.BinarySI)
+		l[corev1.ResourcePods] = *resource.NewQuantity(pods, resource.DecimalSI)
+	}
+	return l
 }
 
 // Register writes the node's Node object once. A worker calls it before

@@ -3,7 +3,6 @@ package kubelet
 import (
 	"encoding/json"
 	"net/http"
-	goruntime "runtime"
 	"sync"
 	"time"
 
@@ -115,21 +114,6 @@ func (k *Kubelet) stats() metricsv1beta1.NodeStats {
 		Usage: usage(nodeCores, nodeMemory),
 	}
 	return out
-}
-
-// nodeCapacity is what a Node reports it has, against which `kubectl top
-// node` shows its usage in percent: the host's cores, which its pods run
-// on, and the largest pod memory of abi.Boards, since a node under serve
-// stands for a board and is bounded by none.
-func nodeCapacity() corev1.ResourceList {
-	var memory int64
-	for _, b := range abi.Boards {
-		memory = max(memory, b.PodMemory)
-	}
-	return corev1.ResourceList{
-		corev1.ResourceCPU:    *resource.NewQuantity(int64(goruntime.NumCPU()), resource.DecimalSI),
-		corev1.ResourceMemory: *resource.NewQuantity(memory, resource.BinarySI),
-	}
 }
 
 // usage is a ResourceList of cores (in nanocores, as metrics-server

@@ -62,7 +62,7 @@ func TestNodeSelectorMatching(t *testing.T) {
 	s.Apply(pod("cp", map[string]string{"node-role.kubernetes.io/control-plane": ""})) // an empty label value matches
 	s.Apply(pod("sensor", map[string]string{"sensor": "bme280"}))
 	s.Apply(pod("pinned", map[string]string{"kubernetes.io/hostname": "worker-b"}))
-	Schedule(s)
+	Schedule(s, Options{})
 	for name, want := range map[string]string{"cp": "kube32-control-plane", "sensor": "worker-a", "pinned": "worker-b"} {
 		p := get(t, s, name)
 		if p.Spec.NodeName != want {
@@ -85,7 +85,7 @@ func TestSpreadingByLoad(t *testing.T) {
 	for _, name := range []string{"new-1", "new-2", "new-3", "new-4"} {
 		s.Apply(pod(name, nil))
 	}
-	Schedule(s)
+	Schedule(s, Options{})
 	load := map[string]int{}
 	for _, o := range s.List("Pod", "") {
 		p := o.(*corev1.Pod)
@@ -121,7 +121,7 @@ func TestFinishedPodsAreNoLoad(t *testing.T) {
 	running.Spec.NodeName, running.Status.Phase = "node-b", corev1.PodRunning
 	s.Apply(running)
 	s.Apply(pod("new", nil))
-	Schedule(s)
+	Schedule(s, Options{})
 	if got := get(t, s, "new").Spec.NodeName; got != "node-a" {
 		t.Errorf("new pod went to %s, want node-a, which runs nothing", got)
 	}
@@ -130,7 +130,7 @@ func TestFinishedPodsAreNoLoad(t *testing.T) {
 func TestUnschedulablePodStaysPendingWithAMessage(t *testing.T) {
 	s := cluster()
 	s.Apply(pod("gpu", map[string]string{"accelerator": "tpu", "zone": "lab"}))
-	Schedule(s)
+	Schedule(s, Options{})
 	p := get(t, s, "gpu")
 	if p.Spec.NodeName != "" {
 		t.Fatalf("bound to %s, want unbound", p.Spec.NodeName)
@@ -149,13 +149,13 @@ func TestUnschedulablePodStaysPendingWithAMessage(t *testing.T) {
 	}
 	// Scheduling again changes nothing (no endless status writes).
 	rv := p.ResourceVersion
-	Schedule(s)
+	Schedule(s, Options{})
 	if got := get(t, s, "gpu").ResourceVersion; got != rv {
 		t.Errorf("a second Schedule rewrote the unchanged pod (resourceVersion %s -> %s)", rv, got)
 	}
 	// A node that matches arrives: the pod is bound.
 	s.Apply(node("worker-tpu", true, map[string]string{"accelerator": "tpu", "zone": "lab"}))
-	Schedule(s)
+	Schedule(s, Options{})
 	p = get(t, s, "gpu")
 	if p.Spec.NodeName != "worker-tpu" {
 		t.Fatalf("after a matching node joined: bound to %q, want worker-tpu", p.Spec.NodeName)
@@ -169,7 +169,7 @@ func TestNoReadyNodeLeavesPodsUnschedulable(t *testing.T) {
 	s := store.New()
 	s.Apply(node("down", false, nil))
 	s.Apply(pod("web", nil))
-	Schedule(s)
+	Schedule(s, Options{})
 	p := get(t, s, "web")
 	if c := scheduledCondition(p); p.Spec.NodeName != "" || c == nil || c.Reason != ReasonUnschedulable {
 		t.Fatalf("node %q condition %+v, want unbound and Unschedulable", p.Spec.NodeName, c)
@@ -186,7 +186,7 @@ func TestAllPlaced(t *testing.T) {
 	if AllPlaced(s) {
 		t.Fatal("unbound pods before Schedule: AllPlaced = true")
 	}
-	Schedule(s)
+	Schedule(s, Options{})
 	if !AllPlaced(s) {
 		t.Fatal("every pod bound or Unschedulable: AllPlaced = false")
 	}
