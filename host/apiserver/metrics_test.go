@@ -14,9 +14,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/host/apis/metricsv1beta1"
-	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/kubeconfig"
 	"github.com/kube32/kube32/host/store"
