@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/project"
@@ -19,6 +20,20 @@ type BuildOptions struct {
 	Verbose bool
 	Output  outputFormat // the size table (text) or the result as JSON
 	Board   string       // a profile of abi.Boards; "" = kube32.yaml's board:
+	Release releaseFlags
+}
+
+// releaseFlags are --release and --keep-names, of build and flash.
+type releaseFlags struct{ release, keepNames bool }
+
+func addReleaseFlags(f *pflag.FlagSet, r *releaseFlags) {
+	f.BoolVar(&r.release, "release", false, "shrink what the boards get: wasm-opt -Oz, no custom sections, the Go linker's size flags, the smallest .gz")
+	f.BoolVar(&r.keepNames, "keep-names", false, "with --release, keep the modules' name section (function names in traps)")
+}
+
+// options are the flags as build options.
+func (r releaseFlags) options() build.Options {
+	return build.Options{Release: r.release, KeepNames: r.keepNames}
 }
 
 func newBuildCommand(io IOStreams) *cobra.Command {
@@ -40,6 +55,7 @@ kube32.yaml, from the current one up.`,
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show compiler commands")
 	addOutputFlag(cmd.Flags(), &opts.Output)
 	addBoardFlag(cmd.Flags(), &opts.Board)
+	addReleaseFlags(cmd.Flags(), &opts.Release)
 	return cmd
 }
 
@@ -51,7 +67,7 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runBuild(ctx, opts.IO, dir, opts.Verbose)
+	res, err := runBuild(ctx, opts.IO, dir, opts.Verbose, opts.Release.options())
 	if err != nil {
 		return err
 	}
@@ -68,9 +84,9 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 // runBuild builds the project in dir and prints what is not its result:
 // progress with elapsed times when standard error is a terminal, the
 // compiler commands when verbose, then the warnings (the compilers' too),
-// even of a failed build, and the stale outputs it removed.
-func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool) (*build.Result, error) {
-	var opts build.Options
+// even of a failed build, and the stale outputs it removed. opts says how
+// to build; runBuild sets its Progress and CompilerLog.
+func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool, opts build.Options) (*build.Result, error) {
 	var prog *progress
 	if ios.IsStderrTTY() {
 		prog = &progress{w: ios.ErrOut, inPlace: !verbose}

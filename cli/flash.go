@@ -22,6 +22,7 @@ type FlashOptions struct {
 	SD       string
 	Firmware string
 	DryRun   bool
+	Release  releaseFlags // the build before the copy
 }
 
 func newFlashCommand(io IOStreams) *cobra.Command {
@@ -48,6 +49,7 @@ nearest folder holding a kube32.yaml, from the current one up.`,
 	cmd.Flags().StringVar(&opts.SD, "sd", "", "mounted SD card to copy kube32/ to")
 	cmd.Flags().StringVar(&opts.Firmware, "firmware", "", "firmware source tree to copy images/ to")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would change without writing")
+	addReleaseFlags(cmd.Flags(), &opts.Release)
 	return cmd
 }
 
@@ -59,7 +61,7 @@ func RunFlash(ctx context.Context, opts FlashOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runBuild(ctx, opts.IO, dir, false)
+	res, err := runBuild(ctx, opts.IO, dir, false, opts.Release.options())
 	if err != nil {
 		return fmt.Errorf("nothing flashed: %w", err)
 	}

@@ -26,6 +26,8 @@ type stamp struct {
 	SHA256       string `json:"sha256,omitempty"`
 	ModuleBytes  int64  `json:"moduleBytes,omitempty"`
 	InitialPages uint32 `json:"initialPages,omitempty"`
+	// CompiledBytes is a release module's size before Optimize.
+	CompiledBytes int64 `json:"compiledBytes,omitempty"`
 	// CompilerWarnings are kept so that a build that finds the module up
 	// to date shows them again, until the source is fixed.
 	CompilerWarnings string `json:"compilerWarnings,omitempty"`
