@@ -18,8 +18,15 @@ var goBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflag
 // goReleaseBuildArgs add the linker's other size flag: no DWARF either.
 var goReleaseBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w"}
 
+// goKeepNamesBuildArgs keep the name section (-s drops it) for
+// --keep-names.
+var goKeepNamesBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-w"}
+
 func goArgs(job Job) []string {
-	if job.Release {
+	switch {
+	case job.Release && job.KeepNames:
+		return goKeepNamesBuildArgs
+	case job.Release:
 		return goReleaseBuildArgs
 	}
 	return goBuildArgs

@@ -46,18 +46,26 @@ func Optimizer() string {
 // the job's features so that it neither refuses a module that uses them
 // nor brings in one the boards lack, then the custom sections stripped.
 // Without wasm-opt it only strips.
+// wasm-opt's output is kept only when smaller (a tiny module that clang
+// already made small can come out a few bytes larger), or with KeepNames.
 func Optimize(ctx context.Context, job Job, wasm []byte) ([]byte, error) {
-	if wasmOpt, ok := findWasmOpt(); ok {
-		var err error
-		if wasm, err = runWasmOpt(ctx, wasmOpt, job, wasm); err != nil {
-			return nil, fmt.Errorf("optimizing pod %s: %w", job.Name, err)
-		}
-	}
-	out, err := stripCustomSections(wasm, job.KeepNames)
+	best, err := stripCustomSections(wasm, job.KeepNames)
 	if err != nil {
 		return nil, fmt.Errorf("optimizing pod %s: %w", job.Name, err)
 	}
-	return out, nil
+	if wasmOpt, ok := findWasmOpt(); ok {
+		opt, err := runWasmOpt(ctx, wasmOpt, job, wasm)
+		if err == nil {
+			opt, err = stripCustomSections(opt, job.KeepNames)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("optimizing pod %s: %w", job.Name, err)
+		}
+		if len(opt) < len(best) || job.KeepNames { // wasm-opt writes the names the linkers may not
+			best = opt
+		}
+	}
+	return best, nil
 }
 
 // wasmOptFlags are the flags of wasm-opt for job, without paths.
