@@ -45,9 +45,9 @@ func Optimizer() string {
 // Optimize shrinks the module of a release job: wasm-opt -Oz, allowed only
 // the job's features so that it neither refuses a module that uses them
 // nor brings in one the boards lack, then the custom sections stripped.
-// Without wasm-opt it only strips.
-// wasm-opt's output is kept only when smaller (a tiny module that clang
-// already made small can come out a few bytes larger), or with KeepNames.
+// Without wasm-opt it only strips. wasm-opt's output is kept only when
+// smaller (a tiny module that clang already made small can come out a few
+// bytes larger), or with KeepNames.
 func Optimize(ctx context.Context, job Job, wasm []byte) ([]byte, error) {
 	best, err := stripCustomSections(wasm, job.KeepNames)
 	if err != nil {
@@ -165,8 +165,8 @@ func moduleSections(wasm []byte) ([]section, error) {
 	return sections, nil
 }
 
-// CustomSections lists the names of a module's custom sections, in order.
-func CustomSections(wasm []byte) ([]string, error) {
+// customSections lists the names of a module's custom sections, in order.
+func customSections(wasm []byte) ([]string, error) {
 	sections, err := moduleSections(wasm)
 	if err != nil {
 		return nil, err

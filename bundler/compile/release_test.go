@@ -90,7 +90,7 @@ func TestReleaseShrinksModulesThatStillServe(t *testing.T) {
 			if len(optimized) >= len(compiled) {
 				t.Errorf("release module %d bytes, not smaller than the compiler's %d", len(optimized), len(compiled))
 			}
-			if names, _ := CustomSections(optimized); len(names) != 0 {
+			if names, _ := customSections(optimized); len(names) != 0 {
 				t.Errorf("custom sections left: %q", names)
 			}
 			if code := serveOnce(t, c.name, optimized); code != http.StatusOK {
@@ -103,11 +103,11 @@ func TestReleaseShrinksModulesThatStillServe(t *testing.T) {
 func TestReleaseKeepNames(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld", "wasm-opt")
 	_, kept := compileRelease(t, releaseJob(t, "hello", langC, "cpod", true))
-	if names, err := CustomSections(kept); err != nil || !slices.Contains(names, nameSection) {
+	if names, err := customSections(kept); err != nil || !slices.Contains(names, nameSection) {
 		t.Errorf("--keep-names: custom sections %q (%v), want a name section", names, err)
 	}
 	_, stripped := compileRelease(t, releaseJob(t, "hello", langC, "cpod", false))
-	if names, _ := CustomSections(stripped); slices.Contains(names, nameSection) {
+	if names, _ := customSections(stripped); slices.Contains(names, nameSection) {
 		t.Errorf("without --keep-names: custom sections %q, want no name section", names)
 	}
 	if code := serveOnce(t, "hello", kept); code != http.StatusOK {
@@ -145,7 +145,7 @@ func TestReleaseWithoutWasmOpt(t *testing.T) {
 	if len(out) >= len(m.Wasm) {
 		t.Errorf("stripped module %d bytes, not smaller than %d", len(out), len(m.Wasm))
 	}
-	if names, _ := CustomSections(out); len(names) != 0 {
+	if names, _ := customSections(out); len(names) != 0 {
 		t.Errorf("custom sections left: %q", names)
 	}
 }
