@@ -235,7 +235,7 @@ func TestBuildAndFlashRelease(t *testing.T) {
 	var res struct {
 		Pods []struct{ ModuleBytes, CompiledBytes int64 }
 	}
-	if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil || len(res.Pods) != 1 {
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Pods) != 1 {
 		t.Fatalf("build --release -o json: %v\n%s", err, stdout)
 	}
 	if p := res.Pods[0]; p.CompiledBytes == 0 || p.ModuleBytes > p.CompiledBytes {
