@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -31,6 +32,14 @@ func addReleaseFlags(f *pflag.FlagSet, r *releaseFlags) {
 	f.BoolVar(&r.keepNames, "keep-names", false, "with --release, keep the modules' name section (function names in traps)")
 }
 
+// check refuses --keep-names alone: it would quietly do nothing.
+func (r releaseFlags) check() error {
+	if r.keepNames && !r.release {
+		return &usageError{errors.New("--keep-names needs --release (debug builds keep what the compilers write)")}
+	}
+	return nil
+}
+
 // options are the flags as build options.
 func (r releaseFlags) options() build.Options {
 	return build.Options{Release: r.release, KeepNames: r.keepNames}
@@ -49,6 +58,9 @@ kube32.yaml, from the current one up.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = argDir(args)
+			if err := opts.Release.check(); err != nil {
+				return err
+			}
 			return RunBuild(cmd.Context(), opts)
 		},
 	}

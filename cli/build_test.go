@@ -251,3 +251,12 @@ func TestBuildAndFlashRelease(t *testing.T) {
 		t.Errorf("flash --release rebuilt a release build:\n%s", stderr)
 	}
 }
+
+func TestKeepNamesNeedsRelease(t *testing.T) {
+	for _, args := range [][]string{{"build", "--keep-names", t.TempDir()}, {"flash", "--keep-names", "--sd", t.TempDir(), t.TempDir()}} {
+		ios, _, _, stderr := iostreams.Test()
+		if code := cli.Run(context.Background(), args, ios); code != 2 || !strings.Contains(stderr.String(), "--keep-names needs --release") {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+}

@@ -43,6 +43,9 @@ nearest folder holding a kube32.yaml, from the current one up.`,
 			if (opts.SD == "") == (opts.Firmware == "") {
 				return &usageError{errors.New("give exactly one of --sd PATH or --firmware PATH")}
 			}
+			if err := opts.Release.check(); err != nil {
+				return err
+			}
 			return RunFlash(cmd.Context(), opts)
 		},
 	}
