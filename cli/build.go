@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/project"
@@ -20,6 +21,28 @@ type BuildOptions struct {
 	Verbose bool
 	Output  outputFormat // the size table (text) or the result as JSON
 	Board   string       // a profile of abi.Boards; "" = kube32.yaml's board:
+	Release releaseFlags
+}
+
+// releaseFlags are --release and --keep-names, of build and flash.
+type releaseFlags struct{ release, keepNames bool }
+
+func addReleaseFlags(f *pflag.FlagSet, r *releaseFlags) {
+	f.BoolVar(&r.release, "release", false, "shrink what the boards get: wasm-opt -Oz, no custom sections, the Go linker's size flags, the smallest .gz")
+	f.BoolVar(&r.keepNames, "keep-names", false, "with --release, keep the modules' name section (function names in traps)")
+}
+
+// check refuses --keep-names alone: it would quietly do nothing.
+func (r releaseFlags) check() error {
+	if r.keepNames && !r.release {
+		return &usageError{errors.New("--keep-names needs --release (debug builds keep what the compilers write)")}
+	}
+	return nil
+}
+
+// options are the flags as build options.
+func (r releaseFlags) options() build.Options {
+	return build.Options{Release: r.release, KeepNames: r.keepNames}
 }
 
 func newBuildCommand(io IOStreams) *cobra.Command {
@@ -35,12 +58,16 @@ kube32.yaml, from the current one up.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = argDir(args)
+			if err := opts.Release.check(); err != nil {
+				return err
+			}
 			return RunBuild(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show compiler commands")
 	addOutputFlag(cmd.Flags(), &opts.Output)
 	addBoardFlag(cmd.Flags(), &opts.Board)
+	addReleaseFlags(cmd.Flags(), &opts.Release)
 	return cmd
 }
 
@@ -52,7 +79,9 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runBuildOn(ctx, opts.IO, dir, opts.Verbose, opts.Board)
+	bopts := opts.Release.options()
+	bopts.Board = opts.Board
+	res, err := runBuild(ctx, opts.IO, dir, opts.Verbose, bopts)
 	// A build that does not fit its board is complete: its table is printed.
 	var misfit *build.FitError
 	if err != nil && !errors.As(err, &misfit) {
@@ -74,14 +103,9 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 // runBuild builds the project in dir and prints what is not its result:
 // progress with elapsed times when standard error is a terminal, the
 // compiler commands when verbose, then the warnings (the compilers' too),
-// even of a failed build, and the stale outputs it removed.
-func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool) (*build.Result, error) {
-	return runBuildOn(ctx, ios, dir, verbose, "")
-}
-
-// runBuildOn is runBuild fitting the build to board ("" = kube32.yaml's).
-func runBuildOn(ctx context.Context, ios IOStreams, dir string, verbose bool, board string) (*build.Result, error) {
-	opts := build.Options{Board: board}
+// even of a failed build, and the stale outputs it removed. opts says how
+// to build (board, release); runBuild sets its Progress and CompilerLog.
+func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool, opts build.Options) (*build.Result, error) {
 	var prog *progress
 	if ios.IsStderrTTY() {
 		prog = &progress{w: ios.ErrOut, inPlace: !verbose}

@@ -222,3 +222,41 @@ func TestBuildShowsCompilerWarnings(t *testing.T) {
 		t.Errorf("build -o json: exit %d, stdout %s, stderr %s", code, stdout, stderr)
 	}
 }
+
+// --release reaches the build, of build and of flash alike: flash after a
+// release build finds it up to date.
+func TestBuildAndFlashRelease(t *testing.T) {
+	testenv.Tools(t, "wasm-opt")
+	dir := newCApp(t)
+	ios, _, stdout, stderr := iostreams.Test()
+	if code := cli.Run(context.Background(), []string{"build", "--release", "-o", "json", dir}, ios); code != 0 {
+		t.Fatalf("build --release: exit %d\n%s", code, stderr)
+	}
+	var res struct {
+		Pods []struct{ ModuleBytes, CompiledBytes int64 }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Pods) != 1 {
+		t.Fatalf("build --release -o json: %v\n%s", err, stdout)
+	}
+	if p := res.Pods[0]; p.CompiledBytes == 0 || p.ModuleBytes > p.CompiledBytes {
+		t.Errorf("release pod: module %d bytes, compiled %d", p.ModuleBytes, p.CompiledBytes)
+	}
+	fw := t.TempDir()
+	testenv.WriteFiles(t, fw, map[string]string{"CMakeLists.txt": ""})
+	ios, _, _, stderr = iostreams.Test()
+	if code := cli.Run(context.Background(), []string{"flash", "--release", "--dry-run", "--firmware", fw, dir}, ios); code != 0 {
+		t.Fatalf("flash --release: exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(stderr.String(), "built first") {
+		t.Errorf("flash --release rebuilt a release build:\n%s", stderr)
+	}
+}
+
+func TestKeepNamesNeedsRelease(t *testing.T) {
+	for _, args := range [][]string{{"build", "--keep-names", t.TempDir()}, {"flash", "--keep-names", "--sd", t.TempDir(), t.TempDir()}} {
+		ios, _, _, stderr := iostreams.Test()
+		if code := cli.Run(context.Background(), args, ios); code != 2 || !strings.Contains(stderr.String(), "--keep-names needs --release") {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+}

@@ -24,6 +24,7 @@ type (
 		Image              string     `json:"image"`
 		Module             string     `json:"module"`
 		ModuleBytes        int64      `json:"moduleBytes"`
+		CompiledBytes      int64      `json:"compiledBytes"` // --release: the module before wasm-opt and stripping; else 0
 		InitialMemoryBytes int64      `json:"initialMemoryBytes"`
 		MemoryLimitBytes   int64      `json:"memoryLimitBytes"` // 0: no Pod sets one
 		Assets             *sizesJSON `json:"assets"`           // null: the pod has no assets
@@ -43,12 +44,16 @@ type (
 		GzipBytes   int64  `json:"gzipBytes"`
 		BrotliBytes int64  `json:"brotliBytes"` // with brotli: what a br client downloads; else as gzipBytes
 		StoredBytes int64  `json:"storedBytes"` // on flash or card
+		// --release: gzipBytes had compress/gzip written every .gz; else 0.
+		PlainGzipBytes int64 `json:"plainGzipBytes"`
 	}
 	totalJSON struct {
 		ModuleBytes        int64 `json:"moduleBytes"`
+		CompiledBytes      int64 `json:"compiledBytes"`
 		InitialMemoryBytes int64 `json:"initialMemoryBytes"`
 		RawBytes           int64 `json:"rawBytes"`
 		GzipBytes          int64 `json:"gzipBytes"`
+		PlainGzipBytes     int64 `json:"plainGzipBytes"`
 		BrotliBytes        int64 `json:"brotliBytes"`
 		StoredBytes        int64 `json:"storedBytes"`
 		UpToDate           bool  `json:"upToDate"`
@@ -64,7 +69,7 @@ func printBuildJSON(w io.Writer, res *build.Result) error {
 			out.Bundles = append(out.Bundles, bundleJSON{Name: it.Name, sizesJSON: sizes(it), UpToDate: it.UpToDate})
 			continue
 		}
-		p := podJSON{Name: it.Name, Image: it.Image, Module: it.Module, ModuleBytes: it.ModuleBytes,
+		p := podJSON{Name: it.Name, Image: it.Image, Module: it.Module, ModuleBytes: it.ModuleBytes, CompiledBytes: it.CompiledBytes,
 			InitialMemoryBytes: it.InitialMemory, MemoryLimitBytes: it.MemoryLimit,
 			CompilerWarnings: it.CompilerWarnings, UpToDate: it.UpToDate}
 		if it.Bundle != "" {
@@ -74,8 +79,8 @@ func printBuildJSON(w io.Writer, res *build.Result) error {
 		out.Pods = append(out.Pods, p)
 	}
 	t := res.Total()
-	out.Total = totalJSON{ModuleBytes: t.ModuleBytes, InitialMemoryBytes: t.InitialMemory,
-		RawBytes: t.Stats.RawBytes, GzipBytes: t.Stats.GzipBytes, BrotliBytes: t.Stats.BrotliBytes,
+	out.Total = totalJSON{ModuleBytes: t.ModuleBytes, CompiledBytes: t.CompiledBytes, InitialMemoryBytes: t.InitialMemory,
+		RawBytes: t.Stats.RawBytes, GzipBytes: t.Stats.GzipBytes, PlainGzipBytes: t.Stats.PlainGzipBytes, BrotliBytes: t.Stats.BrotliBytes,
 		StoredBytes: t.Stats.StoredBytes, UpToDate: t.UpToDate}
 	return writeJSON(w, out)
 }
@@ -87,7 +92,7 @@ func sizes(it build.Item) sizesJSON {
 		br = it.Stats.GzipBytes // as Result.Total counts it
 	}
 	return sizesJSON{Dir: it.Bundle, Brotli: it.Brotli, Files: it.Stats.Files, RawBytes: it.Stats.RawBytes,
-		GzipBytes: it.Stats.GzipBytes, BrotliBytes: br, StoredBytes: it.Stats.StoredBytes}
+		GzipBytes: it.Stats.GzipBytes, BrotliBytes: br, StoredBytes: it.Stats.StoredBytes, PlainGzipBytes: it.Stats.PlainGzipBytes}
 }
 
 // nonNil makes an empty list [] rather than null in JSON.

@@ -57,3 +57,27 @@ func TestBuildTableNamesTheBoard(t *testing.T) {
 		t.Errorf("table:\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+// A release build shows, on a terminal, each size before and after; piped,
+// the table keeps its numbers (-o json has both).
+func TestBuildTableReleaseSizes(t *testing.T) {
+	items := []build.Item{
+		{Kind: build.KindPod, Name: "a", ModuleBytes: 3 << 20, CompiledBytes: 10 << 20, InitialMemory: 65536},
+		{Kind: build.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Stats: precompress.Stats{RawBytes: 3000, GzipBytes: 1100, PlainGzipBytes: 1200}},
+	}
+	var b strings.Builder
+	printBuildTable(&b, &build.Result{Items: items}, true)
+	want := "\n" +
+		"KIND    NAME  MODULE              INIT-MEM  BUNDLE   GZIP               \n" +
+		"pod     a     10.0 MiB → 3.0 MiB  64.0 KiB  -        -                  \n" +
+		"bundle  s     -                   -         2.9 KiB  1.2 KiB → 1.1 KiB  \n" +
+		"total         10.0 MiB → 3.0 MiB  64.0 KiB  2.9 KiB  1.2 KiB → 1.1 KiB  \n"
+	if b.String() != want {
+		t.Errorf("table:\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	printBuildTable(&b, &build.Result{Items: items}, false)
+	if want := "pod\ta\t3145728\t65536\t-\t-\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("piped table:\n%s\nlacks %q", b.String(), want)
+	}
+}

@@ -22,6 +22,7 @@ type FlashOptions struct {
 	SD       string
 	Firmware string
 	DryRun   bool
+	Release  releaseFlags // the build before the copy
 }
 
 func newFlashCommand(io IOStreams) *cobra.Command {
@@ -42,12 +43,16 @@ nearest folder holding a kube32.yaml, from the current one up.`,
 			if (opts.SD == "") == (opts.Firmware == "") {
 				return &usageError{errors.New("give exactly one of --sd PATH or --firmware PATH")}
 			}
+			if err := opts.Release.check(); err != nil {
+				return err
+			}
 			return RunFlash(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.SD, "sd", "", "mounted SD card to copy kube32/ to")
 	cmd.Flags().StringVar(&opts.Firmware, "firmware", "", "firmware source tree to copy images/ to")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would change without writing")
+	addReleaseFlags(cmd.Flags(), &opts.Release)
 	return cmd
 }
 
@@ -59,7 +64,7 @@ func RunFlash(ctx context.Context, opts FlashOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runBuild(ctx, opts.IO, dir, false)
+	res, err := runBuild(ctx, opts.IO, dir, false, opts.Release.options())
 	if err != nil {
 		return fmt.Errorf("nothing flashed: %w", err)
 	}

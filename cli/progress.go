@@ -35,9 +35,12 @@ type progress struct {
 func (p *progress) step(s build.Step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s.State == build.StepStarted {
+	if s.State == build.StepStarted || s.State == build.StepOptimizing {
 		p.endLocked("")
-		p.line, p.started = s.String(), time.Now()
+		p.line = s.String()
+		if s.State == build.StepStarted { // optimizing counts on from building
+			p.started = time.Now()
+		}
 		if !p.inPlace {
 			fmt.Fprintln(p.w, p.line)
 			return

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/host/cluster"
@@ -236,7 +237,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 	default:
 		// serve's standard output is its URLs: the build's report, size
 		// table included, goes to standard error.
-		result, err := runBuild(ctx, opts.IO, dir, false)
+		result, err := runBuild(ctx, opts.IO, dir, false, build.Options{})
 		if err != nil {
 			return source{}, err
 		}

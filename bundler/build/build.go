@@ -32,11 +32,12 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, items, err := plan(ctx, p, objs)
+	tasks, items, err := plan(ctx, p, objs, opts, board)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{BuildDir: p.BuildDir(), Items: items, Warnings: unbuiltImageWarnings(p, objs)}
+	res := &Result{BuildDir: p.BuildDir(), Items: items,
+		Warnings: append(unbuiltImageWarnings(p, objs), missingToolWarnings(opts, tasks)...)}
 	if board != nil {
 		res.Board = board.Name
 	}
@@ -112,7 +113,9 @@ func run(ctx context.Context, p *project.Project, t *task, it *Item, progress fu
 	var err error
 	switch t.kind {
 	case taskModule:
-		s, err = buildModule(ctx, p, t, compilerLog)
+		s, err = buildModule(ctx, p, t, compilerLog, func(tool string) {
+			progress(Step{What: step.What, Language: step.Language, Out: step.Out, State: StepOptimizing, Tool: tool})
+		})
 	default:
 		s, err = buildBundle(p, t)
 	}
@@ -144,6 +147,7 @@ func describe(t *task, it *Item) string {
 func fill(t *task, it *Item, s *stamp) {
 	if t.kind == taskModule {
 		it.ModuleBytes = s.ModuleBytes
+		it.CompiledBytes = s.CompiledBytes
 		it.InitialMemory = int64(s.InitialPages) * compile.PageSize
 		it.MaxMemory = int64(s.MaxPages) * compile.PageSize
 		it.StackBytes = s.StackBytes
@@ -167,7 +171,7 @@ func stale(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	tasks, _, err := plan(ctx, p, objs)
+	tasks, _, err := plan(ctx, p, objs, Options{}, nil)
 	if err != nil {
 		return false, err
 	}

@@ -31,7 +31,7 @@ func buildBundle(p *project.Project, t *task) (*stamp, error) {
 	if err := copyTree(tmp, src); err != nil {
 		return nil, err
 	}
-	st, err := precompress.Dir(tmp, precompress.Options{GzipOnly: t.gzipOnly, Brotli: t.brotli})
+	st, err := precompress.Dir(tmp, precompress.Options{GzipOnly: t.gzipOnly, Brotli: t.brotli, BestGzip: t.bestGzip})
 	if err != nil {
 		return nil, err
 	}

@@ -17,9 +17,10 @@ import (
 	"github.com/kube32/kube32/bundler/project"
 )
 
-// buildModule compiles a pod, checks the module against the ABI and the
-// pod's memory limit, and writes it.
-func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer) (*stamp, error) {
+// buildModule compiles a pod, in a release build optimizes it (calling
+// optimizing with what runs first), checks the module against the ABI and
+// the pod's memory limit, and writes it.
+func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer, optimizing func(tool string)) (*stamp, error) {
 	job := t.job
 	job.Log = log
 	m, err := compile.Compile(ctx, job)
@@ -27,6 +28,16 @@ func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer
 		return nil, err
 	}
 	wasm := m.Wasm
+	var compiled int64
+	if job.Release {
+		compiled = int64(len(wasm))
+		if tool := compile.Optimizer(); tool != "" {
+			optimizing(tool)
+		}
+		if wasm, err = compile.Optimize(ctx, job, wasm); err != nil {
+			return nil, err
+		}
+	}
 	rep, err := modcheck.Check(ctx, wasm, t.limit)
 	if err != nil {
 		return nil, checkError(job.Name, t.limit, err)
@@ -41,7 +52,7 @@ func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer
 	sum := sha256.Sum256(wasm)
 	return &stamp{Inputs: t.inputs, SHA256: hex.EncodeToString(sum[:]), ModuleBytes: int64(len(wasm)), InitialPages: rep.InitialPages,
 		MaxPages: rep.MaxPages, StackBytes: rep.StackBytes, Capabilities: capabilities(rep.Imports),
-		CompilerWarnings: m.Warnings}, nil
+		CompiledBytes: compiled, CompilerWarnings: m.Warnings}, nil
 }
 
 // checkError words a failed ABI check: one line per problem, each naming the

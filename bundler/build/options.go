@@ -19,6 +19,14 @@ type Options struct {
 	// Board names the profile of abi.Boards to fit the build to, overriding
 	// kube32.yaml's board:; with neither, the fit report has no verdicts.
 	Board string
+	// Release shrinks what the boards get: the Go linker's size flags,
+	// wasm-opt -Oz and no custom sections in modules, the smallest .gz the
+	// machine can make in bundles. Its outputs have inputs of their own, so
+	// switching between release and debug builds rebuilds.
+	Release bool
+	// KeepNames keeps the name section of release modules (function names
+	// in traps and profiles).
+	KeepNames bool
 }
 
 // Step states.
@@ -26,6 +34,9 @@ const (
 	StepStarted  = "started"
 	StepBuilt    = "built"
 	StepUpToDate = "up to date"
+	// StepOptimizing follows StepStarted for a release module while
+	// Step.Tool runs.
+	StepOptimizing = "optimizing"
 )
 
 // Step is the progress of one output of a build.
@@ -33,12 +44,13 @@ type Step struct {
 	What     string // "pod echo", "pod echo assets", "bundle site"
 	Language string // a pod's module: its language, "go" or "c"; else ""
 	Out      string // the output, under build/ (slash-separated)
-	State    string // StepStarted, StepBuilt or StepUpToDate
+	State    string // StepStarted, StepOptimizing, StepBuilt or StepUpToDate
+	Tool     string // StepOptimizing: what runs, "wasm-opt -Oz"
 }
 
 // String is the step as a progress line: "pod echo: building (go)…",
 // "pod echo: built build/firmware/images/wasm/echo.wasm", "pod echo: up to
-// date".
+// date", "pod echo: optimizing (wasm-opt -Oz)…".
 func (s Step) String() string {
 	switch s.State {
 	case StepStarted:
@@ -46,6 +58,8 @@ func (s Step) String() string {
 			return s.What + ": building (" + s.Language + ")…"
 		}
 		return s.What + ": building…"
+	case StepOptimizing:
+		return s.What + ": optimizing (" + s.Tool + ")…"
 	case StepBuilt:
 		return s.What + ": built " + path.Join(project.BuildDirName, s.Out)
 	}
@@ -65,8 +79,11 @@ type Item struct {
 	Name  string
 	Image string // pods: the image reference
 
-	Module        string // pods: the module's path under build/, slash-separated
-	ModuleBytes   int64
+	Module      string // pods: the module's path under build/, slash-separated
+	ModuleBytes int64
+	// CompiledBytes is, in a release build, the module's size as its
+	// compiler wrote it, before Optimize; 0 otherwise.
+	CompiledBytes int64
 	InitialMemory int64 // pods: initial linear memory in bytes
 	MemoryLimit   int64 // pods: the smallest resources.limits.memory of the Pods running it; 0 = none
 	// Pods: for the fit report (fit.go).
@@ -104,6 +121,7 @@ func (r *Result) Total() Item {
 	t := Item{Name: "total", UpToDate: true}
 	for _, it := range r.Items {
 		t.ModuleBytes += it.ModuleBytes
+		t.CompiledBytes += it.CompiledBytes
 		t.InitialMemory += it.InitialMemory
 		st := it.Stats
 		if !it.Brotli {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler/compile"
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/bundler/precompress"
@@ -33,6 +34,7 @@ type task struct {
 
 	gzipOnly bool
 	brotli   bool
+	bestGzip bool
 	inputs   string // hash of the inputs
 	old      *stamp // the stamp of the last build, nil when none
 	fresh    bool   // the output is up to date
@@ -48,7 +50,7 @@ const bundleVersion = "kube32-bundle/2"
 
 // plan lists the outputs of p, the Result items they fill, and which of them
 // are up to date.
-func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*task, []Item, error) {
+func plan(ctx context.Context, p *project.Project, objs []manifest.Object, opts Options, board *abi.Board) ([]*task, []Item, error) {
 	limits := manifest.MemoryLimits(objs)
 	buildDir := p.BuildDir()
 	exclude := []string{buildDir}
@@ -63,6 +65,9 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 			Name: pod.Name, Language: pod.Language, SourceDir: p.Path(pod.Source),
 			CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), GoSDKDir: p.GoSDKDir(), Exclude: exclude,
 		}
+		if opts.Release {
+			job.Release, job.KeepNames, job.Features = true, opts.KeepNames, releaseFeatures(board)
+		}
 		fp, err := compile.Fingerprint(ctx, job)
 		if err != nil {
 			return nil, nil, err
@@ -72,7 +77,7 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 		if pod.Assets != "" {
 			it.Bundle = images.InRoot(img.Storage, img.BundlePath())
 			// Pod assets get no .br: k32_resp_asset serves .gz only.
-			t, err := bundleTask(p, taskAssets, len(items), it.Bundle, p.Path(pod.Assets), precompress.Options{})
+			t, err := bundleTask(p, taskAssets, len(items), it.Bundle, p.Path(pod.Assets), precompress.Options{BestGzip: opts.Release})
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: pods[%d].assets: %w", project.FileName, i, err)
 			}
@@ -82,8 +87,8 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object) ([]*t
 	}
 	for i, b := range p.Bundles {
 		it := Item{Kind: KindBundle, Name: b.Name, Bundle: images.InRoot(images.Firmware, images.BundleDir(b.Name)), Brotli: b.Brotli}
-		opts := precompress.Options{GzipOnly: b.GzipOnly, Brotli: b.Brotli}
-		t, err := bundleTask(p, taskBundle, len(items), it.Bundle, p.Path(b.Dir), opts)
+		popts := precompress.Options{GzipOnly: b.GzipOnly, Brotli: b.Brotli, BestGzip: opts.Release}
+		t, err := bundleTask(p, taskBundle, len(items), it.Bundle, p.Path(b.Dir), popts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: bundles[%d].dir: %w", project.FileName, i, err)
 		}
@@ -119,6 +124,9 @@ func bundleTask(p *project.Project, kind, item int, out, src string, opts precom
 	if opts.Brotli {
 		fmt.Fprint(h, " brotli=true")
 	}
+	if opts.BestGzip {
+		fmt.Fprintf(h, " bestGzip=%q", precompress.GzipFingerprint())
+	}
 	fmt.Fprintln(h)
 	for _, name := range files.files {
 		data, err := files.read(name)
@@ -129,7 +137,48 @@ func bundleTask(p *project.Project, kind, item int, out, src string, opts precom
 		h.Write(data)
 	}
 	return &task{kind: kind, item: item, out: out, src: src,
-		gzipOnly: opts.GzipOnly, brotli: opts.Brotli, inputs: hex.EncodeToString(h.Sum(nil))}, nil
+		gzipOnly: opts.GzipOnly, brotli: opts.Brotli, bestGzip: opts.BestGzip, inputs: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// releaseFeatures are the WebAssembly features a release module may use:
+// those of the board built for, else those every board runs.
+func releaseFeatures(board *abi.Board) []abi.WasmFeature {
+	if board != nil {
+		return board.Features
+	}
+	var common []abi.WasmFeature
+	for _, f := range abi.Boards[0].Features {
+		all := true
+		for _, b := range abi.Boards[1:] {
+			all = all && b.Runs(f)
+		}
+		if all {
+			common = append(common, f)
+		}
+	}
+	return common
+}
+
+// missingToolWarnings name the packages that would make a release build's
+// outputs smaller: one warning per missing tool, for the outputs it would
+// shrink.
+func missingToolWarnings(opts Options, tasks []*task) []string {
+	if !opts.Release {
+		return nil
+	}
+	var modules, bundles bool
+	for _, t := range tasks {
+		modules = modules || t.kind == taskModule
+		bundles = bundles || t.kind != taskModule
+	}
+	var w []string
+	if modules && compile.Optimizer() == "" {
+		w = append(w, compile.MissingWasmOpt)
+	}
+	if bundles && !precompress.HaveGzipTool() {
+		w = append(w, precompress.MissingGzipTool)
+	}
+	return w
 }
 
 func hashStrings(parts ...string) string {

@@ -30,6 +30,8 @@ type stamp struct {
 	MaxPages     uint32   `json:"maxPages,omitempty"`
 	StackBytes   int64    `json:"stackBytes,omitempty"`
 	Capabilities []string `json:"capabilities,omitempty"`
+	// CompiledBytes is a release module's size before Optimize.
+	CompiledBytes int64 `json:"compiledBytes,omitempty"`
 	// CompilerWarnings are kept so that a build that finds the module up
 	// to date shows them again, until the source is fixed.
 	CompilerWarnings string `json:"compilerWarnings,omitempty"`

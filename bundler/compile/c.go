@@ -17,13 +17,21 @@ import (
 // runs past address 0 and traps instead of overwriting the data.
 var BaseCFlags = []string{
 	"--target=wasm32-wasi", "-O2", "-nostartfiles",
-	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--stack-first", "-Wl,--strip-all",
+	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--stack-first", stripAll,
 }
+
+const stripAll = "-Wl,--strip-all"
 
 // cFlags are the clang flags of a C pod, without paths: BaseCFlags, and the
 // initial memory fixed for small pods (see InitialMemory).
 func cFlags(job Job) []string {
-	flags := append([]string{}, BaseCFlags...)
+	var flags []string
+	for _, f := range BaseCFlags {
+		if f == stripAll && job.Release && job.KeepNames {
+			continue // the linker would drop the name section
+		}
+		flags = append(flags, f)
+	}
 	if n := initialMemory(job.MemoryLimit); n > 0 {
 		flags = append(flags, "-Wl,--initial-memory="+strconv.FormatInt(n, 10))
 	}

@@ -33,11 +33,14 @@ func Fingerprint(ctx context.Context, job Job) (string, error) {
 			field("tool", clang+" "+toolVersion(ctx, clang, "--version"))
 		}
 	case langGo:
-		field("flags", strings.Join(goBuildArgs, " ")+" "+goFlags(os.Getenv("GOFLAGS")))
+		field("flags", strings.Join(goArgs(job), " ")+" "+goFlags(os.Getenv("GOFLAGS")))
 		field("sdk", g)
 		if gobin, err := findGo(); err == nil {
 			field("tool", gobin+" "+toolVersion(ctx, gobin, "version"))
 		}
+	}
+	if r := releaseFingerprint(ctx, job); r != "" {
+		field("release", r)
 	}
 	if err := treehash.Write(h, job.SourceDir, treehash.Options{Exclude: job.Exclude, SkipHidden: true}); err != nil {
 		return "", fmt.Errorf("pod %s: %w", job.Name, err)

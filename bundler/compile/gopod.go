@@ -15,6 +15,23 @@ import (
 // _initialize), stripped and without local paths.
 var goBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s"}
 
+// goReleaseBuildArgs add the linker's other size flag: no DWARF either.
+var goReleaseBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w"}
+
+// goKeepNamesBuildArgs keep the name section (-s drops it) for
+// --keep-names.
+var goKeepNamesBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-w"}
+
+func goArgs(job Job) []string {
+	switch {
+	case job.Release && job.KeepNames:
+		return goKeepNamesBuildArgs
+	case job.Release:
+		return goReleaseBuildArgs
+	}
+	return goBuildArgs
+}
+
 // goEnv is the environment of a Go pod build: wasip1, the generated
 // workspace, no network, no toolchain download, and no -mod flag (workspace
 // mode rejects -mod=mod). -buildvcs=false because pods inside a repository
@@ -111,18 +128,31 @@ func compileGo(ctx context.Context, job Job) (*Module, error) {
 	}
 	out := filepath.Join(work, job.Name+".wasm")
 	os.Remove(out)
-	args := append(append([]string{}, goBuildArgs...), "-o", out, ".")
+	args := append(append([]string{}, goArgs(job)...), "-o", out, ".")
 	cmd := exec.CommandContext(ctx, gobin, args...)
 	cmd.Dir = job.SourceDir
 	cmd.Env = goEnv(gowork)
 	if job.Log != nil {
-		fmt.Fprintf(job.Log, "pod %s: (cd %s && GOOS=wasip1 GOARCH=wasm GOWORK=%s GOPROXY=off go %s)\n", job.Name, job.SourceDir, gowork, strings.Join(args, " "))
+		fmt.Fprintf(job.Log, "pod %s: (cd %s && GOOS=wasip1 GOARCH=wasm GOWORK=%s GOPROXY=off go %s)\n", job.Name, job.SourceDir, gowork, shellJoin(args))
 	}
 	output, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, &toolError{tool: "go build", output: string(output), err: err, hint: goHint(string(output))}
 	}
 	return compiled(out, output)
+}
+
+// shellJoin joins args as a shell reads them back: "-ldflags=-s -w" is
+// quoted.
+func shellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " \t") {
+			a = "'" + a + "'"
+		}
+		quoted[i] = a
+	}
+	return strings.Join(quoted, " ")
 }
 
 // goHint explains failures caused by the offline build.

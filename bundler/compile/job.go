@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // Languages, as kube32.yaml names them.
@@ -30,6 +32,14 @@ type Job struct {
 	// sources (the project's build directory when a pod's source is the
 	// project itself).
 	Exclude []string
+	// Release builds with the linker's size flags (Go), and makes the
+	// fingerprint cover Optimize, which the caller runs after Compile.
+	Release bool
+	// KeepNames keeps the name section in a release module.
+	KeepNames bool
+	// Features are the post-MVP WebAssembly features that Optimize may keep
+	// and use: the board's.
+	Features []abi.WasmFeature
 	// Log, when set, receives the compiler command lines.
 	Log io.Writer
 }

@@ -17,6 +17,9 @@ type Options struct {
 	// .gz. Only `kube32 serve` serves them: boards serve .gz only, and
 	// flashing skips .br files.
 	Brotli bool
+	// BestGzip writes the smallest .gz the machine can make (see BestGzip)
+	// rather than compress/gzip's, for release builds.
+	BestGzip bool
 }
 
 // Dir precompresses every file under dir in place: it writes <file>.gz beside
@@ -73,6 +76,16 @@ func IsVariant(name string, exists func(string) bool) bool {
 	return false
 }
 
+// gzipOf is the .gz to write of the file at path: compress/gzip's, or with
+// best the smallest (see BestGzip); plain is compress/gzip's.
+func gzipOf(path string, data []byte, best bool) (gz, plain []byte, err error) {
+	if best {
+		return BestGzip(path, data)
+	}
+	gz, err = Gzip(data)
+	return gz, gz, err
+}
+
 // file precompresses one file and counts it with its variants.
 func file(path string, opts Options, have map[string]bool) (Stats, error) {
 	data, err := os.ReadFile(path)
@@ -85,7 +98,8 @@ func file(path string, opts Options, have map[string]bool) (Stats, error) {
 	}
 	n := int64(len(data))
 	st := Stats{Files: 1, RawBytes: n, StoredBytes: n}
-	best := n // the smallest form so far, what a gzip client downloads
+	best := n         // the smallest form so far, what a gzip client downloads
+	plainBest := best // as best, had compress/gzip written the .gz
 
 	gzAuthored := have[path+gzipExt]
 	switch {
@@ -96,8 +110,9 @@ func file(path string, opts Options, have map[string]bool) (Stats, error) {
 		}
 		st.Gzipped, best = 1, gz.Size()
 		st.StoredBytes += gz.Size()
+		plainBest = best
 	case Compressible(path):
-		gz, err := Gzip(data)
+		gz, plain, err := gzipOf(path, data, opts.BestGzip)
 		if err != nil {
 			return Stats{}, fmt.Errorf("%s: gzip: %w", path, err)
 		}
@@ -108,8 +123,12 @@ func file(path string, opts Options, have map[string]bool) (Stats, error) {
 			st.Gzipped, best = 1, int64(len(gz))
 			st.StoredBytes += best
 		}
+		plainBest = min(n, int64(len(plain)))
 	}
 	st.GzipBytes, st.BrotliBytes = best, best
+	if opts.BestGzip {
+		st.PlainGzipBytes = plainBest
+	}
 
 	switch {
 	case have[path+BrotliExt]:

@@ -7,8 +7,8 @@ import (
 
 // Gzip compresses data as a gzip member with no name and no timestamp, so
 // that the same input always gives the same bytes (builds stay reproducible
-// and flashes skip unchanged files). It is the one place that chooses the
-// compressor: a stronger encoder (zopfli-class) can replace it here.
+// and flashes skip unchanged files). Release builds use BestGzip instead,
+// which tries stronger encoders too.
 func Gzip(data []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)

@@ -13,6 +13,9 @@ type Stats struct {
 	// StoredBytes is what the bundle takes on flash or card after
 	// precompression. .br files are not counted: they are never flashed.
 	StoredBytes int64
+	// PlainGzipBytes is, in a BestGzip build, what GzipBytes would be had
+	// compress/gzip written every .gz; 0 otherwise.
+	PlainGzipBytes int64
 }
 
 // Add sums two Stats.
@@ -25,5 +28,7 @@ func (s Stats) Add(o Stats) Stats {
 		GzipBytes:   s.GzipBytes + o.GzipBytes,
 		BrotliBytes: s.BrotliBytes + o.BrotliBytes,
 		StoredBytes: s.StoredBytes + o.StoredBytes,
+
+		PlainGzipBytes: s.PlainGzipBytes + o.PlainGzipBytes,
 	}
 }
