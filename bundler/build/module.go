@@ -27,7 +27,7 @@ func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer
 		return nil, err
 	}
 	wasm := m.Wasm
-	rep, err := modcheck.Check(ctx, wasm, t.limit)
+	rep, err := modcheck.Check(ctx, wasm, modcheck.Options{MemoryLimit: t.limit})
 	if err != nil {
 		return nil, checkError(job.Name, t.limit, err)
 	}

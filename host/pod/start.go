@@ -47,7 +47,7 @@ func (p *Pod) Start(ctx context.Context) error {
 
 // prepare checks and compiles the module into the pod's own runtime.
 func (p *Pod) prepare(ctx context.Context) *startError {
-	if rep, err := modcheck.Check(ctx, p.cfg.Module, p.memoryLimit()); err != nil {
+	if rep, err := modcheck.Check(ctx, p.cfg.Module, modcheck.Options{MemoryLimit: p.memoryLimit()}); err != nil {
 		return p.checkError(rep, err)
 	}
 	// One Runtime per pod: closing it frees everything the pod had. The
