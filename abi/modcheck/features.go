@@ -1,6 +1,7 @@
 package modcheck
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,6 +46,7 @@ type featureScan struct {
 	undecoded  []undecodable
 	funcNames  map[uint32]string // from the "name" custom section
 	exportName map[uint32]string // the first export of each function
+	k32Imports []string          // names of the functions imported from module k32
 }
 
 // errMalformed marks a module whose structure the scan cannot follow; wazero
@@ -274,6 +276,9 @@ func (s *scanner) importSection(r *reader) {
 		case 0:
 			r.u32()
 			s.funcImports++
+			if module == abi.Module {
+				s.k32Imports = append(s.k32Imports, name)
+			}
 		case 1:
 			s.valType(r, at, "table", true)
 			s.limits(r, at, false)
@@ -808,6 +813,26 @@ func (fs *featureScan) features() []abi.WasmFeature {
 		}
 	}
 	return used
+}
+
+// CapabilityImports lists the host functions that wasm imports from module
+// k32 and that need a capability (abi.Function.Capability), in import order;
+// a container that does not add the capability gets K32_ERR_PERM from them.
+func CapabilityImports(wasm []byte) ([]abi.Function, error) {
+	if !bytes.HasPrefix(wasm, wasmMagic) {
+		return nil, errors.New("not a WebAssembly binary")
+	}
+	scan, err := scanFeatures(wasm)
+	if err != nil {
+		return nil, err
+	}
+	var fns []abi.Function
+	for _, name := range scan.k32Imports {
+		if f, ok := abi.Lookup(name); ok && f.Capability != abi.NoCapability {
+			fns = append(fns, f)
+		}
+	}
+	return fns, nil
 }
 
 // maxNamedPerFeature bounds how many places one problem names.

@@ -112,6 +112,10 @@ func (p *Pod) checkError(rep modcheck.Report, err error) *startError {
 	if !errors.As(err, &cerr) {
 		return &startError{reasonModuleInvalid, err.Error()}
 	}
+	if len(cerr.Unsupported) > 0 {
+		// Neither a larger limit nor a restart helps: the module must be built without them.
+		return &startError{ReasonUnsupportedWasmFeature, "module uses WebAssembly features the boards do not run: " + cerr.Error()}
+	}
 	if !cerr.MemoryExceeded {
 		return &startError{reasonModuleInvalid, "module does not fit k32_app_abi: " + cerr.Error()}
 	}
