@@ -852,16 +852,25 @@ func (fs *featureScan) problems(runs func(abi.WasmFeature) bool) (problems []str
 				at = append(at, u)
 			}
 		}
+		// Named functions first: they are what an author recognises.
+		slices.SortStableFunc(at, func(a, b featureUse) int { return fs.rank(a.at) - fs.rank(b.at) })
 		msg := fmt.Sprintf("%s uses %s (%s)", fs.describe(at[0].at), f, at[0].what)
 		if len(at) > 1 {
 			var others []string
 			for _, u := range at[1:min(len(at), maxNamedPerFeature)] {
-				others = append(others, fs.describe(u.at))
+				others = append(others, fmt.Sprintf("%s (%s)", fs.describe(u.at), u.what))
 			}
 			if rest := len(at) - maxNamedPerFeature; rest > 0 {
 				others = append(others, fmt.Sprintf("%d more", rest))
 			}
-			msg += ", and so do " + strings.Join(others, ", ")
+			verb := "so does "
+			if len(at) > 2 {
+				verb = "so do "
+			}
+			if n := len(others); n > 1 {
+				others = append(others[:n-2], others[n-2]+" and "+others[n-1])
+			}
+			msg += ", and " + verb + strings.Join(others, ", ")
 		}
 		problems = append(problems, msg+"; the boards' interpreter does not run it (see docs/boards.md)")
 	}
@@ -870,6 +879,18 @@ func (fs *featureScan) problems(runs func(abi.WasmFeature) bool) (problems []str
 			fs.describe(u.at), u.what, u.offset))
 	}
 	return problems, refused
+}
+
+// rank orders places in a problem: functions with a name, then the rest,
+// then functions known by their index only.
+func (fs *featureScan) rank(p place) int {
+	switch {
+	case p.kind != "function":
+		return 1
+	case fs.funcNames[p.index] != "" || fs.exportName[p.index] != "":
+		return 0
+	}
+	return 2
 }
 
 // describe names a place: a function by the name section, else by its
