@@ -80,7 +80,9 @@ func scanFeatures(wasm []byte) (*featureScan, error) {
 		seen:        map[featureKey]bool{},
 	}
 	r := &reader{b: wasm}
-	r.bytes(8) // magic and version
+	if r.bytes(4); string(r.bytes(4)) != "\x01\x00\x00\x00" { // magic, version 1
+		return nil, fmt.Errorf("%w: not version 1 of the binary format", errMalformed)
+	}
 	for r.err == nil && r.more() {
 		id := r.byte()
 		size := r.u32()
