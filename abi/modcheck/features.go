@@ -56,14 +56,13 @@ var errMalformed = errors.New("malformed module")
 // scanner reads one module.
 type scanner struct {
 	featureScan
-	seen         map[featureKey]bool
-	types        []bool // per type index: a function type with params for a block or several results
-	funcImports  uint32
-	tables       int
-	memories     int
-	globalsMut   []bool // per global index: mutable
-	inElemExprs  bool   // ref.func and ref.null describe a table's contents (MVP)
-	moduleOffset int
+	seen        map[featureKey]bool
+	types       []bool // per type index: a function type with params for a block or several results
+	funcImports uint32
+	tables      int
+	memories    int
+	globalsMut  []bool // per global index: mutable
+	inElemExprs bool   // ref.func and ref.null describe a table's contents (MVP)
 }
 
 type featureKey struct {
