@@ -66,6 +66,7 @@ func TestBuildRefusesFeaturesNoBoardRuns(t *testing.T) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
 			}
+			t.Log(err)
 		})
 	}
 }
