@@ -62,11 +62,10 @@ func Check(ctx context.Context, wasm []byte, opts Options) (Report, error) {
 	if !bytes.HasPrefix(wasm, wasmMagic) {
 		return rep, fmt.Errorf("not a WebAssembly binary: it does not start with \\0asm (%d bytes)", len(wasm))
 	}
-	// The scan goes first: wazero refuses some features with errors that
-	// name neither the feature nor the function.
-	// What the scan cannot follow is refused before wazero sees it: wazero
-	// takes some features the boards do not run, and it may allocate what a
-	// damaged section's counts claim.
+	// The scan goes first: wazero runs some features the boards do not and
+	// refuses others with errors that name neither feature nor function.
+	// What the scan cannot follow is refused here, before wazero allocates
+	// what a damaged section's counts claim.
 	scan, err := scanFeatures(wasm)
 	if err != nil {
 		return rep, fmt.Errorf("invalid WebAssembly binary: %w", err)
@@ -78,7 +77,7 @@ func Check(ctx context.Context, wasm []byte, opts Options) (Report, error) {
 	defer r.Close(ctx)
 	compiled, err := r.CompileModule(ctx, wasm)
 	if err != nil {
-		if len(problems) > 0 {
+		if len(problems) > 0 { // wazero's reason is most likely the feature named
 			return rep, &Error{Problems: problems, Unsupported: unsupported}
 		}
 		return rep, fmt.Errorf("invalid WebAssembly binary: %w", err)

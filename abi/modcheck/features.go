@@ -49,15 +49,15 @@ type featureScan struct {
 	k32Imports []string          // names of the functions imported from module k32
 }
 
-// errMalformed marks a module whose structure the scan cannot follow; wazero
-// says why in its own words.
+// errMalformed marks a module whose structure the scan cannot follow: Check
+// refuses it before wazero sees it.
 var errMalformed = errors.New("malformed module")
 
 // scanner reads one module.
 type scanner struct {
 	featureScan
 	seen        map[featureKey]bool
-	types       []bool // per type index: a function type with params for a block or several results
+	types       []bool // per type index: a block of this type needs multivalue (it has params or several results)
 	funcImports uint32
 	tables      int
 	memories    int
