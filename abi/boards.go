@@ -230,3 +230,19 @@ func (b Board) Runs(feature WasmFeature) bool {
 	}
 	return false
 }
+
+// CommonFeatures are the features every board of Boards runs: what a module
+// built for no board in particular may use.
+func CommonFeatures() []WasmFeature {
+	var common []WasmFeature
+	for _, f := range Boards[0].Features {
+		all := true
+		for _, b := range Boards[1:] {
+			all = all && b.Runs(f)
+		}
+		if all {
+			common = append(common, f)
+		}
+	}
+	return common
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,6 +22,19 @@ type Report struct {
 	StackBytes int64
 	Imports    []string // "k32.k32_log", "wasi_snapshot_preview1.fd_write", ...
 	Exports    []string // exported function and memory names, sorted
+	// Features are the post-MVP features the module uses, allowed or not,
+	// in the order of abi.WasmFeatures.
+	Features []abi.WasmFeature
+}
+
+// Options say what a module is checked against.
+type Options struct {
+	// MemoryLimit is the most initial linear memory in bytes; 0 for no limit.
+	MemoryLimit int64
+	// Features are the post-MVP features the target runs; nil means the
+	// ones every board of abi.Boards runs (a node under kube32 serve refuses
+	// what no board would run).
+	Features []abi.WasmFeature
 }
 
 // Error lists every problem Check found in a module.
@@ -30,6 +44,9 @@ type Error struct {
 	// MemoryExceeded is true when the initial memory does not fit the limit;
 	// a node reports such a pod as MemoryLimitExceeded rather than ModuleInvalid.
 	MemoryExceeded bool
+	// Unsupported are the features the module uses that the target does not
+	// run; a node reports such a pod as UnsupportedWasmFeature.
+	Unsupported []abi.WasmFeature
 }
 
 // Error joins the problems with "; ".
@@ -38,21 +55,34 @@ func (e *Error) Error() string { return strings.Join(e.Problems, "; ") }
 // wasmMagic opens every WebAssembly binary.
 var wasmMagic = []byte("\x00asm")
 
-// Check compiles wasm (wazero interpreter: fast) and checks it against the ABI: every import known (module k32 from
-// abi.Functions, wasi_snapshot_preview1 from abi.WASISubset) with the right signature, memory exported as "memory",
-// one of abi.EntryExports present with the right signature, initial memory within memoryLimit bytes (0 = no limit).
-// The error lists every problem, each naming the import or export; callers prefix the pod name.
-// A failed check returns an *Error, except for an unreadable binary.
-func Check(ctx context.Context, wasm []byte, memoryLimit int64) (Report, error) {
+// Check scans wasm for post-MVP features, compiles it (wazero interpreter: fast) and checks it against the ABI: no
+// feature outside opts.Features, every import known (module k32 from abi.Functions, wasi_snapshot_preview1 from
+// abi.WASISubset) with the right signature, memory exported as "memory", one of abi.EntryExports present with the right
+// signature, initial memory within opts.MemoryLimit. The error lists every problem, each naming the function, import,
+// export or limit; callers prefix the pod name. A failed check returns an *Error, except for an unreadable binary.
+func Check(ctx context.Context, wasm []byte, opts Options) (Report, error) {
 	rep := Report{ModuleBytes: len(wasm)}
 	if !bytes.HasPrefix(wasm, wasmMagic) {
 		return rep, fmt.Errorf("not a WebAssembly binary: it does not start with \\0asm (%d bytes)", len(wasm))
 	}
+	// The scan goes first: wazero runs some features the boards do not and
+	// refuses others with errors that name neither feature nor function.
+	// What the scan cannot follow is refused here, before wazero allocates
+	// what a damaged section's counts claim.
+	scan, err := scanFeatures(wasm)
+	if err != nil {
+		return rep, fmt.Errorf("invalid WebAssembly binary: %w", err)
+	}
+	rep.Features = scan.features()
+	problems, unsupported := scan.problems(runner(opts.Features))
 	// The interpreter only decodes and validates; no machine code is made.
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer r.Close(ctx)
 	compiled, err := r.CompileModule(ctx, wasm)
 	if err != nil {
+		if len(problems) > 0 { // wazero's reason is most likely the feature named
+			return rep, &Error{Problems: problems, Unsupported: unsupported}
+		}
 		return rep, fmt.Errorf("invalid WebAssembly binary: %w", err)
 	}
 	defer compiled.Close(ctx)
@@ -61,15 +91,23 @@ func Check(ctx context.Context, wasm []byte, memoryLimit int64) (Report, error) 
 	// wazero accepts but the reader cannot follow reports 0, unknown.
 	rep.StackBytes, _ = stackBytes(wasm)
 
-	var problems []string
 	problems = append(problems, checkImports(compiled, &rep)...)
 	problems = append(problems, checkExports(compiled, &rep)...)
-	memProblems, exceeded := checkMemory(compiled, &rep, memoryLimit)
+	memProblems, exceeded := checkMemory(compiled, &rep, opts.MemoryLimit)
 	problems = append(problems, memProblems...)
 	if len(problems) > 0 {
-		return rep, &Error{Problems: problems, MemoryExceeded: exceeded}
+		return rep, &Error{Problems: problems, MemoryExceeded: exceeded, Unsupported: unsupported}
 	}
 	return rep, nil
+}
+
+// runner reports whether a feature is in features, or with nil features
+// whether every board runs it.
+func runner(features []abi.WasmFeature) func(abi.WasmFeature) bool {
+	if features == nil {
+		features = abi.CommonFeatures()
+	}
+	return func(f abi.WasmFeature) bool { return slices.Contains(features, f) }
 }
 
 // checkImports checks every imported function and memory.

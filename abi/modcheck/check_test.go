@@ -12,7 +12,7 @@ import (
 
 func TestCheckAcceptsAValidPod(t *testing.T) {
 	wasm := testpods.Fixture(t, "good", 65536)
-	rep, err := Check(context.Background(), wasm, 64*1024)
+	rep, err := Check(context.Background(), wasm, Options{MemoryLimit: 64 * 1024})
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
@@ -52,7 +52,7 @@ func TestCheckNamesEachProblem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Check(context.Background(), testpods.Fixture(t, tt.module, tt.memory), tt.limit)
+			_, err := Check(context.Background(), testpods.Fixture(t, tt.module, tt.memory), Options{MemoryLimit: tt.limit})
 			var cerr *Error
 			if !errors.As(err, &cerr) {
 				t.Fatalf("Check error = %v, want *Error", err)
@@ -70,7 +70,7 @@ func TestCheckNamesEachProblem(t *testing.T) {
 }
 
 func TestCheckMemoryWithinLimitPasses(t *testing.T) {
-	rep, err := Check(context.Background(), testpods.Fixture(t, "bigmem", 2*65536), 128*1024)
+	rep, err := Check(context.Background(), testpods.Fixture(t, "bigmem", 2*65536), Options{MemoryLimit: 128 * 1024})
 	if err != nil || rep.InitialPages != 2 {
 		t.Fatalf("Check = %+v, %v; want 2 pages and no error", rep, err)
 	}
@@ -83,7 +83,7 @@ func TestCheckRejectsBadBinaries(t *testing.T) {
 		"empty":     nil,
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := Check(context.Background(), wasm, 0)
+			_, err := Check(context.Background(), wasm, Options{})
 			if err == nil {
 				t.Fatal("Check accepted a bad binary")
 			}

@@ -1,7 +1,10 @@
 // Package modcheck checks a WebAssembly module against k32_app_abi before a
 // node runs it: every import must be a host function the node provides, with
 // the signature the ABI gives it; the module must export its memory and at
-// least one entry point; and its initial memory must fit the pod's
-// resources.limits.memory. kube32 build runs it so that a bad pod fails at
-// build time with the same words the node would put in the pod's status.
+// least one entry point; its initial memory must fit the pod's
+// resources.limits.memory; and it must use no WebAssembly feature beyond the
+// MVP that the boards' interpreter does not run (features.go decodes every
+// instruction to find out, before wazero compiles). kube32 build runs it so
+// that a bad pod fails at build time with the same words the node would put
+// in the pod's status.
 package modcheck

@@ -82,15 +82,13 @@ func readGlobals(wasm []byte) (*globals, error) {
 	if len(wasm) < 8 {
 		return nil, errTruncated
 	}
-	r := &reader{b: wasm[8:]} // after magic and version
-	for !r.done() {
+	r := &reader{b: wasm[8:], base: 8} // after magic and version
+	for r.more() {
 		id := r.byte()
-		size := r.u32()
-		body := r.bytes(int(size))
+		s := r.sub(int(r.u32()))
 		if r.err != nil {
 			return nil, r.err
 		}
-		s := &reader{b: body}
 		switch id {
 		case sectionImport:
 			m.imported = countImportedGlobals(s)
@@ -126,9 +124,9 @@ func countImportedGlobals(s *reader) int {
 			s.u32()
 		case 1: // table: a reference type and limits
 			s.byte()
-			s.limits()
+			skipLimits(s)
 		case 2: // memory
-			s.limits()
+			skipLimits(s)
 		case kindGlobal: // value type and mutability
 			s.byte()
 			s.byte()
@@ -145,7 +143,7 @@ func readGlobalSection(s *reader) []global {
 	var gs []global
 	for n := s.u32(); n > 0 && s.err == nil; n-- {
 		g := global{i32: s.byte() == typeI32, mutable: s.byte() == 1}
-		g.init, _ = s.constI32()
+		g.init, _ = constI32(s)
 		gs = append(gs, g)
 	}
 	return gs
@@ -153,9 +151,9 @@ func readGlobalSection(s *reader) []global {
 
 // readGlobalNames adds the names of the name section's global subsection.
 func readGlobalNames(s *reader, named map[string]uint32) {
-	for !s.done() && s.err == nil {
+	for s.more() {
 		id := s.byte()
-		sub := &reader{b: s.bytes(int(s.u32()))}
+		sub := s.sub(int(s.u32()))
 		if id != nameGlobals {
 			continue
 		}
@@ -168,81 +166,8 @@ func readGlobalNames(s *reader, named map[string]uint32) {
 	}
 }
 
-// reader decodes the binary format; the first error sticks and makes every
-// later read return zero.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) done() bool { return r.err != nil || len(r.b) == 0 }
-
-func (r *reader) byte() byte {
-	if r.err != nil || len(r.b) == 0 {
-		r.fail()
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) bytes(n int) []byte {
-	if r.err != nil || n < 0 || n > len(r.b) {
-		r.fail()
-		return nil
-	}
-	p := r.b[:n]
-	r.b = r.b[n:]
-	return p
-}
-
-func (r *reader) fail() {
-	if r.err == nil {
-		r.err = errTruncated
-	}
-}
-
-// u32 reads an unsigned LEB128 number.
-func (r *reader) u32() uint32 {
-	var v uint32
-	for shift := 0; shift < 35; shift += 7 {
-		c := r.byte()
-		v |= uint32(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-	r.fail()
-	return 0
-}
-
-// s32 reads a signed LEB128 number of at most 32 bits.
-func (r *reader) s32() int32 { return int32(r.sleb(35)) }
-
-// s64 reads a signed LEB128 number of at most 64 bits.
-func (r *reader) s64() int64 { return r.sleb(70) }
-
-func (r *reader) sleb(maxShift int) int64 {
-	var v int64
-	for shift := 0; shift < maxShift; shift += 7 {
-		c := r.byte()
-		v |= int64(c&0x7f) << shift
-		if c&0x80 == 0 {
-			if c&0x40 != 0 && shift+7 < 64 {
-				v |= -1 << (shift + 7)
-			}
-			return v
-		}
-	}
-	r.fail()
-	return 0
-}
-
-func (r *reader) name() string { return string(r.bytes(int(r.u32()))) }
-
-// limits skips the limits of a table or memory.
-func (r *reader) limits() {
+// skipLimits skips the limits of a table or memory.
+func skipLimits(r *reader) {
 	flags := r.byte()
 	r.u32()
 	if flags&1 != 0 {
@@ -252,13 +177,13 @@ func (r *reader) limits() {
 
 // constI32 reads a constant expression up to its end and returns its value
 // when it is a single i32.const.
-func (r *reader) constI32() (v int64, ok bool) {
+func constI32(r *reader) (v int64, ok bool) {
 	for n := 0; r.err == nil; n++ {
 		switch op := r.byte(); op {
 		case opEnd:
 			return v, ok && n == 1
 		case opI32Const:
-			v, ok = int64(r.s32()), true
+			v, ok = r.s33(), true
 		case 0x42: // i64.const
 			r.s64()
 		case 0x43: // f32.const

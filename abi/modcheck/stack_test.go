@@ -22,7 +22,7 @@ func TestCheckReadsTheStackSize(t *testing.T) {
 		{"Go pod", testpods.Go(t, "membomb"), 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := Check(context.Background(), tt.wasm, 0)
+			rep, err := Check(context.Background(), tt.wasm, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -68,6 +68,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		return res, errors.Join(errs...)
 	}
 
+	res.Warnings = append(res.Warnings, capabilityWarnings(p, objs, res.Items)...)
 	res.Removed, err = clean(p, tasks)
 	if err != nil {
 		return res, err

@@ -38,7 +38,9 @@ func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer
 			return nil, err
 		}
 	}
-	rep, err := modcheck.Check(ctx, wasm, t.limit)
+	// Release modules are checked against the board's features, which
+	// wasm-opt was told; others against what every board runs.
+	rep, err := modcheck.Check(ctx, wasm, modcheck.Options{MemoryLimit: t.limit, Features: job.Features})
 	if err != nil {
 		return nil, checkError(job.Name, t.limit, err)
 	}
@@ -62,9 +64,16 @@ func checkError(pod string, limit int64, err error) error {
 	if !errors.As(err, &cerr) {
 		return fmt.Errorf("checking pod %s: %w", pod, err)
 	}
-	what := "k32_app_abi"
-	if cerr.MemoryExceeded {
-		what += fmt.Sprintf(" and its memory limit (%d bytes)", limit)
+	what := []string{"k32_app_abi"}
+	if len(cerr.Unsupported) > 0 {
+		what = append(what, "the WebAssembly features the boards run")
 	}
-	return fmt.Errorf("checking pod %s: the module does not fit %s:\n  %s", pod, what, strings.Join(cerr.Problems, "\n  "))
+	if cerr.MemoryExceeded {
+		what = append(what, fmt.Sprintf("its memory limit (%d bytes)", limit))
+	}
+	fit := strings.Join(what, " and ")
+	if len(what) == 3 {
+		fit = what[0] + ", " + what[1] + " and " + what[2]
+	}
+	return fmt.Errorf("checking pod %s: the module does not fit %s:\n  %s", pod, fit, strings.Join(cerr.Problems, "\n  "))
 }

@@ -146,17 +146,7 @@ func releaseFeatures(board *abi.Board) []abi.WasmFeature {
 	if board != nil {
 		return board.Features
 	}
-	var common []abi.WasmFeature
-	for _, f := range abi.Boards[0].Features {
-		all := true
-		for _, b := range abi.Boards[1:] {
-			all = all && b.Runs(f)
-		}
-		if all {
-			common = append(common, f)
-		}
-	}
-	return common
+	return abi.CommonFeatures()
 }
 
 // missingToolWarnings name the packages that would make a release build's

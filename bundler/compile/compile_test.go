@@ -41,7 +41,7 @@ func TestCPodOnePage(t *testing.T) {
 	if m.Warnings != "" {
 		t.Errorf("warnings of a clean pod: %q", m.Warnings)
 	}
-	rep, err := modcheck.Check(ctx, m.Wasm, 64<<10)
+	rep, err := modcheck.Check(ctx, m.Wasm, modcheck.Options{MemoryLimit: 64 << 10})
 	if err != nil {
 		t.Fatalf("modcheck: %v", err)
 	}
@@ -104,7 +104,7 @@ func TestGoPodOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := modcheck.Check(ctx, m.Wasm, 0); err != nil {
+	if _, err := modcheck.Check(ctx, m.Wasm, modcheck.Options{}); err != nil {
 		t.Fatalf("modcheck: %v", err)
 	}
 	work, err := os.ReadFile(filepath.Join(j.CacheDir, "go", "gopod", "go.work"))

@@ -59,7 +59,7 @@ func compileRelease(t *testing.T, j Job) (compiled, optimized []byte) {
 // status of a GET.
 func serveOnce(t *testing.T, name string, wasm []byte) int {
 	t.Helper()
-	if _, err := modcheck.Check(context.Background(), wasm, 0); err != nil {
+	if _, err := modcheck.Check(context.Background(), wasm, modcheck.Options{}); err != nil {
 		t.Fatalf("%s: modcheck: %v", name, err)
 	}
 	p := pod.New(pod.Config{Namespace: "default", Name: name, Module: wasm, Log: func(pod.Line) {}})

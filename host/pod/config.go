@@ -94,13 +94,16 @@ const (
 // Reasons a pod's status gives.
 const (
 	ReasonMemoryLimitExceeded = "MemoryLimitExceeded"
-	ReasonOOMKilled           = "OOMKilled"
-	reasonModuleInvalid       = "ModuleInvalid"
-	reasonInitFailed          = "InitFailed"
-	reasonDeadlineExceeded    = "DeadlineExceeded"
-	ReasonCrashLoopBackOff    = "CrashLoopBackOff"
-	ReasonCompleted           = "Completed"
-	reasonError               = "Error"
+	// ReasonUnsupportedWasmFeature: the module uses a WebAssembly feature
+	// the boards' interpreter does not run (docs/boards.md).
+	ReasonUnsupportedWasmFeature = "UnsupportedWasmFeature"
+	ReasonOOMKilled              = "OOMKilled"
+	reasonModuleInvalid          = "ModuleInvalid"
+	reasonInitFailed             = "InitFailed"
+	reasonDeadlineExceeded       = "DeadlineExceeded"
+	ReasonCrashLoopBackOff       = "CrashLoopBackOff"
+	ReasonCompleted              = "Completed"
+	reasonError                  = "Error"
 )
 
 // Restart policies.

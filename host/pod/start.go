@@ -47,7 +47,7 @@ func (p *Pod) Start(ctx context.Context) error {
 
 // prepare checks and compiles the module into the pod's own runtime.
 func (p *Pod) prepare(ctx context.Context) *startError {
-	if rep, err := modcheck.Check(ctx, p.cfg.Module, p.memoryLimit()); err != nil {
+	if rep, err := modcheck.Check(ctx, p.cfg.Module, modcheck.Options{MemoryLimit: p.memoryLimit()}); err != nil {
 		return p.checkError(rep, err)
 	}
 	// One Runtime per pod: closing it frees everything the pod had. The
@@ -111,6 +111,10 @@ func (p *Pod) checkError(rep modcheck.Report, err error) *startError {
 	var cerr *modcheck.Error
 	if !errors.As(err, &cerr) {
 		return &startError{reasonModuleInvalid, err.Error()}
+	}
+	if len(cerr.Unsupported) > 0 {
+		// Neither a larger limit nor a restart helps: the module must be built without them.
+		return &startError{ReasonUnsupportedWasmFeature, "module uses WebAssembly features the boards do not run: " + cerr.Error()}
 	}
 	if !cerr.MemoryExceeded {
 		return &startError{reasonModuleInvalid, "module does not fit k32_app_abi: " + cerr.Error()}
