@@ -6,6 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
+use crate::sys;
 
 /// The whole value of getter get, starting with a buffer of hint bytes.
 pub(crate) fn bytes(hint: usize, get: impl Fn(*mut u8, u32) -> i32) -> Result<Vec<u8>> {
@@ -22,12 +23,9 @@ pub(crate) fn bytes(hint: usize, get: impl Fn(*mut u8, u32) -> i32) -> Result<Ve
     }
 }
 
-/// Like bytes, for text; invalid UTF-8 is replaced, as the host's strings
-/// are UTF-8 already.
+/// Like bytes, for text: Err(K32_ERR_INVAL) when the value is not UTF-8
+/// (a header may carry other bytes; read it with the sys functions). No
+/// lossy conversion, which would add its code to every pod.
 pub(crate) fn string(hint: usize, get: impl Fn(*mut u8, u32) -> i32) -> Result<String> {
-    let b = bytes(hint, get)?;
-    match String::from_utf8(b) {
-        Ok(s) => Ok(s),
-        Err(e) => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    }
+    String::from_utf8(bytes(hint, get)?).map_err(|_| Error(sys::K32_ERR_INVAL))
 }
