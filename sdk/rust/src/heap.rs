@@ -3,7 +3,8 @@
 //! The heap starts at the linker's `__heap_base` (after the stack and the
 //! static data), uses the rest of the initial memory first and then grows
 //! the memory with `memory.grow`, up to the pod's limit. Blocks come in
-//! power-of-two size classes from 8 bytes up; a freed block goes on its
+//! power-of-two size classes from 8 bytes up, aligned to their size up to
+//! 4 KiB (a larger alignment is refused); a freed block goes on its
 //! class's free list and the next allocation of that class reuses it. Memory
 //! is never returned and blocks are never merged, which suits pods: their
 //! requests allocate the same shapes again and again, and the heap stays at
@@ -17,6 +18,9 @@ use core::ptr;
 const PAGE: usize = 64 * 1024;
 const MIN_CLASS: usize = 3; // 8 bytes: room for the free list's link
 const CLASSES: usize = 32;
+// Blocks are aligned to their size up to this: enough for any Layout
+// Rust code asks for in practice, without wasting half a large block.
+const MAX_ALIGN: usize = 4096;
 
 extern "C" {
     static __heap_base: u8;
@@ -54,9 +58,10 @@ impl Heap {
             s.end = wasm32::memory_size(0) * PAGE;
         }
         let size = 1usize << class;
-        // Blocks are aligned to their size, which covers any alignment
-        // up to it.
-        let start = (s.next + size - 1) & !(size - 1);
+        // Every block of a class has the same alignment, so a block from
+        // the free list suits any layout of its class.
+        let align = size.min(MAX_ALIGN);
+        let start = (s.next + align - 1) & !(align - 1);
         let end = match start.checked_add(size) {
             Some(e) => e,
             None => return ptr::null_mut(),
@@ -76,7 +81,7 @@ impl Heap {
 unsafe impl GlobalAlloc for Heap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let class = class_of(layout);
-        if class >= CLASSES {
+        if class >= CLASSES || layout.align() > MAX_ALIGN {
             return ptr::null_mut();
         }
         let s = &mut *self.0.get();
