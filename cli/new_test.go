@@ -56,6 +56,7 @@ func TestEachTemplateNewBuildServe(t *testing.T) {
 	want := map[string]string{
 		"go-http":     "hello from app-go-http\nGET /",
 		"c-http":      "hello from app-c-http",
+		"rust-http":   "hello from app-rust-http\nGET /",
 		"static-site": "<h1>app-static-site</h1>",
 	}
 	for _, tmpl := range templates.All {
@@ -66,6 +67,8 @@ func TestEachTemplateNewBuildServe(t *testing.T) {
 				t.Setenv("GOFLAGS", "-mod=mod")
 			} else if tmpl.Name == "c-http" {
 				testenv.Tool(t, "clang")
+			} else if tmpl.Name == "rust-http" {
+				testenv.Tool(t, "rustc")
 			}
 			t.Chdir(t.TempDir())
 			name := "app-" + tmpl.Name

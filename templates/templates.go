@@ -18,7 +18,7 @@ import (
 	"text/template"
 )
 
-//go:embed all:go-http all:c-http all:static-site
+//go:embed all:go-http all:c-http all:rust-http all:static-site
 var files embed.FS
 
 // Template is one app template.
@@ -31,6 +31,7 @@ type Template struct {
 var All = []Template{
 	{Name: "go-http", Description: "Go pod (Go SDK) behind a Service and an Ingress"},
 	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress"},
+	{Name: "rust-http", Description: "Rust pod (no_std) in one 64 KiB page behind a Service and an Ingress"},
 	{Name: "static-site", Description: "static site served from a StaticBundle by the Ingress"},
 }
 

@@ -38,6 +38,9 @@ func Fingerprint(ctx context.Context, job Job) (string, error) {
 		if gobin, err := findGo(); err == nil {
 			field("tool", gobin+" "+toolVersion(ctx, gobin, "version"))
 		}
+	case langRust:
+		field("sdk", rustSDKHash())
+		field("tool", rustFingerprint(ctx, job))
 	}
 	if r := releaseFingerprint(ctx, job); r != "" {
 		field("release", r)

@@ -12,14 +12,15 @@ import (
 
 // Languages, as kube32.yaml names them.
 const (
-	langGo = "go"
-	langC  = "c"
+	langGo   = "go"
+	langC    = "c"
+	langRust = "rust"
 )
 
 // Job is one pod to compile.
 type Job struct {
 	Name        string   // pod name, used in errors ("building pod echo: …")
-	Language    string   // LangGo or LangC
+	Language    string   // go, c or rust
 	SourceDir   string   // absolute source directory
 	CFlags      []string // extra clang flags (C only), after the defaults so they can override them
 	MemoryLimit int64    // the pod's resources.limits.memory in bytes; 0 = none
@@ -63,8 +64,10 @@ func Compile(ctx context.Context, job Job) (*Module, error) {
 		m, err = compileC(ctx, job)
 	case langGo:
 		m, err = compileGo(ctx, job)
+	case langRust:
+		m, err = compileRust(ctx, job)
 	default:
-		err = fmt.Errorf("language %q is not supported (go, c)", job.Language)
+		err = fmt.Errorf("language %q is not supported (go, c, rust)", job.Language)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("building pod %s: %w", job.Name, err)

@@ -90,7 +90,7 @@ func TestLoadNoProject(t *testing.T) {
 
 func TestAllErrorsReported(t *testing.T) {
 	dir := t.TempDir()
-	data := []byte("name: a\npods:\n  - name: x\n    language: rust\n    source: nope\n")
+	data := []byte("name: a\npods:\n  - name: x\n    language: java\n    source: nope\n")
 	_, err := parse(dir, data)
 	if err == nil {
 		t.Fatal("no error")

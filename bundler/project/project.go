@@ -11,8 +11,9 @@ const FileName = "kube32.yaml"
 
 // Languages a pod can be written in.
 const (
-	Go = "go"
-	c  = "c"
+	Go   = "go"
+	c    = "c"
+	rust = "rust"
 )
 
 // Project is a decoded and validated kube32.yaml.

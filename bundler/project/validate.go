@@ -59,11 +59,11 @@ func (p *Project) validate() error {
 			nameOK = true
 		}
 		switch pod.Language {
-		case Go, c:
+		case Go, c, rust:
 		case "":
-			add(fieldError(f+".language", "is required (go, c)"))
+			add(fieldError(f+".language", "is required (go, c, rust)"))
 		default:
-			add(fieldError(f+".language", "%q is not supported (go, c)", pod.Language))
+			add(fieldError(f+".language", "%q is not supported (go, c, rust)", pod.Language))
 		}
 		if pod.Source == "" {
 			add(fieldError(f+".source", "is required (the pod's source directory)"))

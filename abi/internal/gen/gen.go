@@ -1,5 +1,5 @@
 // Package gen renders the files generated from the tables of package abi:
-// the C header sdk/c/k32_app_abi.h, the reference docs/abi.md, the table
+// the C header sdk/c/k32_app_abi.h, the Rust SDK's sdk/rust/src/sys.rs, the reference docs/abi.md, the table
 // of limits and protocol names docs/limits.md and the board profiles
 // docs/boards.md.
 //
@@ -19,6 +19,7 @@ type File struct {
 // Paths of the generated files, relative to the repository root.
 const (
 	CHeaderPath = "sdk/c/k32_app_abi.h"
+	RustSysPath = "sdk/rust/src/sys.rs"
 	DocsPath    = "docs/abi.md"
 	LimitsPath  = "docs/limits.md"
 	BoardsPath  = "docs/boards.md"
@@ -29,6 +30,10 @@ func Files() ([]File, error) {
 	header, err := CHeader()
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", CHeaderPath, err)
+	}
+	rust, err := RustSys()
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", RustSysPath, err)
 	}
 	docs, err := Docs()
 	if err != nil {
@@ -42,6 +47,6 @@ func Files() ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", BoardsPath, err)
 	}
-	return []File{{Path: CHeaderPath, Data: header}, {Path: DocsPath, Data: docs}, {Path: LimitsPath, Data: limits},
+	return []File{{Path: CHeaderPath, Data: header}, {Path: RustSysPath, Data: rust}, {Path: DocsPath, Data: docs}, {Path: LimitsPath, Data: limits},
 		{Path: BoardsPath, Data: boards}}, nil
 }

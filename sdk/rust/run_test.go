@@ -1,0 +1,179 @@
+package rustsdk_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/kube32/kube32/abi"
+)
+
+// runPod is a no_std pod that uses the SDK's wrappers and allocator:
+// k32_handle reads a path longer than the first buffer, allocates past the
+// initial memory twice (the second time from the free list), calls a
+// Service and answers what it saw; k32_main panics.
+const runPod = `#![no_std]
+extern crate alloc;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::arch::wasm32;
+
+fn pages(out: &mut String) {
+    let mut n = wasm32::memory_size(0);
+    let mut digits = Vec::new();
+    loop {
+        digits.push(b'0' + (n % 10) as u8);
+        n /= 10;
+        if n == 0 { break; }
+    }
+    digits.reverse();
+    out.push_str(core::str::from_utf8(&digits).unwrap());
+}
+
+fn handle() -> k32::Result<()> {
+    let mut body = k32::request::path();
+    body.push(' ');
+    for _ in 0..2 {
+        let big: Vec<u8> = Vec::with_capacity(300 << 10);
+        drop(big);
+        pages(&mut body);
+        body.push(' ');
+    }
+    let resp = k32::http::get("http://echo/ping").header("X-A", "b").send()?;
+    body.push_str(core::str::from_utf8(&resp.body).unwrap());
+    body.push(' ');
+    body.push_str(&resp.header("Content-Type").unwrap_or_default());
+    k32::response::respond(201, "text/plain", body.as_bytes())
+}
+
+fn boom() -> i32 {
+    let v: Vec<u8> = Vec::new();
+    v[k32::time_ms() as usize] as i32
+}
+
+fn refused() -> k32::Result<()> {
+    k32::channel::publish("t", b"x")
+}
+
+k32::export!(handle = handle, main = boom, event = refused);
+`
+
+// host is a recording k32 host for the test pod.
+type host struct {
+	path            string
+	logs, headers   []string
+	status          uint32
+	body, callReq   string
+	callHeaderLines string
+}
+
+func (h *host) fn(name string) api.GoModuleFunc {
+	return func(_ context.Context, m api.Module, stack []uint64) {
+		mem := m.Memory()
+		str := func(ptr, n uint64) string {
+			b, _ := mem.Read(uint32(ptr), uint32(n))
+			return string(b)
+		}
+		put := func(v string, out, cap uint64) uint64 {
+			mem.Write(uint32(out), []byte(v)[:min(uint64(len(v)), cap)])
+			return uint64(len(v))
+		}
+		result := api.EncodeI32(int32(abi.ErrNotSup))
+		switch name {
+		case "k32_log":
+			h.logs = append(h.logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))
+			result = 0
+		case "k32_time_ms":
+			result = 5
+		case "k32_req_path":
+			result = put(h.path, stack[0], stack[1])
+		case "k32_resp_status":
+			h.status, result = api.DecodeU32(stack[0]), 0
+		case "k32_resp_header":
+			h.headers, result = append(h.headers, str(stack[0], stack[1])+": "+str(stack[2], stack[3])), 0
+		case "k32_resp_write":
+			h.body, result = h.body+str(stack[0], stack[1]), stack[1]
+		case "k32_publish":
+			result = api.EncodeI32(int32(abi.ErrPerm))
+		case "k32_http_call":
+			h.callReq = str(stack[0], stack[1]) + " " + str(stack[2], stack[3])
+			h.callHeaderLines = str(stack[4], stack[5])
+			n := put("pong", stack[8], stack[9])
+			mem.WriteUint32Le(uint32(stack[10]), uint32(n))
+			result = 200
+		case "k32_http_header":
+			if strings.EqualFold(str(stack[0], stack[1]), "content-type") {
+				result = put("text/x-pong", stack[2], stack[3])
+			} else {
+				result = api.EncodeI32(int32(abi.ErrNoEnt))
+			}
+		}
+		stack[0] = result
+	}
+}
+
+func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
+	wasm := build(t, runPod)
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	h := &host{path: "/a/path/longer/than/the/sixty/four/bytes/that/the/sdk/tries/first/" + strings.Repeat("x", 40)}
+	b := r.NewHostModuleBuilder(abi.Module)
+	for _, f := range abi.Functions {
+		var params, results []api.ValueType
+		for _, p := range f.Params {
+			params = append(params, valueType(p.Type))
+		}
+		for _, res := range f.Results {
+			results = append(results, valueType(res))
+		}
+		b.NewFunctionBuilder().WithGoModuleFunction(h.fn(f.Name), params, results).Export(f.Name)
+	}
+	if _, err := b.Instantiate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := pod.ExportedFunction("k32_handle").Call(ctx)
+	if err != nil || api.DecodeI32(res[0]) != 0 {
+		t.Fatalf("k32_handle = %v, %v; want 0", res, err)
+	}
+	// 300 KiB needs a 512 KiB block: 8 pages past the first; the second
+	// allocation reuses the freed block, so the memory does not grow again.
+	if want := h.path + " 9 9 pong text/x-pong"; h.status != 201 || h.body != want {
+		t.Errorf("response %d %q, want 201 %q", h.status, h.body, want)
+	}
+	if h.callReq != "GET http://echo/ping" || h.callHeaderLines != "X-A: b\r\n" {
+		t.Errorf("call %q with headers %q", h.callReq, h.callHeaderLines)
+	}
+	if len(h.headers) != 1 || h.headers[0] != "Content-Type: text/plain" {
+		t.Errorf("response headers %q", h.headers)
+	}
+
+	res, err = pod.ExportedFunction("k32_event").Call(ctx)
+	if err != nil || api.DecodeI32(res[0]) != int32(abi.ErrPerm) {
+		t.Errorf("k32_event = %v, %v; want K32_ERR_PERM from the Err it returned", res, err)
+	}
+
+	if _, err := pod.ExportedFunction("k32_main").Call(ctx); err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Errorf("k32_main: %v, want a trap", err)
+	}
+	if n := len(h.logs); n == 0 || !strings.HasPrefix(h.logs[n-1], "3 panic at src/lib.rs:") {
+		t.Errorf("logs %q, want the panic's location at level error", h.logs)
+	}
+}
+
+func valueType(t abi.Type) api.ValueType {
+	if t.WasmType() == "i64" {
+		return api.ValueTypeI64
+	}
+	return api.ValueTypeI32
+}
