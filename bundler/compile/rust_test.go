@@ -101,7 +101,7 @@ func TestRustPods(t *testing.T) {
 			if m.Warnings != "" {
 				t.Errorf("warnings of a clean pod: %q", m.Warnings)
 			}
-			rep, err := modcheck.Check(ctx, m.Wasm, tc.limit)
+			rep, err := modcheck.Check(ctx, m.Wasm, modcheck.Options{MemoryLimit: tc.limit})
 			if err != nil {
 				t.Fatalf("modcheck: %v", err)
 			}
