@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,8 +16,14 @@ import (
 // _start, exports chosen by export_name attributes) with an 8 KiB stack
 // placed first in memory, below the static data, so that a stack overflow
 // runs past address 0 and traps instead of overwriting the data.
+//
+// The optimization level goes to the compiler proper (-Xclang -O2): given
+// -O2 itself, clang also runs binaryen's wasm-opt after linking whenever it
+// finds one, with none of the boards' features enabled, so the same sources
+// would build to other bytes on a machine with binaryen. kube32 runs
+// wasm-opt itself, in --release builds, for the board.
 var BaseCFlags = []string{
-	"--target=wasm32-wasi", "-O2", "-nostartfiles",
+	"--target=wasm32-wasi", "-Xclang", "-O2", "-nostartfiles",
 	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--stack-first", stripAll,
 }
 
@@ -26,9 +33,15 @@ const stripAll = "-Wl,--strip-all"
 // initial memory fixed for small pods (see InitialMemory).
 func cFlags(job Job) []string {
 	var flags []string
-	for _, f := range BaseCFlags {
+	ownLevel := slices.ContainsFunc(job.CFlags, func(f string) bool { return strings.HasPrefix(f, "-O") })
+	for i := 0; i < len(BaseCFlags); i++ {
+		f := BaseCFlags[i]
 		if f == stripAll && job.Release && job.KeepNames {
 			continue // the linker would drop the name section
+		}
+		if f == "-Xclang" && ownLevel && BaseCFlags[i+1] == "-O2" {
+			i++ // the pod's cflags set the level (and clang may run wasm-opt)
+			continue
 		}
 		flags = append(flags, f)
 	}
