@@ -9,8 +9,8 @@ import (
 // takeContext points serve's kubeconfig context at its API server, saying
 // on stderr when it takes the context over from another running serve. The
 // function it returns undoes that when serve stops.
-func takeContext(opts ServeOptions, apiURL string) (release func(), err error) {
-	entry := kubeconfig.Entry{Context: opts.Context, Server: apiURL, Token: opts.Token}
+func takeContext(opts ServeOptions, apiURL string, ca []byte) (release func(), err error) {
+	entry := kubeconfig.Entry{Context: opts.Context, Server: apiURL, Token: opts.Token, CA: ca}
 	claim, err := kubeconfig.Take(opts.Kubeconfig, entry)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,24 @@ func TestWriteKeepsOtherContexts(t *testing.T) {
 	}
 }
 
+func TestWriteSetsTheCA(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	ca := []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+	if err := Write(path, Entry{Server: "https://127.0.0.1:6444", CA: ca}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Clusters[Name].CertificateAuthorityData; string(got) != string(ca) {
+		t.Errorf("certificate-authority-data = %q, want %q", got, ca)
+	}
+	if e, _, _ := read(path, Name); string(e.CA) != string(ca) {
+		t.Errorf("read back CA %q", e.CA)
+	}
+}
+
 func TestWriteCreatesAFileWithKube32Current(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "config")
 	if err := Write(path, Entry{Server: "http://127.0.0.1:6443"}); err != nil {
