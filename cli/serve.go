@@ -154,7 +154,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", cluster.WorkerName(i+1), w.PodURL())
 	}
 	if opts.Kubeconfig != "" {
-		release, err := takeContext(opts, c.APITLSURL(), c.APICA())
+		release, err := takeContext(opts, c)
 		if err != nil {
 			return err
 		}

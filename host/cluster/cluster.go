@@ -118,6 +118,9 @@ type Cluster struct {
 	apiTLSAddr string
 	apiCA      []byte
 	apiCAFile  string
+	// apiClientCert and apiClientKey (PEM) are a client certificate the
+	// CA signed, for a kubeconfig's user.
+	apiClientCert, apiClientKey []byte
 	// manifests are the keys of the objects applied from manifests, which
 	// a later Apply prunes when they leave them (reapply.go).
 	manifestMu sync.Mutex
@@ -174,7 +177,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
 	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf}), uplink: uplink,
-		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits, apiCA: identity.CAPEM}
+		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits,
+		apiCA: identity.CAPEM, apiClientCert: identity.ClientCertPEM, apiClientKey: identity.ClientKeyPEM}
 	// Before any kubelet renews its Lease there.
 	c.Store.Apply(systemNamespace(abi.NamespaceNodeLease))
 	c.closing, c.stopServing = context.WithCancel(context.Background())
@@ -303,6 +307,11 @@ func (c *Cluster) APITLSURL() string { return "https://" + c.apiTLSAddr }
 
 // APICA is the CA certificate, PEM-encoded, of APITLSURL.
 func (c *Cluster) APICA() []byte { return c.apiCA }
+
+// APIClientCert is a client certificate and its key (PEM) that the
+// HTTPS endpoint takes, for a kubeconfig's user: kubectl wants a
+// credential over HTTPS even where the API asks for none.
+func (c *Cluster) APIClientCert() (cert, key []byte) { return c.apiClientCert, c.apiClientKey }
 
 // APICAFile is the file holding APICA; "" when it was made for this run.
 func (c *Cluster) APICAFile() string { return c.apiCAFile }

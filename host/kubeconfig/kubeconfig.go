@@ -20,6 +20,9 @@ type Entry struct {
 	// CA is the PEM certificate of the CA the server's certificate chains
 	// to (the cluster's certificate-authority-data); nil for none.
 	CA []byte
+	// ClientCert and ClientKey (PEM) are the user's client certificate
+	// and key; nil for none.
+	ClientCert, ClientKey []byte
 }
 
 // Name is the name of the entry's context, cluster and user.
@@ -59,6 +62,7 @@ func Write(path string, e Entry) error {
 	cfg.Clusters[name] = cluster
 	user := clientcmdapi.NewAuthInfo()
 	user.Token = e.Token
+	user.ClientCertificateData, user.ClientKeyData = e.ClientCert, e.ClientKey
 	cfg.AuthInfos[name] = user
 	ctx := clientcmdapi.NewContext()
 	ctx.Cluster, ctx.AuthInfo, ctx.Namespace = name, name, "default"
@@ -82,7 +86,7 @@ func read(path, name string) (Entry, bool, error) {
 	cluster := cfg.Clusters[ctx.Cluster]
 	e := Entry{Context: name, Server: cluster.Server, CA: cluster.CertificateAuthorityData}
 	if user := cfg.AuthInfos[ctx.AuthInfo]; user != nil {
-		e.Token = user.Token
+		e.Token, e.ClientCert, e.ClientKey = user.Token, user.ClientCertificateData, user.ClientKeyData
 	}
 	return e, true, nil
 }

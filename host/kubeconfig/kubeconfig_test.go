@@ -54,10 +54,11 @@ func TestWriteKeepsOtherContexts(t *testing.T) {
 	}
 }
 
-func TestWriteSetsTheCA(t *testing.T) {
+func TestWriteSetsTheCAAndClientCertificate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config")
 	ca := []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
-	if err := Write(path, Entry{Server: "https://127.0.0.1:6444", CA: ca}); err != nil {
+	cert, key := []byte("client cert"), []byte("client key")
+	if err := Write(path, Entry{Server: "https://127.0.0.1:6444", CA: ca, ClientCert: cert, ClientKey: key}); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := clientcmd.LoadFromFile(path)
@@ -67,8 +68,11 @@ func TestWriteSetsTheCA(t *testing.T) {
 	if got := cfg.Clusters[Name].CertificateAuthorityData; string(got) != string(ca) {
 		t.Errorf("certificate-authority-data = %q, want %q", got, ca)
 	}
-	if e, _, _ := read(path, Name); string(e.CA) != string(ca) {
-		t.Errorf("read back CA %q", e.CA)
+	if u := cfg.AuthInfos[Name]; string(u.ClientCertificateData) != string(cert) || string(u.ClientKeyData) != string(key) {
+		t.Errorf("client-certificate-data %q, client-key-data %q", u.ClientCertificateData, u.ClientKeyData)
+	}
+	if e, _, _ := read(path, Name); string(e.CA) != string(ca) || string(e.ClientCert) != string(cert) || string(e.ClientKey) != string(key) {
+		t.Errorf("read back %+v", e)
 	}
 }
 

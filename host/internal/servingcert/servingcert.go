@@ -3,7 +3,8 @@
 // both ECDSA P-256. Load keeps them in a folder, made once and reused while
 // they are valid; a file that is missing, unreadable, expired or does not
 // match the others is replaced, and a bad one is replaced with a log line
-// (docs/serve.md, "The API over HTTPS").
+// (docs/serve.md, "The API over HTTPS"). A client certificate the CA signs,
+// made anew on each start, goes into the kubeconfig with the CA.
 package servingcert
 
 import (
@@ -53,26 +54,47 @@ type Identity struct {
 	CAPEM []byte
 	// Cert is the serving certificate with its key.
 	Cert tls.Certificate
+	// ClientCertPEM and ClientKeyPEM are a client certificate the CA
+	// signed and its key, for a kubeconfig's user: kubectl asks for a
+	// username on a terminal when an HTTPS context names no credential,
+	// and serve without --token has no token to give it.
+	ClientCertPEM, ClientKeyPEM []byte
+
+	ca *x509.Certificate
 }
 
 // ServerConfig is the TLS configuration of a server with the identity:
 // TLS 1.2 and up, HTTP/1.1 (what kubectl's upgrades, watches and
-// port-forward need).
+// port-forward need), and a client certificate, when a client gives one,
+// that the CA signed. Who may do what stays the bearer token's business.
 func (id *Identity) ServerConfig() *tls.Config {
-	return &tls.Config{Certificates: []tls.Certificate{id.Cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	clientCAs := x509.NewCertPool()
+	clientCAs.AddCert(id.ca)
+	return &tls.Config{Certificates: []tls.Certificate{id.Cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"},
+		ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: clientCAs}
+}
+
+// identity completes an identity with a fresh client certificate.
+func identity(ca, leaf *pair, now time.Time) (*Identity, error) {
+	client, err := newPair(ca, now, clientCert)
+	if err != nil {
+		return nil, err
+	}
+	return &Identity{CAPEM: ca.certPEM, Cert: leaf.tls, ClientCertPEM: client.certPEM, ClientKeyPEM: client.keyPEM, ca: ca.cert}, nil
 }
 
 // New makes an identity in memory, for a cluster that keeps none.
 func New() (*Identity, error) {
-	ca, err := newPair(nil, time.Now())
+	now := time.Now()
+	ca, err := newPair(nil, now, caCert)
 	if err != nil {
 		return nil, err
 	}
-	leaf, err := newPair(ca, time.Now())
+	leaf, err := newPair(ca, now, serverCert)
 	if err != nil {
 		return nil, err
 	}
-	return &Identity{CAPEM: ca.certPEM, Cert: leaf.tls}, nil
+	return identity(ca, leaf, now)
 }
 
 // Load returns the identity kept in dir, making the folder, the CA or the
@@ -94,7 +116,7 @@ func load(dir string, now time.Time, logf func(string, ...any)) (*Identity, erro
 		if !errors.Is(err, fs.ErrNotExist) {
 			logf("API CA %s: %v; making a new one (clients must take the new certificate-authority-data)", filepath.Join(dir, CAFile), err)
 		}
-		if ca, err = newPair(nil, now); err != nil {
+		if ca, err = newPair(nil, now, caCert); err != nil {
 			return nil, err
 		}
 		if err := ca.write(dir, CAFile, caKey); err != nil {
@@ -109,14 +131,14 @@ func load(dir string, now time.Time, logf func(string, ...any)) (*Identity, erro
 		if !errors.Is(err, fs.ErrNotExist) {
 			logf("API serving certificate %s: %v; making a new one", filepath.Join(dir, certFile), err)
 		}
-		if leaf, err = newPair(ca, now); err != nil {
+		if leaf, err = newPair(ca, now, serverCert); err != nil {
 			return nil, err
 		}
 		if err := leaf.write(dir, certFile, certKey); err != nil {
 			return nil, err
 		}
 	}
-	return &Identity{CAPEM: ca.certPEM, Cert: leaf.tls}, nil
+	return identity(ca, leaf, now)
 }
 
 // pair is a certificate and its key, parsed and as PEM.
@@ -127,9 +149,16 @@ type pair struct {
 	certPEM, keyPEM []byte
 }
 
-// newPair makes a CA when ca is nil, else a serving certificate for Hosts
-// signed by ca, valid from an hour before now (clocks differ a little).
-func newPair(ca *pair, now time.Time) (*pair, error) {
+// The kinds of certificate newPair makes.
+const (
+	caCert     = iota
+	serverCert // for Hosts
+	clientCert // of the kubeconfig's user
+)
+
+// newPair makes a certificate of kind and its key, signed by ca (by itself
+// for the CA), valid from an hour before now (clocks differ a little).
+func newPair(ca *pair, now time.Time, kind int) (*pair, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -140,15 +169,14 @@ func newPair(ca *pair, now time.Time) (*pair, error) {
 	}
 	tmpl := &x509.Certificate{SerialNumber: serial, NotBefore: now.Add(-time.Hour)}
 	parent, signer := tmpl, key
-	if ca == nil {
+	switch kind {
+	case caCert:
 		tmpl.Subject = pkix.Name{CommonName: "kube32 API CA"}
 		tmpl.NotAfter = now.Add(caValidity)
 		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
 		tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature
-	} else {
+	case serverCert:
 		tmpl.Subject = pkix.Name{CommonName: "kube32 API server"}
-		tmpl.NotAfter = now.Add(certValidity)
-		tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 		for _, h := range Hosts {
 			if ip := net.ParseIP(h); ip != nil {
@@ -157,6 +185,13 @@ func newPair(ca *pair, now time.Time) (*pair, error) {
 				tmpl.DNSNames = append(tmpl.DNSNames, h)
 			}
 		}
+	case clientCert:
+		tmpl.Subject = pkix.Name{CommonName: "kube32"}
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	if kind != caCert {
+		tmpl.NotAfter = now.Add(certValidity)
+		tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 		parent, signer = ca.cert, ca.key
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)

@@ -212,3 +212,56 @@ func TestNewNeedsNoFolder(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The server takes the client certificate the CA signed, or none, and
+// refuses one that another CA signed.
+func TestClientCertificates(t *testing.T) {
+	id, _ := mustLoad(t, t.TempDir(), time.Now())
+	other, _ := mustLoad(t, t.TempDir(), time.Now())
+	l, err := tls.Listen("tcp", "127.0.0.1:0", id.ServerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if c.(*tls.Conn).Handshake() == nil {
+				c.Write([]byte("ok"))
+			}
+			c.Close()
+		}
+	}()
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(id.CAPEM)
+	handshake := func(certPEM, keyPEM []byte) error {
+		cfg := &tls.Config{RootCAs: roots, ServerName: "localhost"}
+		if certPEM != nil {
+			cert, err := tls.X509KeyPair(certPEM, keyPEM)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Certificates = []tls.Certificate{cert}
+		}
+		c, err := tls.Dial("tcp", l.Addr().String(), cfg)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		b := make([]byte, 2)
+		_, err = c.Read(b) // TLS 1.3 reports a refused client certificate here
+		return err
+	}
+	if err := handshake(id.ClientCertPEM, id.ClientKeyPEM); err != nil {
+		t.Errorf("with the identity's client certificate: %v", err)
+	}
+	if err := handshake(nil, nil); err != nil {
+		t.Errorf("with no client certificate: %v", err)
+	}
+	if err := handshake(other.ClientCertPEM, other.ClientKeyPEM); err == nil {
+		t.Error("a client certificate of another CA was taken")
+	}
+}
