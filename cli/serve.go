@@ -53,6 +53,11 @@ type ServeOptions struct {
 	// of the project changes (serve --watch; cli/internal/watch).
 	Watch bool
 	Board string // a profile of abi.Boards; "" = kube32.yaml's board:
+	// APITLSPort serves the API over HTTPS too, the endpoint the kubeconfig
+	// context names; CertDir keeps its CA and certificate ("" = made for
+	// this run only; the command sets <user config dir>/kube32/pki).
+	APITLSPort int
+	CertDir    string
 
 	// Serving, when set, is called once the cluster is ready (tests use it);
 	// serve then runs until ctx ends.
@@ -80,13 +85,15 @@ With neither, it serves a built-in demo.`,
 				return &usageError{fmt.Errorf("--context: want the name of a kubeconfig context")}
 			}
 			opts.Kubeconfig = kubeconfig.Path(kubeconfigFlag)
+			opts.CertDir = certDir()
 			return RunServe(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	portFlag(f, &opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
 	portFlag(f, &opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
-	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server (kubectl --context kube32)")
+	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server over plain HTTP (the nodes')")
+	portFlag(f, &opts.APITLSPort, "api-tls-port", 6444, "port of the Kubernetes API server over HTTPS (kubectl --context kube32)")
 	intFlag(f, &opts.Nodes, "nodes", 1, 1, cluster.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
@@ -135,7 +142,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
-		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
+		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
 		Cache: cache, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
 		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
@@ -146,12 +153,13 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	defer c.Close()
 
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
-	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  pods     %s\n", c.IngressURL(), c.APIURL(), c.PodURL())
+	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  pods     %s\n",
+		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), c.PodURL())
 	for i, w := range c.Workers {
 		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", cluster.WorkerName(i+1), w.PodURL())
 	}
 	if opts.Kubeconfig != "" {
-		release, err := takeContext(opts, c.APIURL())
+		release, err := takeContext(opts, c)
 		if err != nil {
 			return err
 		}
@@ -286,6 +294,25 @@ func compilationCacheDir(dir string) string {
 		base = os.TempDir()
 	}
 	return filepath.Join(base, "kube32", "wazero")
+}
+
+// certDir is where serve keeps the API's CA and certificate: the user's
+// config folder ($XDG_CONFIG_HOME/kube32/pki, ~/.config/kube32/pki on
+// Linux), or none when there is no such folder.
+func certDir() string {
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "kube32", "pki")
+}
+
+// caWhere says where the CA of the HTTPS endpoint is.
+func caWhere(c *cluster.Cluster) string {
+	if c.APICAFile() == "" {
+		return "CA made for this run"
+	}
+	return "CA " + c.APICAFile()
 }
 
 // printPods prints each pod's state once the cluster is ready, with the

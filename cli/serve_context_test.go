@@ -51,8 +51,8 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 
 	a, aOut, stopA := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
 	b, bOut, stopB := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "b"})
-	if server("a") != a.APIURL() || server("b") != b.APIURL() || a.APIURL() == b.APIURL() {
-		t.Fatalf("contexts a -> %q, b -> %q; want %q, %q", server("a"), server("b"), a.APIURL(), b.APIURL())
+	if server("a") != a.APITLSURL() || server("b") != b.APITLSURL() || a.APITLSURL() == b.APITLSURL() {
+		t.Fatalf("contexts a -> %q, b -> %q; want %q, %q", server("a"), server("b"), a.APITLSURL(), b.APITLSURL())
 	}
 	for _, s := range []struct{ name, out string }{{"a", aOut.String()}, {"b", bOut.String()}} {
 		if !strings.Contains(s.out, "kubectl --context "+s.name+" get pods") || strings.Contains(s.out, "replacing") {
@@ -72,12 +72,12 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 
 	// A third serve takes context a over, saying so.
 	c, cOut, stopC := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
-	want := "replacing context a of the serve at " + a.APIURL() + "; use --context to keep both"
+	want := "replacing context a of the serve at " + a.APITLSURL() + "; use --context to keep both"
 	if !strings.Contains(cOut.String(), want) {
 		t.Errorf("the serve replacing context a does not say %q:\n%s", want, cOut)
 	}
-	if server("a") != c.APIURL() {
-		t.Errorf("context a -> %q, want the third serve's %q", server("a"), c.APIURL())
+	if server("a") != c.APITLSURL() {
+		t.Errorf("context a -> %q, want the third serve's %q", server("a"), c.APITLSURL())
 	}
 	if out, err := run("--context", "a", "get", "namespace", "only-a"); err == nil || !strings.Contains(out, "NotFound") {
 		t.Errorf("context a still reaches the first cluster: %v\n%s", err, out)
@@ -85,8 +85,8 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 
 	// The serve it replaced leaves context a alone on exit.
 	stopA()
-	if server("a") != c.APIURL() {
-		t.Errorf("after the replaced serve stopped, context a -> %q, want %q", server("a"), c.APIURL())
+	if server("a") != c.APITLSURL() {
+		t.Errorf("after the replaced serve stopped, context a -> %q, want %q", server("a"), c.APITLSURL())
 	}
 	kubectlOK("--context", "a", "get", "pods")
 
@@ -95,8 +95,8 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 	if got := server("a"); got != "" {
 		t.Errorf("after its last serve stopped, context a -> %q, want none", got)
 	}
-	if server("b") != b.APIURL() {
-		t.Errorf("context b -> %q after the serves of a stopped, want %q", server("b"), b.APIURL())
+	if server("b") != b.APITLSURL() {
+		t.Errorf("context b -> %q after the serves of a stopped, want %q", server("b"), b.APITLSURL())
 	}
 	stopB()
 	if got := server("b"); got != "" {

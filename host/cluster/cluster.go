@@ -5,11 +5,13 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -26,6 +28,7 @@ import (
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/nodelifecycle"
 	"github.com/kube32/kube32/host/internal/scheduler"
+	"github.com/kube32/kube32/host/internal/servingcert"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -58,6 +61,11 @@ type Options struct {
 	// which bounds chains of in-process calls (docs/serve.md). nil: no
 	// budgets.
 	Board *abi.Board
+	// APITLSPort serves the same API over HTTPS, for the clients that
+	// refuse plain HTTP (docs/serve.md); its identity is kept in CertDir,
+	// or made in memory for this run when CertDir is "".
+	APITLSPort int
+	CertDir    string
 	// Token, when set, is the bearer token the API server requires (the
 	// cluster token of docs/nodes.md).
 	Token string
@@ -112,6 +120,14 @@ type Cluster struct {
 
 	ingressAddr, podAddr, apiAddr string
 	applied                       bool
+	// apiTLSAddr is the HTTPS API endpoint, whose certificate chains to
+	// the CA certificate apiCA (PEM).
+	apiTLSAddr string
+	apiCA      []byte
+	apiCAFile  string
+	// apiClientCert and apiClientKey (PEM) are a client certificate the
+	// CA signed, for a kubeconfig's user.
+	apiClientCert, apiClientKey []byte
 	// manifests are the keys of the objects applied from manifests, which
 	// a later Apply prunes when they leave them (reapply.go).
 	manifestMu sync.Mutex
@@ -150,7 +166,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	// gateway of the workers' pods.
 	uplink := call.NewUplink(!opts.UplinkDown, call.SystemNameServer("/etc/resolv.conf"), opts.Logf)
 	httpsCalls := &call.TLS{Roots: roots, Route: uplink, Logf: opts.Logf}
-	listeners, err := listenAll(opts.NodeIP, map[string]int{"ingress": opts.IngressPort, "api": opts.APIPort})
+	identity, err := apiIdentity(opts.CertDir, opts.Logf)
+	if err != nil {
+		return nil, err
+	}
+	listeners, err := listenAll(opts.NodeIP, map[string]int{"ingress": opts.IngressPort, "api": opts.APIPort, "api-tls": opts.APITLSPort})
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +184,16 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
 	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf}), uplink: uplink,
-		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits}
+		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits,
+		apiCA: identity.CAPEM, apiClientCert: identity.ClientCertPEM, apiClientKey: identity.ClientKeyPEM}
 	// Before any kubelet renews its Lease there.
 	c.Store.Apply(systemNamespace(abi.NamespaceNodeLease))
 	c.closing, c.stopServing = context.WithCancel(context.Background())
 	c.ingressAddr, c.podAddr, c.apiAddr = listeners["ingress"].Addr().String(), listeners["pod"].Addr().String(), listeners["api"].Addr().String()
+	c.apiTLSAddr = listeners["api-tls"].Addr().String()
+	if opts.CertDir != "" {
+		c.apiCAFile = filepath.Join(opts.CertDir, servingcert.CAFile)
+	}
 	_, apiPort, _ := net.SplitHostPort(c.apiAddr)
 	apiPortNumber, _ := strconv.Atoi(apiPort)
 	_, podPort, _ := net.SplitHostPort(c.podAddr)
@@ -187,6 +212,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink, Local: c.Kubelet})
 
 	c.serve(listeners["api"], api)
+	// TLS inside the connection budget, so that a connection stuck in its
+	// handshake is idle and makes room like any other.
+	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), api)
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
 	c.serve(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })
@@ -286,8 +314,23 @@ func (c *Cluster) IngressURL() string { return "http://" + c.ingressAddr }
 // PodURL is the control plane's pod HTTP server.
 func (c *Cluster) PodURL() string { return "http://" + c.podAddr }
 
-// APIURL is the API server.
+// APIURL is the API server over plain HTTP, which the nodes use.
 func (c *Cluster) APIURL() string { return "http://" + c.apiAddr }
+
+// APITLSURL is the API server over HTTPS, with a certificate that chains
+// to APICA.
+func (c *Cluster) APITLSURL() string { return "https://" + c.apiTLSAddr }
+
+// APICA is the CA certificate, PEM-encoded, of APITLSURL.
+func (c *Cluster) APICA() []byte { return c.apiCA }
+
+// APIClientCert is a client certificate and its key (PEM) that the
+// HTTPS endpoint takes, for a kubeconfig's user: kubectl wants a
+// credential over HTTPS even where the API asks for none.
+func (c *Cluster) APIClientCert() (cert, key []byte) { return c.apiClientCert, c.apiClientKey }
+
+// APICAFile is the file holding APICA; "" when it was made for this run.
+func (c *Cluster) APICAFile() string { return c.apiCAFile }
 
 // Ready reports whether the manifests are applied and every pod has started
 // or failed for good (what GET /readyz answers).
@@ -343,6 +386,15 @@ func (c *Cluster) Close() error {
 	c.cancel()
 	c.wg.Wait()
 	return errors.Join(errs...)
+}
+
+// apiIdentity is the TLS identity of the HTTPS API endpoint: kept in dir,
+// or made for this run when dir is "".
+func apiIdentity(dir string, logf func(string, ...any)) (*servingcert.Identity, error) {
+	if dir == "" {
+		return servingcert.New()
+	}
+	return servingcert.Load(dir, logf)
 }
 
 // serve serves h on l within the cluster's connection budget and limits.

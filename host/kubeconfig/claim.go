@@ -1,6 +1,8 @@
 package kubeconfig
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"net/http"
 	"net/url"
@@ -30,7 +32,7 @@ func Take(path string, e Entry) (*Claim, error) {
 		return nil, err
 	}
 	c := &Claim{path: path, mine: e}
-	if found && before.Server != e.Server && answers(before.Server) {
+	if found && before.Server != e.Server && answers(before) {
 		c.Replaced, c.previous = before.Server, before
 	}
 	if err := Write(path, e); err != nil {
@@ -51,24 +53,28 @@ func (c *Claim) Release() error {
 	if !found || now.Server != c.mine.Server {
 		return nil
 	}
-	if c.Replaced != "" && answers(c.previous.Server) {
+	if c.Replaced != "" && answers(c.previous) {
 		return Write(c.path, c.previous)
 	}
 	return remove(c.path, c.mine)
 }
 
-// answers reports whether an API server on a loopback address answers
-// GET /readyz, ready or not: that is a running serve. Servers elsewhere are
+// answers reports whether the API server of e on a loopback address
+// answers GET /readyz, ready or not: that is a running serve. Over HTTPS
+// it must present a certificate that e's CA signed. Servers elsewhere are
 // never asked.
-func answers(server string) bool {
-	u, err := url.Parse(server)
+func answers(e Entry) bool {
+	u, err := url.Parse(e.Server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
 	if ip := net.ParseIP(u.Hostname()); (ip == nil || !ip.IsLoopback()) && u.Hostname() != "localhost" {
 		return false
 	}
-	client := http.Client{Timeout: 2 * time.Second}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(e.CA)
+	client := http.Client{Timeout: 2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, DisableKeepAlives: true}}
 	resp, err := client.Get(u.JoinPath("readyz").String())
 	if err != nil {
 		return false

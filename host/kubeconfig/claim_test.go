@@ -1,12 +1,15 @@
 package kubeconfig
 
 import (
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kube32/kube32/internal/testtls"
 )
 
 // liveAPI is a loopback server that answers /readyz, as a running serve's
@@ -142,12 +145,26 @@ func TestClaimOverADeadServe(t *testing.T) {
 }
 
 func TestAnswersAsksOnlyLoopback(t *testing.T) {
-	if !answers(liveAPI(t).URL) {
+	if !answers(Entry{Server: liveAPI(t).URL}) {
 		t.Error("a live loopback API does not answer")
 	}
 	for _, s := range []string{"https://prod.example:6443", "http://192.0.2.1:6443", "unix:///x", "::"} {
-		if answers(s) {
+		if answers(Entry{Server: s}) {
 			t.Errorf("answers(%q) = true", s)
 		}
+	}
+}
+
+// Over HTTPS a serve answers only with a certificate that the context's CA
+// signed: a server the CA does not vouch for is not that serve.
+func TestAnswersOverHTTPSTrustsTheContextsCA(t *testing.T) {
+	s := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer s.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+	if !answers(Entry{Server: s.URL, CA: ca}) {
+		t.Error("a live HTTPS API with the context's CA does not answer")
+	}
+	if answers(Entry{Server: s.URL, CA: testtls.NewCA(t).PEM}) || answers(Entry{Server: s.URL}) {
+		t.Error("an HTTPS API answers with a certificate the context's CA did not sign")
 	}
 }

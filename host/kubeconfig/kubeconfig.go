@@ -15,8 +15,14 @@ const Name = "kube32"
 // Entry is what a kube32 context points at.
 type Entry struct {
 	Context string // the name of the context, its cluster and its user; "" = Name
-	Server  string // the API server URL, e.g. http://127.0.0.1:6443
+	Server  string // the API server URL, e.g. https://127.0.0.1:6444
 	Token   string // the bearer token; "" for none
+	// CA is the PEM certificate of the CA the server's certificate chains
+	// to (the cluster's certificate-authority-data); nil for none.
+	CA []byte
+	// ClientCert and ClientKey (PEM) are the user's client certificate
+	// and key; nil for none.
+	ClientCert, ClientKey []byte
 }
 
 // Name is the name of the entry's context, cluster and user.
@@ -52,9 +58,11 @@ func Write(path string, e Entry) error {
 	name := e.Name()
 	cluster := clientcmdapi.NewCluster()
 	cluster.Server = e.Server
+	cluster.CertificateAuthorityData = e.CA
 	cfg.Clusters[name] = cluster
 	user := clientcmdapi.NewAuthInfo()
 	user.Token = e.Token
+	user.ClientCertificateData, user.ClientKeyData = e.ClientCert, e.ClientKey
 	cfg.AuthInfos[name] = user
 	ctx := clientcmdapi.NewContext()
 	ctx.Cluster, ctx.AuthInfo, ctx.Namespace = name, name, "default"
@@ -75,9 +83,10 @@ func read(path, name string) (Entry, bool, error) {
 	if ctx == nil || cfg.Clusters[ctx.Cluster] == nil {
 		return Entry{}, false, nil
 	}
-	e := Entry{Context: name, Server: cfg.Clusters[ctx.Cluster].Server}
+	cluster := cfg.Clusters[ctx.Cluster]
+	e := Entry{Context: name, Server: cluster.Server, CA: cluster.CertificateAuthorityData}
 	if user := cfg.AuthInfos[ctx.AuthInfo]; user != nil {
-		e.Token = user.Token
+		e.Token, e.ClientCert, e.ClientKey = user.Token, user.ClientCertificateData, user.ClientKeyData
 	}
 	return e, true, nil
 }

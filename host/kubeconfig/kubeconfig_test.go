@@ -54,6 +54,28 @@ func TestWriteKeepsOtherContexts(t *testing.T) {
 	}
 }
 
+func TestWriteSetsTheCAAndClientCertificate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	ca := []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+	cert, key := []byte("client cert"), []byte("client key")
+	if err := Write(path, Entry{Server: "https://127.0.0.1:6444", CA: ca, ClientCert: cert, ClientKey: key}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Clusters[Name].CertificateAuthorityData; string(got) != string(ca) {
+		t.Errorf("certificate-authority-data = %q, want %q", got, ca)
+	}
+	if u := cfg.AuthInfos[Name]; string(u.ClientCertificateData) != string(cert) || string(u.ClientKeyData) != string(key) {
+		t.Errorf("client-certificate-data %q, client-key-data %q", u.ClientCertificateData, u.ClientKeyData)
+	}
+	if e, _, _ := read(path, Name); string(e.CA) != string(ca) || string(e.ClientCert) != string(cert) || string(e.ClientKey) != string(key) {
+		t.Errorf("read back %+v", e)
+	}
+}
+
 func TestWriteCreatesAFileWithKube32Current(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "config")
 	if err := Write(path, Entry{Server: "http://127.0.0.1:6443"}); err != nil {
