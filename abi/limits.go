@@ -125,6 +125,18 @@ const (
 	NodeMonitorPeriod = 5 * time.Second
 )
 
+// Watches of the API server, with kube-apiserver's numbers where it has one.
+const (
+	// WatchHistory is how many change events (of every kind together) the
+	// store keeps for watches that resume from a resourceVersion; a watch
+	// from an older one gets 410 Gone and the client lists again.
+	WatchHistory = 4096
+	// WatchBookmarkInterval is how often a watch that allows bookmarks gets
+	// one (and once more 2 s before its timeoutSeconds), as kube-apiserver
+	// sends them.
+	WatchBookmarkInterval = time.Minute
+)
+
 // Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
@@ -168,6 +180,8 @@ var Limits = []Limit{
 	{"NodeMonitorGracePeriod", secs(NodeMonitorGracePeriod), "s", "A node whose Lease goes unrenewed this long is Ready=Unknown and its pods not Ready.", "nodes.md"},
 	{"NodeMonitorPeriod", secs(NodeMonitorPeriod), "s", "How often the node controller looks at the Leases.", "nodes.md"},
 	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
+	{"WatchHistory", WatchHistory, "", "Change events (all kinds together) kept for watches that resume from a resourceVersion; an older one gets 410 Gone.", "kubectl.md"},
+	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

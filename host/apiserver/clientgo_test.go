@@ -188,9 +188,17 @@ func TestWatchTooOldIsGone(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := client.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{ResourceVersion: "1"})
-	if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
-		t.Fatalf("watch from a resourceVersion older than the history: %v, want 410 Gone", err)
+	// As kube-apiserver does, the watch starts and its one event is an
+	// ERROR with a 410 Expired Status naming the oldest resumable version.
+	w, err := client.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{ResourceVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	e := nextEvent(t, w)
+	err = apierrors.FromObject(e.Object)
+	if e.Type != watch.Error || !apierrors.IsResourceExpired(err) || err.Error() != "too old resource version: 1 (3)" {
+		t.Fatalf("watch from a resourceVersion older than the history: %s %v, want ERROR 410 Expired \"too old resource version: 1 (3)\"", e.Type, err)
 	}
 }
 

@@ -150,7 +150,14 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req request) 
 	if err != nil {
 		return err
 	}
+	opts, err := versionOptionsOf(r, false)
+	if err != nil {
+		return err
+	}
 	objs, version := s.objects(req.res, req.namespace)
+	if err := listVersionError(opts, version); err != nil {
+		return err
+	}
 	items := make([]runtime.Object, 0, len(objs))
 	for _, o := range objs {
 		if match(o) {

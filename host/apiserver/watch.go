@@ -14,11 +14,15 @@ import (
 )
 
 // serveWatch streams a resource's changes as newline-delimited
-// metav1.WatchEvents. With no resourceVersion (or "0", or
-// sendInitialEvents=true) it starts with an ADDED event for every object
-// that exists; with one it resumes after it, or answers 410 Gone when the
-// store no longer keeps the events since. An object that starts or stops
-// matching the selectors comes as ADDED or DELETED, as in Kubernetes.
+// metav1.WatchEvents, with kube-apiserver's resourceVersion semantics
+// (docs/kubectl.md#watches-and-resourceversions). With no resourceVersion
+// (or "0"), or with sendInitialEvents=true, it starts with an ADDED event
+// for every object that exists, and for sendInitialEvents with bookmarks
+// allowed ends them with a BOOKMARK annotated k8s.io/initial-events-end;
+// with a resourceVersion it resumes after it. A resourceVersion older than
+// the store's history is an ERROR event with a 410 Expired Status, as
+// kube-apiserver sends it. An object that starts or stops matching the
+// selectors comes as ADDED or DELETED, as in Kubernetes.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req request) error {
 	if req.res.Computed {
 		return methodNotAllowed(req.res, "watch")
@@ -27,39 +31,40 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req request)
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	rv := q.Get("resourceVersion")
-	sendInitial := q.Get("sendInitialEvents") == "true"
-	known := map[store.Key]bool{}
-	var initial []runtime.Object
-	var events <-chan store.Event
-	var cancel func()
-	objs, version := s.cfg.Store.ListShared(req.res.Kind, req.namespace) // only encoded
-	for _, o := range objs {
-		if match(o) {
-			known[store.KeyOf(o)] = true
-			initial = append(initial, o)
-		}
-	}
-	if rv == "" || rv == "0" || sendInitial {
-		events, cancel, err = s.cfg.Store.Watch(version)
-	} else {
-		from, perr := strconv.ParseInt(rv, 10, 64)
-		if perr != nil {
-			return badRequest("resourceVersion %q: not a resourceVersion of this server", rv)
-		}
-		initial = nil
-		events, cancel, err = s.cfg.Store.Watch(from)
-	}
+	opts, err := versionOptionsOf(r, true)
 	if err != nil {
-		return storeError(req.res, "", err)
+		return err
 	}
-	defer cancel()
+	q := r.URL.Query()
+	objs, current := s.cfg.Store.ListShared(req.res.Kind, req.namespace) // only encoded
+	sendInitial := opts.sendInitialEvents != nil && *opts.sendInitialEvents
+	withInitial := sendInitial || (opts.sendInitialEvents == nil && opts.anyVersion())
+	from := opts.version
+	if withInitial || opts.anyVersion() {
+		if opts.version > current { // sendInitialEvents: a state not older than the version
+			return tooLargeVersion(opts.version, current)
+		}
+		from = current
+	}
+	var initial []runtime.Object
+	if withInitial {
+		for _, o := range objs {
+			if match(o) {
+				initial = append(initial, o)
+			}
+		}
+	}
+	events, cancel, watchErr := s.cfg.Store.Watch(from)
+	if watchErr == nil {
+		defer cancel()
+	}
 
+	var deadline time.Time
 	var timeout <-chan time.Time
 	if t := q.Get("timeoutSeconds"); t != "" {
 		if secs, err := strconv.Atoi(t); err == nil && secs > 0 {
-			timer := time.NewTimer(time.Duration(secs) * time.Second)
+			deadline = time.Now().Add(time.Duration(secs) * time.Second)
+			timer := time.NewTimer(time.Until(deadline))
 			defer timer.Stop()
 			timeout = timer.C
 		}
@@ -68,31 +73,54 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req request)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
+	if watchErr != nil {
+		// kube-apiserver answers an unservable resourceVersion with a
+		// stream holding one ERROR event; client-go's reflector relists.
+		_ = ew.write("ERROR", toStatus(watchError(req.res, from, current, watchErr)))
+		return nil
+	}
 	for _, o := range initial {
 		if ew.write("ADDED", o) != nil {
 			return nil
 		}
 	}
-	if sendInitial {
-		if ew.bookmark(req.res, version, true) != nil {
+	if sendInitial && opts.bookmarks {
+		if ew.bookmark(req.res, current, true) != nil {
 			return nil
 		}
 	}
 	ew.flush()
+
+	var bookmarks <-chan time.Time
+	bookmarkTimer := time.NewTimer(bookmarkDelay(time.Now(), deadline))
+	defer bookmarkTimer.Stop()
+	if opts.bookmarks {
+		bookmarks = bookmarkTimer.C
+	}
+	seen := from // the version of the last event this watch has read, of any kind
 	for {
 		select {
 		case <-r.Context().Done():
 			return nil
 		case <-timeout:
 			return nil
+		case <-bookmarks:
+			// Every change up to seen has been read (and sent, if it
+			// matched), so a client resuming from it misses nothing.
+			if ew.bookmark(req.res, seen, false) != nil {
+				return nil
+			}
+			ew.flush()
+			bookmarkTimer.Reset(bookmarkDelay(time.Now(), deadline))
 		case e, ok := <-events:
 			if !ok {
 				return nil
 			}
+			seen = e.Version
 			if e.Key.Kind != req.res.Kind || (req.namespace != "" && e.Key.Namespace != req.namespace) {
 				continue
 			}
-			typ := filterEvent(e, match(e.Object), known)
+			typ := eventType(e, match)
 			if typ == "" {
 				continue
 			}
@@ -104,25 +132,18 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req request)
 	}
 }
 
-// filterEvent turns a store event into the watch event a selector-filtered
-// watch sends, or "" for none, keeping known (the keys the client sees) up
-// to date.
-func filterEvent(e store.Event, matches bool, known map[store.Key]bool) string {
-	seen := known[e.Key]
+// eventType is the type of the watch event a store event makes for a
+// selector-filtered watch, or "" for none: an object that enters the
+// selection is ADDED, one that leaves it DELETED.
+func eventType(e store.Event, match func(runtime.Object) bool) string {
+	now := e.Type != store.Deleted && match(e.Object)
+	before := (e.Type == store.Deleted && match(e.Object)) || (e.Previous != nil && match(e.Previous))
 	switch {
-	case e.Type == store.Deleted:
-		delete(known, e.Key)
-		if seen || matches {
-			return "DELETED"
-		}
-	case matches:
-		known[e.Key] = true
-		if seen {
-			return "MODIFIED"
-		}
+	case before && now:
+		return "MODIFIED"
+	case now:
 		return "ADDED"
-	case seen:
-		delete(known, e.Key)
+	case before:
 		return "DELETED"
 	}
 	return ""

@@ -13,4 +13,8 @@ var (
 	ErrConflict = errors.New("the object has been modified; please apply your changes to the latest version and try again")
 	// ErrGone: a watch asked for changes older than the kept history.
 	ErrGone = errors.New("too old resource version")
+	// ErrTooNew: a watch asked for changes after a resourceVersion the
+	// store has not reached, one a client kept from an earlier store (a
+	// server since restarted).
+	ErrTooNew = errors.New("too large resource version")
 )

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/admission"
 )
 
@@ -41,15 +42,16 @@ const (
 // Event is one change, carrying a copy of the object after it (as it was
 // last, for Deleted, with the resourceVersion of its deletion).
 type Event struct {
-	Type    EventType
-	Key     Key
-	Object  runtime.Object
-	Version int64 // the store's resourceVersion right after the change
+	Type   EventType
+	Key    Key
+	Object runtime.Object
+	// Previous is the object before a Modified change (nil otherwise), so
+	// that a selector-filtered watch can tell a change from an object
+	// entering or leaving its selection. It is the store's own object:
+	// read it, never change it.
+	Previous runtime.Object
+	Version  int64 // the store's resourceVersion right after the change
 }
-
-// defaultHistory is how many change events a store keeps for watches that
-// resume from an older resourceVersion.
-const defaultHistory = 4096
 
 // Store holds the cluster's objects. It is safe for concurrent use; objects
 // going in and coming out are copies, so callers never share memory with it.
@@ -62,8 +64,9 @@ type Store struct {
 	history     history
 }
 
-// New returns an empty store keeping DefaultHistory events.
-func New() *Store { return NewWithHistory(defaultHistory) }
+// New returns an empty store keeping the last abi.WatchHistory change
+// events.
+func New() *Store { return NewWithHistory(abi.WatchHistory) }
 
 // NewWithHistory returns an empty store keeping the last n change events.
 func NewWithHistory(n int) *Store {

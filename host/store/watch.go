@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"math"
 	"sync"
 )
 
@@ -26,15 +25,20 @@ func (h *history) add(e Event) {
 	}
 }
 
-// since returns the events after version, or ErrGone when some of them are
-// no longer kept.
+// since returns the events after version, ErrGone when some of them are
+// no longer kept, or ErrTooNew when version is past current. The errors
+// read as kube-apiserver's: "too old resource version: 3 (40)" names the
+// oldest version a watch may still resume from.
 func (h *history) since(version, current int64) ([]Event, error) {
-	if version >= current {
+	switch {
+	case version > current:
+		return nil, fmt.Errorf("%w: %d, current: %d", ErrTooNew, version, current)
+	case version == current:
 		return nil, nil
 	}
 	oldest := current - int64(len(h.events)) + 1
 	if len(h.events) == 0 || version+1 < oldest {
-		return nil, fmt.Errorf("resourceVersion %d: %w (the oldest kept is %d)", version, ErrGone, oldest-1)
+		return nil, fmt.Errorf("%w: %d (%d)", ErrGone, version, oldest-1)
 	}
 	out := make([]Event, 0, current-version)
 	for i := int64(0); i < int64(len(h.events)); i++ {
@@ -50,20 +54,28 @@ func (h *history) since(version, current int64) ([]Event, error) {
 // function that ends the subscription. The store never waits for a slow
 // subscriber: events queue up for it instead.
 func (s *Store) Subscribe() (<-chan Event, func()) {
-	events, cancel, _ := s.Watch(math.MaxInt64) // nothing to replay, so it cannot fail
-	return events, cancel
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.subscribeLocked(nil)
 }
 
 // Watch returns every change after resourceVersion version, in order, then
 // every change from now on, until the returned function is called. A
-// version older than the kept history fails with ErrGone.
+// version older than the kept history fails with ErrGone, one newer than
+// the store's with ErrTooNew.
 func (s *Store) Watch(version int64) (<-chan Event, func(), error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	backlog, err := s.history.since(version, s.version)
 	if err != nil {
-		s.mu.Unlock()
 		return nil, nil, err
 	}
+	events, cancel := s.subscribeLocked(backlog)
+	return events, cancel, nil
+}
+
+// subscribeLocked runs with s.mu held: a subscriber that gets backlog first.
+func (s *Store) subscribeLocked(backlog []Event) (<-chan Event, func()) {
 	sub := newSubscriber()
 	for _, e := range backlog {
 		sub.push(e)
@@ -71,7 +83,6 @@ func (s *Store) Watch(version int64) (<-chan Event, func(), error) {
 	id := s.nextSub
 	s.nextSub++
 	s.subscribers[id] = sub
-	s.mu.Unlock()
 	var once sync.Once
 	return sub.out, func() {
 		once.Do(func() {
@@ -80,13 +91,17 @@ func (s *Store) Watch(version int64) (<-chan Event, func(), error) {
 			s.mu.Unlock()
 			sub.close()
 		})
-	}, nil
+	}
 }
 
-// notify runs with s.mu held; every subscriber gets its own copy.
+// notify runs with s.mu held; every subscriber gets its own copy of the
+// object (Previous is shared: the store never changes a stored object).
 func (s *Store) notify(e Event) {
-	s.history.add(Event{Type: e.Type, Key: e.Key, Object: e.Object.DeepCopyObject(), Version: e.Version})
 	for _, sub := range s.subscribers {
-		sub.push(Event{Type: e.Type, Key: e.Key, Object: e.Object.DeepCopyObject(), Version: e.Version})
+		c := e
+		c.Object = e.Object.DeepCopyObject()
+		sub.push(c)
 	}
+	e.Object = e.Object.DeepCopyObject()
+	s.history.add(e)
 }

@@ -83,7 +83,7 @@ func (s *Store) Update(key Key, change func(obj runtime.Object) bool) (runtime.O
 	s.version++
 	obj.(metav1.Object).SetResourceVersion(strconv.FormatInt(s.version, 10))
 	s.objects[key] = obj
-	s.notify(Event{Type: Modified, Key: key, Object: obj, Version: s.version})
+	s.notify(Event{Type: Modified, Key: key, Object: obj, Previous: old, Version: s.version})
 	return obj.DeepCopyObject(), true
 }
 
@@ -146,7 +146,7 @@ func (s *Store) replaceLocked(key Key, old, obj runtime.Object) runtime.Object {
 	s.version++
 	meta.SetResourceVersion(strconv.FormatInt(s.version, 10))
 	s.objects[key] = obj
-	s.notify(Event{Type: Modified, Key: key, Object: obj, Version: s.version})
+	s.notify(Event{Type: Modified, Key: key, Object: obj, Previous: old, Version: s.version})
 	return obj
 }
 
