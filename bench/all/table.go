@@ -22,7 +22,7 @@ type row struct {
 // printHeader says when, on what and with which Go the figures were taken,
 // and how loaded the machine was: they are only comparable in pairs.
 func printHeader(w io.Writer, start time.Time) {
-	fmt.Fprintf(w, "kube32 benchmarks, %s (%s)\n", start.Format("2006-01-02 15:04 MST"), time.Since(start).Round(time.Second))
+	fmt.Fprintf(w, "kube32 benchmarks, %s, took %s\n", start.Format("2006-01-02 15:04 MST"), time.Since(start).Round(time.Second))
 	fmt.Fprintf(w, "machine: %s, %d cores; %s %s/%s", cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(w, "; load average %s", strings.Join(strings.Fields(string(load))[:3], " "))
