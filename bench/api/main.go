@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/store"
@@ -67,9 +68,10 @@ func run(n int, duration time.Duration, concurrency, events int) error {
 	for _, row := range []struct {
 		name   string
 		accept string
+		result string // its report line
 	}{
-		{"list (JSON), objects/s", "application/json"},
-		{"list (kubectl get Table), objects/s", "application/json;as=Table;v=v1;g=meta.k8s.io"},
+		{"list (JSON), objects/s", "application/json", "api-list-json"},
+		{"list (kubectl get Table), objects/s", "application/json;as=Table;v=v1;g=meta.k8s.io", "api-list-table"},
 	} {
 		a, err := listRate(api+listPath, row.accept, n, duration, concurrency)
 		if err != nil {
@@ -80,6 +82,7 @@ func run(n int, duration time.Duration, concurrency, events int) error {
 			return err
 		}
 		fmt.Printf("%-34s %14.0f %14.0f %6.2fx\n", row.name, a, b, a/b)
+		report.Print(row.result, a, b, "objects/s")
 	}
 
 	a, err := apiWatchRate(api, s, events)
@@ -91,6 +94,7 @@ func run(n int, duration time.Duration, concurrency, events int) error {
 		return err
 	}
 	fmt.Printf("%-34s %14.0f %14.0f %6.2fx\n", "watch, events/s", a, b, a/b)
+	report.Print("api-watch", a, b, "events/s")
 	fmt.Println("\nbaselines: both list rows, the same pods as a JSON PodList from a plain handler;")
 	fmt.Println("watch, the same kind of events (a pod with a changed label) encoded from a channel.")
 	fmt.Println("kube32 watch: each event is a store write (copy, history, fan-out) then filtered and encoded.")

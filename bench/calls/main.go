@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/bench/internal/load"
+	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/bundler/compile"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/manifest"
@@ -97,6 +98,7 @@ func run(n int, duration time.Duration, concurrency int) error {
 		return err
 	}
 	fmt.Printf("in-cluster calls, %d each (p50 / p99)\n", n)
+	var p50s []time.Duration // same node, cross-node, direct
 	for _, m := range []struct {
 		name string
 		f    func() error
@@ -110,6 +112,7 @@ func run(n int, duration time.Duration, concurrency int) error {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		fmt.Printf("  %s  %9s / %9s\n", m.name, p50, p99)
+		p50s = append(p50s, p50)
 	}
 
 	fmt.Printf("Ingress to a worker pod, GET /, %d clients, %s each\n", concurrency, duration)
@@ -118,6 +121,10 @@ func run(n int, duration time.Duration, concurrency int) error {
 	fmt.Printf("  kube32 ingress -> worker pod:  %8.0f req/s  (%d errors)\n", viaIngress.Rate, viaIngress.Errors)
 	fmt.Printf("  plain net/http handler:        %8.0f req/s  (%d errors)\n", baseline.Rate, baseline.Errors)
 	fmt.Printf("  ratio kube32/plain:            %8.2f\n", viaIngress.Rate/baseline.Rate)
+	micros := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	report.Print("call-same-node-p50", micros(p50s[0]), micros(p50s[2]), "µs")
+	report.Print("call-cross-node-p50", micros(p50s[1]), micros(p50s[2]), "µs")
+	report.Print("ingress-worker", viaIngress.Rate, baseline.Rate, "req/s")
 	return nil
 }
 

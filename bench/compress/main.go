@@ -22,6 +22,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/bundler/precompress"
 )
 
@@ -85,6 +86,12 @@ func run(dirs []string) error {
 		pct(total.ours, total.raw), pct(total.gzip9, total.raw), pct(total.zopfli, total.raw), pct(total.brotli, total.raw))
 	fmt.Printf("of our gzip:   gzip -9 %s, zopfli %s, brotli %s\n",
 		pct(total.gzip9, total.ours), pct(total.zopfli, total.ours), pct(total.brotli, total.ours))
+	if total.gzip9 >= 0 {
+		report.Print("compress-vs-gzip9", float64(total.ours), float64(total.gzip9), "bytes")
+	}
+	if total.zopfli >= 0 {
+		report.Print("compress-vs-zopfli", float64(total.ours), float64(total.zopfli), "bytes")
+	}
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/bench/internal/load"
+	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/cli"
 )
 
@@ -62,6 +63,7 @@ func run(duration time.Duration, concurrency int) error {
 	fmt.Printf("  kube32 serve (ingress -> echo pod): %8.0f req/s  (%d errors)\n", kube32.Rate, kube32.Errors)
 	fmt.Printf("  plain net/http handler:             %8.0f req/s  (%d errors)\n", baseline.Rate, baseline.Errors)
 	fmt.Printf("  ratio kube32/plain:                 %8.2f\n", kube32.Rate/baseline.Rate)
+	report.Print("echo", kube32.Rate, baseline.Rate, "req/s")
 	return nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/bench/internal/load"
+	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/cli"
 )
 
@@ -128,6 +129,7 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath string) erro
 		fmt.Printf("  %-40s %8.0f req/s  %6.1f MiB/s  (mean; %d errors)\n", t.name+":", totals[i].Rate, totals[i].Rate*float64(len(gz))/(1<<20), totals[i].Errors)
 	}
 	fmt.Printf("  %-40s %8.2f (median of %d rounds)\n", "ratio kube32/nginx:", median(ratios), rounds)
+	report.Print("static", totals[0].Rate, totals[1].Rate, "req/s")
 	return nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
 )
@@ -99,6 +100,7 @@ func run(edits int, log io.Writer) error {
 			return fmt.Errorf("%s restarting serve: %v", t.what, err)
 		}
 		results = append(results, result{t.what, median(watch), median(byHand)})
+		report.Print("watch-"+t.template, float64(median(watch))/1e6, float64(median(byHand))/1e6, "ms")
 	}
 	fmt.Printf("edit to new answer through the Ingress, median of %d edits\n", edits)
 	fmt.Printf("  %-27s %10s %16s %7s\n", "what", "watch", "restart by hand", "ratio")

@@ -1,0 +1,25 @@
+package main
+
+import "testing"
+
+func TestAims(t *testing.T) {
+	for _, tc := range []struct {
+		row   string
+		ratio float64
+		has   bool
+		met   bool
+	}{
+		{"static", 1.02, true, true},
+		{"static", 0.74, true, false},
+		{"call-cross-node-p50", 1.1, true, true},
+		{"call-cross-node-p50", 1.4, true, false},
+		{"sizes-spa-gz-vs-zopfli", 0.997, true, true},
+		{"sizes-spa-gz-vs-zopfli", 1.01, true, false},
+		{"compress-vs-zopfli", 1.05, false, false},
+	} {
+		a, has := aimOf(tc.row)
+		if has != tc.has || (has && a.met(tc.ratio) != tc.met) {
+			t.Errorf("%s at %.3f: has aim %v, met %v; want %v, %v", tc.row, tc.ratio, has, has && a.met(tc.ratio), tc.has, tc.met)
+		}
+	}
+}
