@@ -80,13 +80,16 @@ func serveOnce(t *testing.T, name string, wasm []byte) int {
 
 func TestReleaseShrinksModulesThatStillServe(t *testing.T) {
 	testenv.Tools(t, "go", "clang", "wasm-ld", "wasm-opt")
+	requireDebianRustc(t)
 	for _, c := range []struct{ name, lang, src string }{
 		{"gopod", langGo, "gopod"},
 		{"chat", langC, "cchat"},
+		{"rustpod", langRust, "rustpod"},
+		{"rustpod-std", langRust, "rustpod-std"},
 	} {
-		t.Run(c.lang, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			compiled, optimized := compileRelease(t, releaseJob(t, c.name, c.lang, c.src, false))
-			t.Logf("%s: %d → %d bytes", c.lang, len(compiled), len(optimized))
+			t.Logf("%s: %d → %d bytes", c.name, len(compiled), len(optimized))
 			if len(optimized) >= len(compiled) {
 				t.Errorf("release module %d bytes, not smaller than the compiler's %d", len(optimized), len(compiled))
 			}
