@@ -121,3 +121,21 @@ func TestBuildAcceptsACPodOnESP32(t *testing.T) {
 		t.Errorf("build without a board: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// serve --board fits its build to that board, as build --board does: the
+// go-http project, which fits no board without PSRAM, does not start on
+// esp32, and the error is the fit report's.
+func TestServeBoardFitsTheBuild(t *testing.T) {
+	testenv.Tool(t, "go")
+	dir := filepath.Join(t.TempDir(), "gopod")
+	if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: &strings.Builder{}}, Name: "gopod", Template: "go-http", Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	err := runServe(t, cli.ServeOptions{Dir: dir, Board: "esp32"})
+	if err == nil || !strings.Contains(err.Error(), "does not fit board esp32") || !strings.Contains(err.Error(), "pod gopod: initial memory") {
+		t.Fatalf("serve --board esp32 on a Go pod: %v, want the fit report's refusal", err)
+	}
+	if err := runServe(t, cli.ServeOptions{Dir: dir, Board: "esp32s3"}); err != nil {
+		t.Fatalf("serve --board esp32s3: %v", err)
+	}
+}

@@ -176,7 +176,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		fmt.Fprintf(opts.IO.Out, "Try: curl %s%s\n", c.IngressURL(), url)
 	}
 	if opts.Watch {
-		w, err := watch.New(ctx, watch.Options{Dir: src.project, Files: opts.Files, Cluster: c, Log: opts.IO.ErrOut})
+		w, err := watch.New(ctx, watch.Options{Dir: src.project, Files: opts.Files, Cluster: c, Board: opts.Board, Log: opts.IO.ErrOut})
 		if err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 	default:
 		// serve's standard output is its URLs: the build's report, size
 		// table included, goes to standard error.
-		result, err := runBuild(ctx, opts.IO, dir, false, build.Options{})
+		result, err := runBuild(ctx, opts.IO, dir, false, build.Options{Board: opts.Board})
 		if err != nil {
 			return source{}, err
 		}

@@ -30,6 +30,7 @@ type Options struct {
 	Dir     string           // the project's directory
 	Files   []string         // manifests given with -f, applied after the project's
 	Cluster *cluster.Cluster // the running cluster, already serving the project's build
+	Board   string           // the board to fit rebuilds to (serve --board); "" = kube32.yaml's
 	// Log receives one line per swap, with its edit-to-serving time, and
 	// each failure once (serve's standard error).
 	Log io.Writer
@@ -68,7 +69,7 @@ func New(ctx context.Context, opts Options) (*Watcher, error) {
 	s := &session{opts: opts, dir: p.Dir, watcher: w, served: outputs{}}
 	// Serve built the project just before: this finds it up to date and
 	// says what the cluster runs.
-	if res, err := build.Build(ctx, s.dir, build.Options{}); res != nil && err == nil {
+	if res, err := build.Build(ctx, s.dir, build.Options{Board: s.opts.Board}); res != nil && err == nil {
 		s.served = fingerprint(res)
 	}
 	if err := s.watchFolders(p); err != nil {
@@ -178,7 +179,7 @@ func (s *session) watchTree(root string) error {
 func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 	var swapped []string
 	ok := true
-	res, err := build.Build(ctx, s.dir, build.Options{})
+	res, err := build.Build(ctx, s.dir, build.Options{Board: s.opts.Board})
 	if err != nil {
 		ok = false
 		s.report("build failed; the last good version keeps serving:\n" + strings.TrimRight(err.Error(), "\n"))
