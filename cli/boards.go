@@ -40,7 +40,7 @@ features its interpreter runs beyond the MVP. docs/boards.md explains them.`,
 func printBoards(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	defer tw.Flush()
-	fmt.Fprintln(tw, "NAME\tSRAM\tPSRAM\tFLASH\tPOD-MEMORY\tAPP-IMAGE\tSD\tINGRESS-STACK\tEVENTS-STACK\tWASM-FEATURES")
+	fmt.Fprintln(tw, "NAME\tSRAM\tPSRAM\tFLASH\tPOD-MEMORY\tAPP-IMAGE\tFIRMWARE\tSD\tINGRESS-STACK\tEVENTS-STACK\tINTERP-STACK\tINPROC-CALLS\tWASM-FEATURES")
 	size := func(n int64) string {
 		if n == 0 {
 			return "-"
@@ -52,8 +52,9 @@ func printBoards(w io.Writer) {
 		for i, f := range b.Features {
 			features[i] = string(f)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.Name, size(b.SRAM), size(b.PSRAM), size(b.Flash),
-			size(b.PodMemory), size(b.AppImage), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack), strings.Join(features, ","))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", b.Name, size(b.SRAM), size(b.PSRAM), size(b.Flash),
+			size(b.PodMemory), size(b.AppImage), size(b.FirmwareBase), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack),
+			size(b.InterpreterStack), b.InProcessCalls(), strings.Join(features, ","))
 	}
 }
 
