@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +30,9 @@ type NodeOptions struct {
 	// names, for this node.
 	DefaultMemoryLimit string
 	MaxConnections     int
+	// Board is the board profile whose budgets the node applies, as serve
+	// --board does for its nodes; "" for none.
+	Board string
 
 	// Serving, when set, is called once the worker runs (tests use it).
 	Serving func(*cluster.Worker)
@@ -61,6 +65,7 @@ plane only over HTTP, as board workers do.`,
 	durationFlag(f, &opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
 	durationFlag(f, &opts.LeaseRenewInterval, "lease-renew-interval", abi.NodeLeaseRenewInterval, "how often the node renews its Lease (docs/nodes.md)")
 	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
+	f.Var(boardName{&opts.Board}, "board", "board profile whose budgets this node applies, as serve --board does ("+strings.Join(abi.BoardNames(), ", ")+"; see kube32 boards)")
 	return cmd
 }
 
@@ -80,6 +85,10 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	if opts.Name == "" {
 		opts.Name = "kube32-node-" + opts.NodeIP
 	}
+	board, err := serveBoard(opts.Board, "")
+	if err != nil {
+		return err
+	}
 	cache, err := pod.NewDiskCache(compilationCacheDir(opts.CacheDir))
 	if err != nil {
 		return fmt.Errorf("compilation cache: %w", err)
@@ -89,7 +98,7 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	w, err := cluster.StartWorker(ctx, cluster.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
 		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
-		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections,
+		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections, Board: board,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {

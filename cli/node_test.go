@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
 
@@ -83,4 +86,33 @@ func TestNodeWrongToken(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "Unauthorized") {
 		t.Errorf("kube32 node --token wrong: exit %d, output %q", code, out)
 	}
+}
+
+// node --board applies the board's budgets to the joining node, as serve
+// --board does to its own: its Node reports the board's memory.
+func TestNodeBoard(t *testing.T) {
+	if code, out := testserve.Run(t, "node", "--join", "http://127.0.0.1:1", "--board", "esp64"); code != 2 || !strings.Contains(out, `unknown board "esp64"`) {
+		t.Errorf("kube32 node --board esp64: exit %d, output %q", code, out)
+	}
+	t.Chdir(t.TempDir())
+	c, _ := serve(t, cli.ServeOptions{})
+	images := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(images, "firmware"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- cli.Run(ctx, []string{"node", "--join", c.APIURL(), "--board", "esp32", "--name", "board-node", "--node-ip", "127.0.0.8",
+			"--pod-port", "0", "--images", images}, cli.IOStreams{In: strings.NewReader(""), Out: &testserve.Output{}, ErrOut: &testserve.Output{}})
+	}()
+	defer func() { cancel(); <-done }()
+	testenv.Eventually(t, "the node to report esp32's pod memory as allocatable", func() bool {
+		o, ok := c.Store.Get(store.Key{Kind: "Node", Name: "board-node"})
+		if !ok {
+			return false
+		}
+		q, ok := o.(*corev1.Node).Status.Allocatable[corev1.ResourceMemory]
+		return ok && q.Value() == 128<<10
+	})
 }
