@@ -24,6 +24,13 @@ type Remote struct {
 // defaultRemote is the pool of Clusters without a Remote of their own.
 var defaultRemote = &Remote{Transport: NewPool()}
 
+// poolIdlePerNode is how many idle connections a pool keeps to one node:
+// as many as requests in flight to it under a load test (wrk -c32 and well
+// beyond), so that a burst finds its connections open instead of dialling
+// and closing one per request. The pod servers close idle connections
+// first when their connection budget runs short (host/internal/httplimit).
+const poolIdlePerNode = 256
+
 // NewPool returns a keep-alive pool for node-to-node requests: HTTP/1.1
 // only, no proxy from the environment, no transparent gzip (the target
 // gets the caller's Accept-Encoding and the caller the body as sent).
@@ -31,8 +38,8 @@ func NewPool() *http.Transport {
 	return &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        64,
-		MaxIdleConnsPerHost: 16,
+		MaxIdleConns:        4 * poolIdlePerNode,
+		MaxIdleConnsPerHost: poolIdlePerNode,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
