@@ -37,12 +37,13 @@ import (
 )
 
 // The profiles -cpuprofile and -memprofile ask for.
-var cpuProfile, memProfile string
+var cpuProfile, memProfile, callProfile string
 
 func main() {
 	n := flag.Int("n", 2000, "calls measured per target")
 	duration := flag.Duration("d", 5*time.Second, "how long to load each Ingress target")
 	concurrency := flag.Int("c", 32, "concurrent Ingress connections")
+	flag.StringVar(&callProfile, "callprofile", "", "write a CPU profile of the cross-node calls to this file")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of kube32's Ingress run to this file")
 	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile (from the start to the end of kube32's Ingress run) to this file")
 	flag.Parse()
@@ -106,14 +107,24 @@ func run(n int, duration time.Duration, concurrency int) error {
 	fmt.Printf("in-cluster calls, %d each (p50 / p99)\n", n)
 	var p50s []time.Duration
 	for _, m := range []struct {
-		name string
-		f    func() error
+		name    string
+		f       func() error
+		profile bool
 	}{
-		{"k32_http_call same node (in-process)", callOnce("http://near/")},
-		{"k32_http_call cross-node (pool)     ", callOnce("http://far/")},
-		{"direct Go HTTP client on loopback   ", direct},
+		{"k32_http_call same node (in-process)", callOnce("http://near/"), false},
+		{"k32_http_call cross-node (pool)     ", callOnce("http://far/"), true},
+		{"direct Go HTTP client on loopback   ", direct, false},
 	} {
+		stopProfile := func() error { return nil }
+		if m.profile {
+			if stopProfile, err = load.Profile(callProfile, ""); err != nil {
+				return err
+			}
+		}
 		p50, p99, err := latency(n, m.f)
+		if perr := stopProfile(); err == nil {
+			err = perr
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
