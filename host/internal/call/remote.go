@@ -80,7 +80,8 @@ func (r *Remote) Do(ctx context.Context, b service.Backend, t Target, call pod.C
 		// Drain a short rest so the connection goes back to the pool.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	}
-	h := resp.Header.Clone()
+	// The answer's header is this call's own: no copy needed.
+	h := resp.Header
 	h.Del("Connection")
 	h.Del("Keep-Alive")
 	return pod.CallResult{Status: resp.StatusCode, Header: h, Body: body, Truncated: truncated}, nil
