@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -69,22 +70,26 @@ func (b *serviceBackend) order() []svcs.Backend {
 	if len(b.backends) == 0 {
 		return nil
 	}
-	var ready, notReady []svcs.Backend
-	for _, be := range b.backends {
-		if be.Ready {
-			ready = append(ready, be)
-		} else {
-			notReady = append(notReady, be)
-		}
-	}
 	out := make([]svcs.Backend, 0, len(b.backends))
-	for _, group := range [][]svcs.Backend{ready, notReady} {
-		if len(group) > 0 {
-			i := b.next.Next(len(group))
-			out = append(append(out, group[i:]...), group[:i]...)
+	for _, ready := range [2]bool{true, false} {
+		start := len(out)
+		for _, be := range b.backends {
+			if be.Ready == ready {
+				out = append(out, be)
+			}
+		}
+		if group := out[start:]; len(group) > 0 {
+			rotate(group, b.next.Next(len(group)))
 		}
 	}
 	return out
+}
+
+// rotate moves s[i:] before s[:i], in place.
+func rotate(s []svcs.Backend, i int) {
+	slices.Reverse(s[:i])
+	slices.Reverse(s[i:])
+	slices.Reverse(s)
 }
 
 // replayable makes r's body one that can be sent again to another pod:
