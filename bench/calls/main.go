@@ -6,7 +6,9 @@
 // The calls are made through the control plane's pod.Caller, as a pod's
 // k32_http_call is, to relay pods (internal/testpods/c/relay.c, built with clang).
 //
-//	go run ./bench/calls [-n 2000] [-d 5s] [-c 8]
+//	go run ./bench/calls [-n 2000] [-d 5s] [-c 32]
+//
+// The Ingress load generator is wrk when it is installed (bench/internal/load).
 package main
 
 import (
@@ -35,10 +37,16 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
+// The profiles -cpuprofile and -memprofile ask for.
+var cpuProfile, memProfile, callProfile string
+
 func main() {
 	n := flag.Int("n", 2000, "calls measured per target")
 	duration := flag.Duration("d", 5*time.Second, "how long to load each Ingress target")
-	concurrency := flag.Int("c", 8, "concurrent Ingress clients")
+	concurrency := flag.Int("c", 32, "concurrent Ingress connections")
+	flag.StringVar(&callProfile, "callprofile", "", "write a CPU profile of the cross-node calls to this file")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of kube32's Ingress run to this file")
+	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile (from the start to the end of kube32's Ingress run) to this file")
 	flag.Parse()
 	if err := run(*n, *duration, *concurrency); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -100,24 +108,48 @@ func run(n int, duration time.Duration, concurrency int) error {
 	fmt.Printf("in-cluster calls, %d each (p50 / p99)\n", n)
 	var p50s []time.Duration // same node, cross-node, direct
 	for _, m := range []struct {
-		name string
-		f    func() error
+		name    string
+		f       func() error
+		profile bool
 	}{
-		{"k32_http_call same node (in-process)", callOnce("http://near/")},
-		{"k32_http_call cross-node (pool)     ", callOnce("http://far/")},
-		{"direct Go HTTP client on loopback   ", direct},
+		{"k32_http_call same node (in-process)", callOnce("http://near/"), false},
+		{"k32_http_call cross-node (pool)     ", callOnce("http://far/"), true},
+		{"direct Go HTTP client on loopback   ", direct, false},
 	} {
+		stopProfile := func() error { return nil }
+		if m.profile {
+			if stopProfile, err = load.Profile(callProfile, ""); err != nil {
+				return err
+			}
+		}
 		p50, p99, err := latency(n, m.f)
+		if perr := stopProfile(); err == nil {
+			err = perr
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		fmt.Printf("  %s  %9s / %9s\n", m.name, p50, p99)
 		p50s = append(p50s, p50)
 	}
+	fmt.Printf("  ratio p50 cross-node/direct           %9.2f\n", float64(p50s[1])/float64(p50s[2]))
 
-	fmt.Printf("Ingress to a worker pod, GET /, %d clients, %s each\n", concurrency, duration)
-	viaIngress := getLoad(c.IngressURL()+"/", duration, concurrency)
-	baseline := getLoad(plainURL+"/", duration, concurrency)
+	fmt.Printf("Ingress to a worker pod, GET /, %s, %d connections, %s each\n", load.Generator(), concurrency, duration)
+	stopProfile, err := load.Profile(cpuProfile, memProfile)
+	if err != nil {
+		return err
+	}
+	viaIngress, err := load.Measure(load.Request{Method: http.MethodGet, URL: c.IngressURL() + "/"}, duration, concurrency)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	baseline, err := load.Measure(load.Request{Method: http.MethodGet, URL: plainURL + "/"}, duration, concurrency)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("  kube32 ingress -> worker pod:  %8.0f req/s  (%d errors)\n", viaIngress.Rate, viaIngress.Errors)
 	fmt.Printf("  plain net/http handler:        %8.0f req/s  (%d errors)\n", baseline.Rate, baseline.Errors)
 	fmt.Printf("  ratio kube32/plain:            %8.2f\n", viaIngress.Rate/baseline.Rate)
@@ -146,12 +178,6 @@ func latency(n int, f func() error) (time.Duration, time.Duration, error) {
 	}
 	slices.Sort(times)
 	return times[n/2], times[n*99/100], nil
-}
-
-func getLoad(url string, d time.Duration, concurrency int) load.Result {
-	client := load.Client(concurrency)
-	defer client.CloseIdleConnections()
-	return load.Run(client, func() (*http.Request, error) { return http.NewRequest(http.MethodGet, url, nil) }, d, concurrency)
 }
 
 // startPlain answers like a relay pod asked for nothing: a few lines of

@@ -3,11 +3,12 @@
 // plain Go net/http handler doing the same work, in one run, and prints both
 // rates and their ratio.
 //
-//	go run ./bench/echo [-d 5s] [-c 8]
+//	go run ./bench/echo [-d 5s] [-c 32]
+//
+// The load generator is wrk when it is installed (bench/internal/load).
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -23,9 +24,14 @@ import (
 	"github.com/kube32/kube32/cli"
 )
 
+// The profiles -cpuprofile and -memprofile ask for.
+var cpuProfile, memProfile string
+
 func main() {
 	duration := flag.Duration("d", 5*time.Second, "how long to load each target")
-	concurrency := flag.Int("c", 8, "concurrent clients")
+	concurrency := flag.Int("c", 32, "concurrent connections")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of kube32's Ingress run to this file")
+	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile (from the start to the end of kube32's Ingress run) to this file")
 	flag.Parse()
 	if err := run(*duration, *concurrency); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -56,10 +62,26 @@ func run(duration time.Duration, concurrency int) error {
 	}
 	defer plain.Close()
 
-	body := []byte("hello, kube32")
-	kube32 := postLoad(c.IngressURL()+"/echo/hello", body, duration, concurrency)
-	baseline := postLoad("http://"+plain.Addr().String()+"/echo/hello", body, duration, concurrency)
-	fmt.Printf("echo POST /echo/hello, %d clients, %s each\n", concurrency, duration)
+	post := func(base string) (load.Result, error) {
+		return load.Measure(load.Request{Method: http.MethodPost, URL: base + "/echo/hello",
+			Body: []byte("hello, kube32"), ContentType: "text/plain"}, duration, concurrency)
+	}
+	stopProfile, err := load.Profile(cpuProfile, memProfile)
+	if err != nil {
+		return err
+	}
+	kube32, err := post(c.IngressURL())
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	baseline, err := post("http://" + plain.Addr().String())
+	if err != nil {
+		return err
+	}
+	fmt.Printf("echo POST /echo/hello, %s, %d connections, %s each\n", load.Generator(), concurrency, duration)
 	fmt.Printf("  kube32 serve (ingress -> echo pod): %8.0f req/s  (%d errors)\n", kube32.Rate, kube32.Errors)
 	fmt.Printf("  plain net/http handler:             %8.0f req/s  (%d errors)\n", baseline.Rate, baseline.Errors)
 	fmt.Printf("  ratio kube32/plain:                 %8.2f\n", kube32.Rate/baseline.Rate)
@@ -81,17 +103,4 @@ func startPlainEcho() (net.Listener, error) {
 		})
 	}))
 	return l, nil
-}
-
-// postLoad sends POST requests with body from concurrency clients for d.
-func postLoad(url string, body []byte, d time.Duration, concurrency int) load.Result {
-	client := load.Client(concurrency)
-	defer client.CloseIdleConnections()
-	return load.Run(client, func() (*http.Request, error) {
-		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-		if err == nil {
-			req.Header.Set("Content-Type", "text/plain")
-		}
-		return req, err
-	}, d, concurrency)
 }

@@ -32,7 +32,7 @@ func k32EnvGet(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
 	}
 	for _, e := range p.cfg.Env {
 		if e.Name == key {
-			return int64(copyOut(mod, u32(a, 2), u32(a, 3), []byte(e.Value)))
+			return int64(copyOut(mod, u32(a, 2), u32(a, 3), e.Value))
 		}
 	}
 	return int64(abi.ErrNoEnt)

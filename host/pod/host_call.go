@@ -137,7 +137,7 @@ func k32HTTPHeader(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 
 	if len(values) == 0 {
 		return int64(abi.ErrNoEnt)
 	}
-	return int64(copyOut(mod, u32(a, 2), u32(a, 3), []byte(strings.Join(values, ", "))))
+	return int64(copyOut(mod, u32(a, 2), u32(a, 3), strings.Join(values, ", ")))
 }
 
 // k32Publish: (topic ptr, topic_len u32, data ptr, data_len u32) -> i32. The

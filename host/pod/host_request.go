@@ -4,7 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/kube32/kube32/abi"
@@ -14,7 +14,7 @@ import (
 // requestGetter answers one getter of the request in the current k32_handle.
 func requestGetter(value func(r *http.Request) string) hostImpl {
 	return duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
-		return int64(copyOut(mod, u32(a, 0), u32(a, 1), []byte(value(s.req))))
+		return int64(copyOut(mod, u32(a, 0), u32(a, 1), value(s.req)))
 	})
 }
 
@@ -33,24 +33,36 @@ var k32ReqPath = requestGetter(func(r *http.Request) string {
 var k32ReqQuery = requestGetter(func(r *http.Request) string { return r.URL.RawQuery })
 
 // k32ReqHeaders: (out ptr, cap u32) -> i32. "Name: value\r\n" lines, Host
-// first (Go keeps it outside r.Header), then the others sorted by name.
-var k32ReqHeaders = requestGetter(func(r *http.Request) string {
-	var b strings.Builder
+// first (Go keeps it outside r.Header), then the others sorted by name. The
+// lines are built in the pod's scratch buffers, which the callback lock
+// guards, so that a request costs no allocation here.
+var k32ReqHeaders = duringHandle(func(p *Pod, s *callState, mod api.Module, a []uint64) int64 {
+	r := s.req
+	b := p.scratch[:0]
 	if r.Host != "" {
-		b.WriteString("Host: " + r.Host + "\r\n")
+		b = append(append(append(b, "Host: "...), r.Host...), "\r\n"...)
 	}
-	names := make([]string, 0, len(r.Header))
+	names := p.scratchNames[:0]
 	for name := range r.Header {
 		names = append(names, name)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, name := range names {
 		for _, v := range r.Header[name] {
-			b.WriteString(name + ": " + v + "\r\n")
+			b = append(append(append(append(b, name...), ": "...), v...), "\r\n"...)
 		}
 	}
-	return b.String()
+	n := copyOut(mod, u32(a, 0), u32(a, 1), b)
+	clear(names)
+	if cap(b) <= maxScratch {
+		p.scratch, p.scratchNames = b, names[:0]
+	}
+	return int64(n)
 })
+
+// maxScratch is the largest scratch buffer a pod keeps between callbacks:
+// a request with an unusually large head does not pin its size for good.
+const maxScratch = 16 << 10
 
 // k32ReqHeader: (name ptr, name_len u32, out ptr, cap u32) -> i32.
 var k32ReqHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
@@ -62,7 +74,7 @@ var k32ReqHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []u
 	if !found {
 		return int64(abi.ErrNoEnt)
 	}
-	return int64(copyOut(mod, u32(a, 2), u32(a, 3), []byte(value)))
+	return int64(copyOut(mod, u32(a, 2), u32(a, 3), value))
 })
 
 // requestHeader finds a header case-insensitively, repeated values joined with ", ".

@@ -39,7 +39,7 @@ func argString(mod api.Module, args []uint64, i int) (string, bool) {
 
 // copyOut implements the getter convention: check [out, out+cap), copy
 // min(len(value), cap) bytes and return the full length.
-func copyOut(mod api.Module, out, cap uint32, value []byte) int32 {
+func copyOut[T string | []byte](mod api.Module, out, cap uint32, value T) int32 {
 	dst, ok := read(mod, out, cap)
 	if !ok {
 		return int32(abi.ErrFault)

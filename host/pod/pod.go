@@ -39,6 +39,11 @@ type Pod struct {
 
 	// lastCall is the answer to the last k32_http_call; guarded by lock.
 	lastCall *CallResult
+	// scratch and scratchNames are reused by host functions that build a
+	// value before copying it into the guest (k32_req_headers); guarded
+	// by lock.
+	scratch      []byte
+	scratchNames []string
 
 	// logRestart is the restart count of the instance starting or
 	// running, which each log line records (Line.Restart).

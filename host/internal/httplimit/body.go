@@ -26,7 +26,7 @@ func ReadBody(h http.Handler) http.Handler {
 			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body of %d bytes: at most %d", r.ContentLength, MaxBody))
 			return
 		}
-		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		b, err := readAll(io.LimitReader(r.Body, MaxBody+1), r.ContentLength)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			refuse(w, http.StatusRequestTimeout, "request body not received in time")
@@ -43,6 +43,29 @@ func ReadBody(h http.Handler) http.Handler {
 		r.GetBody = func() (io.ReadCloser, error) { return newReadBody(b), nil }
 		h.ServeHTTP(w, r)
 	})
+}
+
+// readAll reads r to its end like io.ReadAll, into a buffer sized at once
+// by size, the request's Content-Length (-1 when unknown).
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > MaxBody {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, size+1) // the one spare byte sees the end without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) { // more than Content-Length said: read the rest as io.ReadAll does
+			rest, err := io.ReadAll(r)
+			return append(b, rest...), err
+		}
+	}
 }
 
 // readBody is a body ReadBody has read.

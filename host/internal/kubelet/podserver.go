@@ -17,11 +17,12 @@ const headerPod = abi.HeaderPod
 // the pod as it is, so the pod's own calls extend the chain.
 func (k *Kubelet) PodServer() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == abi.NodeStatsPath && r.Header.Get(headerPod) == "" {
+		id := r.Header.Get(headerPod)
+		if id == "" && r.URL.Path == abi.NodeStatsPath {
 			k.serveStats(w, r)
 			return
 		}
-		namespace, name, ok := strings.Cut(r.Header.Get(headerPod), "/")
+		namespace, name, ok := strings.Cut(id, "/")
 		if !ok || namespace == "" || name == "" {
 			http.Error(w, "missing or malformed "+abi.HeaderPod+" header (want <namespace>/<name>)", http.StatusBadRequest)
 			return
