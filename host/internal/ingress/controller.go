@@ -20,6 +20,7 @@ import (
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	svcs "github.com/kube32/kube32/host/internal/service"
+	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -45,7 +46,7 @@ type Controller struct {
 	cfg Config
 
 	bundleMu sync.Mutex
-	bundles  map[string]fs.FS // StaticBundles loaded so far, by name
+	bundles  map[string]*static.Bundle // StaticBundles loaded so far, by name
 
 	mu          sync.Mutex
 	table       *table
@@ -195,7 +196,7 @@ func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBa
 }
 
 // bundle returns StaticBundle name, loading it on first use.
-func (c *Controller) bundle(name string) (fs.FS, error) {
+func (c *Controller) bundle(name string) (*static.Bundle, error) {
 	c.bundleMu.Lock()
 	defer c.bundleMu.Unlock()
 	if files, ok := c.bundles[name]; ok {
@@ -206,7 +207,7 @@ func (c *Controller) bundle(name string) (fs.FS, error) {
 		return nil, err
 	}
 	if c.bundles == nil {
-		c.bundles = map[string]fs.FS{}
+		c.bundles = map[string]*static.Bundle{}
 	}
 	c.bundles[name] = files
 	return files, nil
