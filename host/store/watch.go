@@ -85,6 +85,7 @@ func (s *Store) Watch(version int64) (<-chan Event, func(), error) {
 
 // notify runs with s.mu held; every subscriber gets its own copy.
 func (s *Store) notify(e Event) {
+	s.published.Store(e.Version)
 	s.history.add(Event{Type: e.Type, Key: e.Key, Object: e.Object.DeepCopyObject(), Version: e.Version})
 	for _, sub := range s.subscribers {
 		sub.push(Event{Type: e.Type, Key: e.Key, Object: e.Object.DeepCopyObject(), Version: e.Version})
