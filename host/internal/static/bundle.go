@@ -123,7 +123,8 @@ func (b *Bundle) Serve(w http.ResponseWriter, r *http.Request, name string) erro
 	if f == nil || (f.plain == nil && f.gzip == nil) {
 		return fs.ErrNotExist
 	}
-	a := f.choose(r.Header.Values("Accept-Encoding"), b.brotli)
+	// The keys are canonical already: index the map, skipping Get's check.
+	a := f.choose(r.Header["Accept-Encoding"], b.brotli)
 	h := w.Header()
 	if a == nil {
 		set(h, f.notAcceptable)
@@ -139,7 +140,7 @@ func (b *Bundle) Serve(w http.ResponseWriter, r *http.Request, name string) erro
 		http.ServeContent(w, r, name, zeroTime, bytes.NewReader(a.body))
 		return nil
 	}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && !noneMatch(inm, a.etag) {
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && inm[0] != "" && !noneMatch(inm[0], a.etag) {
 		// As http.ServeContent answers 304: no Content-* headers.
 		delete(h, "Content-Type")
 		delete(h, "Content-Length")
