@@ -8,6 +8,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,6 +182,34 @@ func TestBundleHeadHasNoBodyAndTheGetsLength(t *testing.T) {
 		}
 		if get.Header.Get("Content-Length") != strconv.Itoa(len(getBody)) {
 			t.Errorf("GET (%q): Content-Length %q for %d bytes", accept, get.Header.Get("Content-Length"), len(getBody))
+		}
+	}
+}
+
+// "No request can read outside the bundle": a prepared bundle, like a
+// snapshot, holds regular files only, never what a symbolic link points to.
+func TestBundleLeavesLinksOut(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "bundle", "js"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bundle", "js", "app.js"), []byte("go()"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("secret"), 0o644)
+	os.Symlink(filepath.Join(dir, "secret.txt"), filepath.Join(dir, "bundle", "leak.txt"))
+	os.Symlink(filepath.Join(dir, "secret.txt"), filepath.Join(dir, "bundle", "app.js.gz"))
+	os.Symlink(dir, filepath.Join(dir, "bundle", "up"))
+	root, err := os.OpenRoot(filepath.Join(dir, "bundle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBundle(root.FS(), Options{}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Has("js/app.js") || b.Has("js") {
+		t.Error("Has tells files from directories wrongly")
+	}
+	for _, name := range []string{"leak.txt", "app.js", "app.js.gz", "up/secret.txt", "up"} {
+		if b.Has(name) {
+			t.Errorf("%s is in the bundle", name)
 		}
 	}
 }
