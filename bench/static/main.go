@@ -4,8 +4,10 @@
 // the same load generator (wrk -t2 when it is installed, else the benches'
 // own Go client; Accept-Encoding: gzip, keep-alive, c connections). Rounds
 // alternate the two servers; the program prints one row: kube32's median
-// rate, nginx's and the median of the rounds' ratios. Each round goes to
-// stderr. Everything runs on 127.0.0.1.
+// rate, nginx's and the median of the rounds' ratios, and beside them the
+// CPU time each server spent per request (from /proc), which other load on
+// the machine moves less than the rates. Each round goes to stderr.
+// Everything runs on 127.0.0.1.
 //
 //	go run ./bench/static [-d 4s] [-c 32] [-rounds 3] [-wrk /usr/bin/wrk] [-nginx /usr/sbin/nginx] [-cpuprofile FILE]
 //
@@ -100,9 +102,12 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath, wrkPath str
 	}
 	defer ng.stop()
 
-	targets := []struct{ name, url string }{
-		{"kube32 serve (Ingress -> StaticBundle)", c.IngressURL() + "/" + fileName},
-		{"nginx (gzip_static on)", ng.url + "/" + fileName},
+	targets := []struct {
+		name, url string
+		pid       int // whose CPU time a request costs
+	}{
+		{"kube32 serve (Ingress -> StaticBundle)", c.IngressURL() + "/" + fileName, os.Getpid()},
+		{"nginx (gzip_static on)", ng.url + "/" + fileName, ng.cmd.Process.Pid},
 	}
 	for _, t := range targets {
 		if err := check(t.url, gz); err != nil {
@@ -126,25 +131,34 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath, wrkPath str
 	}
 	// Rounds alternate the servers, so that a change in the machine's other
 	// load hits both; the medians of the rounds are the figures.
-	var kube32Rates, nginxRates, ratios []float64
+	var kube32Rates, nginxRates, ratios, kube32CPU, nginxCPU []float64
 	var errors int64
 	for round := 1; round <= rounds; round++ {
 		var rates [2]float64
 		for i, t := range targets {
 			stop := startProfile(i == 0 && round == 1)
+			cpu0 := cpuTime(t.pid)
 			res, err := measure(t.url, duration)
+			cpu := cpuTime(t.pid) - cpu0
 			stop()
 			if err != nil {
 				return err
 			}
 			rates[i], errors = res.Rate, errors+res.Errors
+			perRequest := cpu.Seconds() * 1e6 / (res.Rate * duration.Seconds())
+			if i == 0 {
+				kube32CPU = append(kube32CPU, perRequest)
+			} else {
+				nginxCPU = append(nginxCPU, perRequest)
+			}
 		}
 		kube32Rates, nginxRates = append(kube32Rates, rates[0]), append(nginxRates, rates[1])
 		ratios = append(ratios, rates[0]/rates[1])
-		fmt.Fprintf(os.Stderr, "bench/static: round %d: kube32 %.0f req/s, nginx %.0f req/s, ratio %.2f\n", round, rates[0], rates[1], ratios[len(ratios)-1])
+		fmt.Fprintf(os.Stderr, "bench/static: round %d: kube32 %.0f req/s, nginx %.0f req/s, ratio %.2f; CPU per request kube32 %.1f µs, nginx %.1f µs\n",
+			round, rates[0], rates[1], ratios[len(ratios)-1], kube32CPU[len(kube32CPU)-1], nginxCPU[len(nginxCPU)-1])
 	}
-	fmt.Printf("StaticBundle .js (%d KiB gz) vs nginx gzip_static: kube32 %.0f req/s, nginx %.0f req/s, ratio %.2f (median of %d rounds; %s, %d connections, %s each; %d CPUs; %d errors)\n",
-		len(gz)>>10, median(kube32Rates), median(nginxRates), median(ratios), rounds, generator, concurrency, duration, runtime.NumCPU(), errors)
+	fmt.Printf("StaticBundle .js (%d KiB gz) vs nginx gzip_static: kube32 %.0f req/s, nginx %.0f req/s, ratio %.2f; CPU per request kube32 %.1f µs, nginx %.1f µs (median of %d rounds; %s, %d connections, %s each; %d CPUs; %d errors)\n",
+		len(gz)>>10, median(kube32Rates), median(nginxRates), median(ratios), median(kube32CPU), median(nginxCPU), rounds, generator, concurrency, duration, runtime.NumCPU(), errors)
 	return nil
 }
 
