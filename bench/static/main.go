@@ -1,11 +1,15 @@
 // Command static measures requests per second for one precompressed file
 // (a ~50 KiB .js with its .gz) served by `kube32 serve`'s Ingress
 // StaticBundle backend and by nginx with gzip_static on, loaded in one run by
-// the same Go HTTP client (Accept-Encoding: gzip, keep-alive, c concurrent
-// clients), and prints both rates and their ratio. Everything runs
-// on 127.0.0.1.
+// the same load generator (wrk -t2 when it is installed, else the benches'
+// own Go client; Accept-Encoding: gzip, keep-alive, c connections). Rounds
+// alternate the two servers; the program prints one row: kube32's median
+// rate, nginx's and the median of the rounds' ratios, and beside them the
+// CPU time each server spent per request (from /proc), which other load on
+// the machine moves less than the rates. Each round goes to stderr.
+// Everything runs on 127.0.0.1.
 //
-//	go run ./bench/static [-d 3s] [-c 8] [-rounds 3] [-nginx /usr/sbin/nginx] [-cpuprofile FILE]
+//	go run ./bench/static [-d 4s] [-c 32] [-rounds 3] [-wrk /usr/bin/wrk] [-nginx /usr/sbin/nginx] [-cpuprofile FILE]
 //
 // kube32 serve runs in this process on a project made with
 // `kube32 new --template static-site` plus the file, so serve builds (and
@@ -38,23 +42,27 @@ const bundleName = "bench"
 const fileName = "app.js"
 
 func main() {
-	duration := flag.Duration("d", 3*time.Second, "how long to load each server in each round")
+	duration := flag.Duration("d", 4*time.Second, "how long to load each server in each round")
 	rounds := flag.Int("rounds", 3, "rounds, each loading both servers in turn; the median ratio is reported")
-	concurrency := flag.Int("c", 8, "concurrent clients")
+	concurrency := flag.Int("c", 32, "concurrent connections")
 	nginxPath := flag.String("nginx", "/usr/sbin/nginx", "the nginx binary")
+	wrkPath := flag.String("wrk", "/usr/bin/wrk", `the wrk binary; when it is not there (or is ""), the benches' own Go client loads both servers`)
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the kube32 run to this file")
 	flag.Parse()
 	profilePath = *cpuProfile
 	if *rounds < 1 {
 		*rounds = 1
 	}
-	if err := run(*duration, *concurrency, *rounds, *nginxPath); err != nil {
+	if _, err := os.Stat(*wrkPath); *wrkPath == "" || err != nil {
+		*wrkPath = ""
+	}
+	if err := run(*duration, *concurrency, *rounds, *nginxPath, *wrkPath); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/static:", err)
 		os.Exit(1)
 	}
 }
 
-func run(duration time.Duration, concurrency, rounds int, nginxPath string) error {
+func run(duration time.Duration, concurrency, rounds int, nginxPath, wrkPath string) error {
 	if _, err := os.Stat(nginxPath); err != nil {
 		return fmt.Errorf("nginx: %w (install Debian's nginx or give -nginx)", err)
 	}
@@ -95,41 +103,64 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath string) erro
 	}
 	defer ng.stop()
 
-	targets := []struct{ name, url string }{
-		{"kube32 serve (Ingress -> StaticBundle)", c.IngressURL() + "/" + fileName},
-		{"nginx (gzip_static on)", ng.url + "/" + fileName},
+	targets := []struct {
+		name, url string
+		pid       int // whose CPU time a request costs
+	}{
+		{"kube32 serve (Ingress -> StaticBundle)", c.IngressURL() + "/" + fileName, os.Getpid()},
+		{"nginx (gzip_static on)", ng.url + "/" + fileName, ng.cmd.Process.Pid},
 	}
 	for _, t := range targets {
 		if err := check(t.url, gz); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
-	for _, t := range targets {
-		loadGet(t.url, time.Second, concurrency) // warm up: connections, caches
+	measure := func(url string, d time.Duration) (load.Result, error) {
+		if wrkPath != "" {
+			return wrkLoad(wrkPath, url, d, concurrency)
+		}
+		return loadGet(url, d, concurrency), nil
 	}
-	fmt.Printf("GET /%s (%d bytes, %d gzip), Accept-Encoding: gzip, %d clients, %s per server and round, %d CPUs\n",
-		fileName, len(js), len(gz), concurrency, duration, runtime.NumCPU())
+	generator := "the Go client of bench/internal/load"
+	if wrkPath != "" {
+		generator = "wrk -t2"
+	}
+	for _, t := range targets {
+		if _, err := measure(t.url, time.Second); err != nil { // warm up: connections, caches
+			return err
+		}
+	}
 	// Rounds alternate the servers, so that a change in the machine's other
-	// load hits both; the median ratio of the rounds is the figure.
-	totals := make([]load.Result, len(targets))
-	var ratios []float64
+	// load hits both; the medians of the rounds are the figures.
+	var kube32Rates, nginxRates, ratios, kube32CPU, nginxCPU []float64
+	var errors int64
 	for round := 1; round <= rounds; round++ {
-		rates := make([]load.Result, len(targets))
+		var rates [2]float64
 		for i, t := range targets {
 			stop := startProfile(i == 0 && round == 1)
-			rates[i] = loadGet(t.url, duration, concurrency)
+			cpu0 := cpuTime(t.pid)
+			res, err := measure(t.url, duration)
+			cpu := cpuTime(t.pid) - cpu0
 			stop()
-			totals[i].Rate += rates[i].Rate / float64(rounds)
-			totals[i].Errors += rates[i].Errors
+			if err != nil {
+				return err
+			}
+			rates[i], errors = res.Rate, errors+res.Errors
+			perRequest := cpu.Seconds() * 1e6 / (res.Rate * duration.Seconds())
+			if i == 0 {
+				kube32CPU = append(kube32CPU, perRequest)
+			} else {
+				nginxCPU = append(nginxCPU, perRequest)
+			}
 		}
-		ratios = append(ratios, rates[0].Rate/rates[1].Rate)
-		fmt.Printf("  round %d: kube32 %8.0f req/s, nginx %8.0f req/s, ratio %.2f\n", round, rates[0].Rate, rates[1].Rate, ratios[len(ratios)-1])
+		kube32Rates, nginxRates = append(kube32Rates, rates[0]), append(nginxRates, rates[1])
+		ratios = append(ratios, rates[0]/rates[1])
+		fmt.Fprintf(os.Stderr, "bench/static: round %d: kube32 %.0f req/s, nginx %.0f req/s, ratio %.2f; CPU per request kube32 %.1f µs, nginx %.1f µs\n",
+			round, rates[0], rates[1], ratios[len(ratios)-1], kube32CPU[len(kube32CPU)-1], nginxCPU[len(nginxCPU)-1])
 	}
-	for i, t := range targets {
-		fmt.Printf("  %-40s %8.0f req/s  %6.1f MiB/s  (mean; %d errors)\n", t.name+":", totals[i].Rate, totals[i].Rate*float64(len(gz))/(1<<20), totals[i].Errors)
-	}
-	fmt.Printf("  %-40s %8.2f (median of %d rounds)\n", "ratio kube32/nginx:", median(ratios), rounds)
-	report.Print("static", totals[0].Rate, totals[1].Rate, "req/s")
+	fmt.Printf("StaticBundle .js (%d KiB gz) vs nginx gzip_static: kube32 %.0f req/s, nginx %.0f req/s, ratio %.2f; CPU per request kube32 %.1f µs, nginx %.1f µs (median of %d rounds; %s, %d connections, %s each; %d CPUs; %d errors)\n",
+		len(gz)>>10, median(kube32Rates), median(nginxRates), median(ratios), median(kube32CPU), median(nginxCPU), rounds, generator, concurrency, duration, runtime.NumCPU(), errors)
+	report.Print("static", median(kube32Rates), median(nginxRates), "req/s")
 	return nil
 }
 

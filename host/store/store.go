@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -56,8 +57,11 @@ type Event struct {
 // Store holds the cluster's objects. It is safe for concurrent use; objects
 // going in and coming out are copies, so callers never share memory with it.
 type Store struct {
-	mu          sync.Mutex
-	version     int64
+	mu      sync.Mutex
+	version int64
+	// published is version as of the last change, set by notify and read
+	// without mu by Version, which every request on the Ingress calls.
+	published   atomic.Int64
 	objects     map[Key]runtime.Object
 	subscribers map[int]*subscriber
 	nextSub     int
@@ -94,9 +98,7 @@ func KeyOf(obj runtime.Object) Key {
 // Version is the store's resourceVersion: it grows with every change, so a
 // reader that remembers it can tell whether anything changed since.
 func (s *Store) Version() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.version
+	return s.published.Load()
 }
 
 // Get returns a copy of the object of key.

@@ -97,6 +97,7 @@ func (s *Store) subscribeLocked(backlog []Event) (<-chan Event, func()) {
 // notify runs with s.mu held; every subscriber gets its own copy of the
 // object (Previous is shared: the store never changes a stored object).
 func (s *Store) notify(e Event) {
+	s.published.Store(e.Version)
 	for _, sub := range s.subscribers {
 		c := e
 		c.Object = e.Object.DeepCopyObject()

@@ -16,16 +16,17 @@ import (
 // `kube32 serve`, so bundles also answer with their .br variants (written
 // when a bundle sets brotli: true); boards serve .gz only.
 type bundleBackend struct {
-	files fs.FS
+	files *static.Bundle
 	// strip is the matched Prefix removed before the file lookup; "" for
 	// routes at the root and for Exact routes.
 	strip string
 }
 
 // loadBundle reads StaticBundle name from the firmware's images/web/<name>/
-// into memory, symbolic links left out: no request can read outside the
-// bundle, and the firmware does not change while it is served.
-func loadBundle(imagesRoot fs.FS, name string) (fs.FS, error) {
+// into memory, symbolic links left out, and prepares its answers: no
+// request can read outside the bundle, and the firmware does not change
+// while it is served.
+func loadBundle(imagesRoot fs.FS, name string) (*static.Bundle, error) {
 	dir := path.Join("firmware", images.BundleDir(name))
 	if _, err := fs.Stat(imagesRoot, dir); err != nil {
 		return nil, err
@@ -34,7 +35,7 @@ func loadBundle(imagesRoot fs.FS, name string) (fs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return static.Snapshot(sub)
+	return static.NewBundle(sub, serveOptions, cacheControl)
 }
 
 func (b *bundleBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -79,23 +80,25 @@ func (b *bundleBackend) exists(name string) bool {
 	// A directory is not a file: an extension-less path naming one falls
 	// back to index.html like any other. Nor is a .br alone: it is only
 	// ever a variant of a file stored plain or as .gz.
-	return static.IsFile(b.files, name) || static.IsFile(b.files, name+".gz")
+	return b.files.Has(name)
 }
 
 // serveOptions are those of StaticBundles under `kube32 serve`: .br variants
 // go to clients that accept br.
 var serveOptions = static.Options{Brotli: true}
 
-// serveFile sends name with the boards' Cache-Control: no-cache for
-// /index.html, public, max-age=3600 for everything else.
-func serveFile(w http.ResponseWriter, r *http.Request, files fs.FS, name string) {
+// cacheControl is the boards' Cache-Control: no-cache for /index.html,
+// public, max-age=3600 for everything else.
+func cacheControl(name string) string {
 	if name == "index.html" {
-		w.Header().Set("Cache-Control", "no-cache")
-	} else {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
+		return "no-cache"
 	}
-	if err := serveOptions.Serve(w, r, files, name, http.StatusOK); errors.Is(err, fs.ErrNotExist) {
-		w.Header().Del("Cache-Control")
+	return "public, max-age=3600"
+}
+
+// serveFile sends name, or a 404 when the bundle has no such file.
+func serveFile(w http.ResponseWriter, r *http.Request, files *static.Bundle, name string) {
+	if err := files.Serve(w, r, name); errors.Is(err, fs.ErrNotExist) {
 		http.NotFound(w, r)
 	}
 }

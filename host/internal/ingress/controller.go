@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -20,6 +21,7 @@ import (
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	svcs "github.com/kube32/kube32/host/internal/service"
+	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -45,12 +47,10 @@ type Controller struct {
 	cfg Config
 
 	bundleMu sync.Mutex
-	bundles  map[string]fs.FS // StaticBundles loaded so far, by name
+	bundles  map[string]*static.Bundle // StaticBundles loaded so far, by name
 
-	mu          sync.Mutex
-	table       *table
-	builtFrom   int64 // the store version the table was built from
-	lastRebuild time.Time
+	// built is the current table; requests read it without a lock.
+	built atomic.Pointer[builtTable]
 
 	// ann keeps the annotations' streams and counters across rebuilds.
 	ann annotationState
@@ -61,6 +61,14 @@ type Controller struct {
 }
 
 var _ http.Handler = (*Controller)(nil)
+
+// builtTable is a routing table with the store version it was built from
+// (-1: rebuild it whatever the version) and when.
+type builtTable struct {
+	*table
+	from int64
+	at   time.Time
+}
 
 // New returns a controller with a table built from the store as it is.
 func New(cfg Config) *Controller {
@@ -92,15 +100,13 @@ func (c *Controller) Run(ctx context.Context) {
 // routes to what was applied.
 func (c *Controller) UpToDate() bool {
 	c.rebuildIfStale(0)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.builtFrom == c.cfg.Store.Version()
+	return c.built.Load().from == c.cfg.Store.Version()
 }
 
 func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := c.rebuildIfStale(abi.IngressRebuildMinInterval)
 	if rt := t.lookup(r.Host, r.URL.Path); rt != nil {
-		c.ann.countRequest(rt.ingress)
+		rt.requests.Add(1)
 		rt.backend.ServeHTTP(w, r)
 		return
 	}
@@ -115,13 +121,9 @@ func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // built and the last rebuild is at least minInterval old, and returns the
 // current table.
 func (c *Controller) rebuildIfStale(minInterval time.Duration) *table {
-	c.mu.Lock()
-	if c.builtFrom == c.cfg.Store.Version() || time.Since(c.lastRebuild) < minInterval {
-		t := c.table
-		c.mu.Unlock()
-		return t
+	if b := c.built.Load(); b.from == c.cfg.Store.Version() || time.Since(b.at) < minInterval {
+		return b.table
 	}
-	c.mu.Unlock()
 	return c.rebuild()
 }
 
@@ -137,10 +139,11 @@ func (c *Controller) rebuild() *table {
 		c.addAnnotationRoutes(t, ing)
 		c.publishAddress(ing)
 	}
+	for _, rt := range t.routes {
+		rt.requests = c.ann.counter(rt.ingress)
+	}
 	c.retainStreams(ings)
-	c.mu.Lock()
-	c.table, c.builtFrom, c.lastRebuild = t, version, time.Now()
-	c.mu.Unlock()
+	c.built.Store(&builtTable{table: t, from: version, at: time.Now()})
 	return t
 }
 
@@ -195,7 +198,7 @@ func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBa
 }
 
 // bundle returns StaticBundle name, loading it on first use.
-func (c *Controller) bundle(name string) (fs.FS, error) {
+func (c *Controller) bundle(name string) (*static.Bundle, error) {
 	c.bundleMu.Lock()
 	defer c.bundleMu.Unlock()
 	if files, ok := c.bundles[name]; ok {
@@ -206,7 +209,7 @@ func (c *Controller) bundle(name string) (fs.FS, error) {
 		return nil, err
 	}
 	if c.bundles == nil {
-		c.bundles = map[string]fs.FS{}
+		c.bundles = map[string]*static.Bundle{}
 	}
 	c.bundles[name] = files
 	return files, nil

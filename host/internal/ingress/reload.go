@@ -23,9 +23,8 @@ func (c *Controller) BundlesChanged(names []string) error {
 			firstErr = err
 		}
 	}
-	c.mu.Lock()
-	c.builtFrom = -1 // the backends hold the old snapshots
-	c.mu.Unlock()
+	old := c.built.Load()
+	c.built.Store(&builtTable{table: old.table, from: -1, at: old.at}) // the backends hold the old snapshots
 	c.rebuild()
 
 	sorted := append([]string(nil), names...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	networkingv1 "k8s.io/api/networking/v1"
 )
@@ -15,6 +16,9 @@ type route struct {
 	pathType networkingv1.PathType
 	ingress  string // "<namespace>/<name>", for messages
 	backend  http.Handler
+	// requests counts what the route answered for abi.AnnotationStatsTopic
+	// (shared by the routes of one Ingress, across rebuilds).
+	requests *atomic.Int64
 }
 
 // matchLen is the part of the rule's path that counts for "longest wins".

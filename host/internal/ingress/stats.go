@@ -23,8 +23,10 @@ type stats struct {
 func (c *Controller) publishStats(ctx context.Context) {
 	a := &c.ann
 	a.mu.Lock()
-	counts := a.requests
-	a.requests = nil
+	counts := make(map[string]int64, len(a.requests))
+	for id, n := range a.requests {
+		counts[id] = n.Swap(0)
+	}
 	a.mu.Unlock()
 	hub := c.cfg.Channels
 	if hub == nil {

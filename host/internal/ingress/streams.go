@@ -3,6 +3,7 @@ package ingress
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kube32/kube32/abi"
@@ -16,8 +17,8 @@ type annotationState struct {
 	started time.Time
 
 	mu       sync.Mutex
-	streams  map[string]*eventStream // by streamKey
-	requests map[string]int64        // by "<namespace>/<name>", since the last stats tick
+	streams  map[string]*eventStream  // by streamKey
+	requests map[string]*atomic.Int64 // by "<namespace>/<name>", since the last stats tick
 }
 
 // streamKey identifies a stream: a changed Ingress (new uid) or a changed
@@ -71,14 +72,20 @@ func (c *Controller) retainStreams(ings []*networkingv1.Ingress) {
 // closeStreams ends every stream (the controller stops).
 func (c *Controller) closeStreams() { c.retainStreams(nil) }
 
-// countRequest counts one request routed by Ingress id for its stats.
-func (a *annotationState) countRequest(id string) {
+// counter is the request counter of Ingress id, made on first use; routes
+// count into it without a lock.
+func (a *annotationState) counter(id string) *atomic.Int64 {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.requests == nil {
-		a.requests = map[string]int64{}
+		a.requests = map[string]*atomic.Int64{}
 	}
-	a.requests[id]++
-	a.mu.Unlock()
+	n := a.requests[id]
+	if n == nil {
+		n = new(atomic.Int64)
+		a.requests[id] = n
+	}
+	return n
 }
 
 // viewers is how many clients the streams of Ingress id have now.

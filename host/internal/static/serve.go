@@ -35,31 +35,10 @@ func Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name string, sta
 // When neither name nor name.gz is a file it writes nothing and returns
 // fs.ErrNotExist, so the caller can answer otherwise.
 func (o Options) Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name string, status int) error {
-	accept := r.Header.Values("Accept-Encoding")
-	gzipQ := acceptQ(accept, "gzip")
-	brQ := 0.0
-	if o.Brotli {
-		brQ = acceptQ(accept, "br")
-	}
-	// Variants are tried in the client's order of preference; on a tie br
-	// wins, being the smaller.
-	var order [2]variant
-	switch {
-	case brQ > 0 && brQ >= gzipQ:
-		order = [2]variant{brotliVariant, gzipVariant}
-	default:
-		order = [2]variant{gzipVariant, brotliVariant}
-	}
+	order, n := preference(r.Header.Values("Accept-Encoding"), o.Brotli)
 	h := w.Header()
 	var f fs.File
-	for _, v := range order {
-		q := gzipQ
-		if v == brotliVariant {
-			q = brQ
-		}
-		if q <= 0 {
-			continue
-		}
+	for _, v := range order[:n] {
 		if v == brotliVariant && !IsFile(files, name) && !IsFile(files, name+".gz") {
 			continue // a .br alone is not a file of the bundle
 		}
@@ -95,6 +74,26 @@ func (o Options) Serve(w http.ResponseWriter, r *http.Request, files fs.FS, name
 		return nil
 	}
 	return send(w, f)
+}
+
+// preference is the variants the client accepts (q > 0), in its order of
+// preference; on a tie br wins, being the smaller. Without brotli, only gzip.
+func preference(accept []string, brotli bool) (order [2]variant, n int) {
+	gzipQ := acceptQ(accept, "gzip")
+	brQ := 0.0
+	if brotli {
+		brQ = acceptQ(accept, "br")
+	}
+	if brQ > 0 && brQ >= gzipQ {
+		order[n], n = brotliVariant, n+1
+	}
+	if gzipQ > 0 {
+		order[n], n = gzipVariant, n+1
+	}
+	if brQ > 0 && brQ < gzipQ {
+		order[n], n = brotliVariant, n+1
+	}
+	return order, n
 }
 
 // send streams f to w. An *os.File has a WriteTo that io.Copy would prefer,
