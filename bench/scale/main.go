@@ -35,6 +35,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,6 +76,7 @@ type measurement struct {
 	Ready   time.Duration `json:"ready"`
 	RSS     int64         `json:"rss"`  // bytes
 	Heap    uint64        `json:"heap"` // Go heap in use, bytes
+	CPU     time.Duration `json:"cpu"`  // user and system time of the process
 }
 
 func main() {
@@ -82,6 +84,7 @@ func main() {
 	services := flag.Bool("services", false, "give every pod a Service and an Ingress path")
 	rounds := flag.Int("rounds", 3, "runs of each count; the median is reported")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the largest count's start to this file")
+	memProfile := flag.String("memprofile", "", "write a heap profile of the largest count, once ready, to this file")
 	child := flag.String("child", "", "internal: measure in this process (serve or plain)")
 	dir := flag.String("dir", "", "internal: the images and manifests of the child")
 	n := flag.Int("pods", 0, "internal: the child's pod count")
@@ -89,11 +92,11 @@ func main() {
 	var err error
 	switch *child {
 	case "serve":
-		err = childServe(*dir, *n, *cpuProfile)
+		err = childServe(*dir, *n, *cpuProfile, *memProfile)
 	case "plain":
 		err = childPlain(*dir, *n)
 	case "":
-		err = run(*counts, *services, *rounds, *cpuProfile)
+		err = run(*counts, *services, *rounds, *cpuProfile, *memProfile)
 	default:
 		err = fmt.Errorf("-child %q: want serve or plain", *child)
 	}
@@ -103,7 +106,7 @@ func main() {
 	}
 }
 
-func run(countList string, services bool, rounds int, cpuProfile string) error {
+func run(countList string, services bool, rounds int, cpuProfile, memProfile string) error {
 	var counts []int
 	for _, s := range strings.Split(countList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -133,16 +136,16 @@ func run(countList string, services bool, rounds int, cpuProfile string) error {
 		}
 		var ms, ps []measurement
 		for r := 0; r < rounds; r++ {
-			profile := ""
+			var profiles []string
 			if n == counts[len(counts)-1] && r == rounds-1 {
-				profile = cpuProfile
+				profiles = []string{cpuProfile, memProfile}
 			}
-			m, err := runChild(tmp, dir, "serve", n, profile)
+			m, err := runChild(tmp, dir, "serve", n, profiles...)
 			if err != nil {
 				return err
 			}
 			ms = append(ms, m)
-			if p, err := runChild(tmp, dir, "plain", n, ""); err != nil {
+			if p, err := runChild(tmp, dir, "plain", n); err != nil {
 				return err
 			} else {
 				ps = append(ps, p)
@@ -161,13 +164,15 @@ func report(w io.Writer, counts []int, services bool, rounds int, serve, plain m
 		what = "a Service and an Ingress path per pod"
 	}
 	fmt.Fprintf(w, "serve with N one-page C pods (64Ki, one module), %s; median of %d\n", what, rounds)
-	fmt.Fprintf(w, "%6s %8s %10s %10s %9s %12s %12s\n", "N", "running", "ready", "linear", "ratio", "RSS", "plain RSS")
+	fmt.Fprintf(w, "%6s %8s %10s %10s %7s %10s %10s %7s %12s %12s\n", "N", "running", "ready", "linear", "ratio", "CPU", "linear", "ratio", "RSS", "plain RSS")
 	n0 := counts[0]
 	for _, n := range counts {
 		m, p := serve[n], plain[n]
 		linear := time.Duration(float64(serve[n0].Ready) * float64(n) / float64(n0))
-		fmt.Fprintf(w, "%6d %8d %10s %10s %9.2f %9.1f MB %9.1f MB\n", n, m.Running, m.Ready.Round(time.Millisecond),
-			linear.Round(time.Millisecond), float64(m.Ready)/float64(linear), mb(m.RSS), mb(p.RSS))
+		linearCPU := time.Duration(float64(serve[n0].CPU) * float64(n) / float64(n0))
+		fmt.Fprintf(w, "%6d %8d %10s %10s %7.2f %10s %10s %7.2f %9.1f MB %9.1f MB\n", n, m.Running, m.Ready.Round(time.Millisecond),
+			linear.Round(time.Millisecond), float64(m.Ready)/float64(linear),
+			m.CPU.Round(time.Millisecond), linearCPU.Round(time.Millisecond), float64(m.CPU)/float64(linearCPU), mb(m.RSS), mb(p.RSS))
 	}
 	if len(counts) > 1 {
 		n1 := counts[len(counts)-1]
@@ -265,14 +270,17 @@ spec:
 }
 
 // runChild runs this program as a child measuring one count.
-func runChild(tmp, dir, mode string, n int, profile string) (measurement, error) {
+// profiles are the CPU and heap profiles' files ("" for none).
+func runChild(tmp, dir, mode string, n int, profiles ...string) (measurement, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return measurement{}, err
 	}
 	args := []string{"-child", mode, "-dir", dir, "-pods", strconv.Itoa(n)}
-	if profile != "" {
-		args = append(args, "-cpuprofile", profile)
+	for i, flag := range []string{"-cpuprofile", "-memprofile"} {
+		if i < len(profiles) && profiles[i] != "" {
+			args = append(args, flag, profiles[i])
+		}
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "KUBE32_BENCH_IMAGES="+filepath.Join(tmp, "images"), "KUBE32_BENCH_CACHE="+filepath.Join(tmp, "wazero"))
@@ -291,7 +299,7 @@ func runChild(tmp, dir, mode string, n int, profile string) (measurement, error)
 
 // childServe runs serve in this process on the count's manifest and reports
 // when it is ready.
-func childServe(dir string, n int, profile string) error {
+func childServe(dir string, n int, profile, memProfile string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if profile != "" {
@@ -319,6 +327,16 @@ func childServe(dir string, n int, profile string) error {
 	if profile != "" {
 		pprof.StopCPUProfile()
 	}
+	if memProfile != "" {
+		f, err := os.Create(memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			return err
+		}
+	}
 	return printMeasurement(measurement{Pods: n, Running: running(c), Ready: ready})
 }
 
@@ -341,6 +359,11 @@ func printMeasurement(m measurement) error {
 	}
 	m.RSS = rss
 	m.Heap = heapInUse()
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return err
+	}
+	m.CPU = time.Duration(u.Utime.Nano() + u.Stime.Nano())
 	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
