@@ -279,7 +279,8 @@ func (c *Cluster) workerPodsReported() bool {
 	for i := range started {
 		workers[WorkerName(i+1)] = true
 	}
-	for _, o := range c.Store.List("Pod", "") {
+	pods, _ := c.Store.ListShared("Pod", "") // read only
+	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if workers[p.Spec.NodeName] && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending {
 			return false

@@ -12,8 +12,10 @@ import (
 	"github.com/kube32/kube32/host/store"
 )
 
-// runScheduler schedules pods whenever a Pod or Node changes, and records
-// a FailedScheduling Event for each pod that fits no node.
+// runScheduler schedules pods whenever a change may place one, and records
+// a FailedScheduling Event for each pod that fits no node. A pass looks at
+// every pod, so the events queued meanwhile are taken together into the
+// next pass: applying many pods costs a few passes, not one per pod.
 func runScheduler(ctx context.Context, s *store.Store, opts scheduler.Options) {
 	events, cancel := s.Subscribe()
 	defer cancel()
@@ -23,16 +25,41 @@ func runScheduler(ctx context.Context, s *store.Store, opts scheduler.Options) {
 		case <-ctx.Done():
 			return
 		case e := <-events:
-			if e.Key.Kind == "Pod" || e.Key.Kind == "Node" {
+			due := mayPlace(e)
+			for more := true; more; {
+				select {
+				case e := <-events:
+					due = due || mayPlace(e)
+				default:
+					more = false
+				}
+			}
+			if due {
 				schedule(s, opts)
 			}
 		}
 	}
 }
 
+// mayPlace reports whether e can change where pods go: a Node changed, an
+// unbound pod came or changed, or a pod ended or went, freeing its room. A
+// bound pod's status write can not.
+func mayPlace(e store.Event) bool {
+	switch e.Key.Kind {
+	case "Node":
+		return true
+	case "Pod":
+		p, ok := e.Object.(*corev1.Pod)
+		return !ok || e.Type == store.Deleted || p.Spec.NodeName == "" ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+	}
+	return false
+}
+
 func schedule(s *store.Store, opts scheduler.Options) {
 	scheduler.Schedule(s, opts)
-	for _, o := range s.List("Pod", "") {
+	pods, _ := s.ListShared("Pod", "") // read only
+	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
 			continue

@@ -77,9 +77,10 @@ func wasmTypes(ts []abi.Type) []api.ValueType {
 }
 
 // buildHostModule defines module "k32" from the abi.Functions table: one Go
-// function per entry, behind the entry's capability gate (K32_ERR_PERM when
-// the container did not add the capability, told to Config.Refused).
-func (p *Pod) buildHostModule(r wazero.Runtime) (wazero.HostModuleBuilder, error) {
+// function per entry, for the pod whose callback calls it (podOf), behind
+// the entry's capability gate (K32_ERR_PERM when the container did not add
+// the capability, told to Config.Refused).
+func buildHostModule(r wazero.Runtime) (wazero.HostModuleBuilder, error) {
 	b := r.NewHostModuleBuilder(abi.Module)
 	for _, f := range abi.Functions {
 		impl, ok := hostImpls[f.Name]
@@ -95,7 +96,10 @@ func (p *Pod) buildHostModule(r wazero.Runtime) (wazero.HostModuleBuilder, error
 		name, gate := f.Name, string(f.Capability)
 		fn := api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
 			var v int64
-			if gate != "" && !p.caps[gate] {
+			p := podOf(ctx)
+			if p == nil { // a guest runs only in a pod's callback (invoke); never here
+				v = int64(abi.ErrInval)
+			} else if gate != "" && !p.caps[gate] {
 				v = int64(abi.ErrPerm)
 				if p.cfg.Refused != nil {
 					p.cfg.Refused(name, gate)

@@ -37,6 +37,7 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 		stop := context.AfterFunc(p.ctx, cancel) // Stop ends calls made under other contexts too
 		defer stop()
 	}
+	ctx = withPod(ctx, p)
 	if st != nil {
 		ctx = withCallState(ctx, st)
 	}

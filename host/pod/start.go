@@ -11,7 +11,6 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/modcheck"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // startError is why a container could not start, as the status reports it.
@@ -45,40 +44,28 @@ func (p *Pod) Start(ctx context.Context) error {
 	return nil
 }
 
-// prepare checks and compiles the module into the pod's own runtime.
+// prepare checks the module and compiles it into the shared runtime.
 func (p *Pod) prepare(ctx context.Context) *startError {
-	if rep, err := modcheck.Check(ctx, p.cfg.Module, modcheck.Options{MemoryLimit: p.memoryLimit()}); err != nil {
+	if rep, err := check(ctx, p.cfg.Module, p.memoryLimit()); err != nil {
 		return p.checkError(rep, err)
 	}
-	// One Runtime per pod: closing it frees everything the pod had. The
-	// memory cap is each instance's linearMemory; the compilation cache is
-	// shared across pods.
-	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
-	if p.cfg.Cache != nil {
-		rc = rc.WithCompilationCache(p.cfg.Cache)
-	}
-	rt := wazero.NewRuntimeWithConfig(p.ctx, rc)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
-		rt.Close(context.Background())
-		return &startError{reasonModuleInvalid, "instantiating WASI: " + err.Error()}
-	}
-	hb, err := p.buildHostModule(rt)
-	if err == nil {
-		_, err = hb.Instantiate(ctx)
-	}
+	// The runtime is shared with the pods of the same compilation cache
+	// (runtime.go), and so is the machine code of one module; the
+	// instance and its memory are the pod's own.
+	rt, err := acquireRuntime(ctx, p.cfg.Cache)
 	if err != nil {
-		rt.Close(context.Background())
-		return &startError{reasonModuleInvalid, "registering k32_app_abi: " + err.Error()}
+		return &startError{reasonModuleInvalid, err.Error()}
 	}
 	compiled, err := rt.CompileModule(ctx, p.cfg.Module)
 	if err != nil {
-		rt.Close(context.Background())
+		releaseRuntime(p.cfg.Cache)
 		return &startError{reasonModuleInvalid, "compiling module: " + err.Error()}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
-		rt.Close(context.Background())
+		compiled.Close(context.Background())
+		releaseRuntime(p.cfg.Cache)
 		return &startError{"Stopped", "stopped while starting"}
 	}
 	p.rt, p.compiled = rt, compiled

@@ -41,14 +41,19 @@ func (p *Pod) Stop() {
 	}
 }
 
-// closeRuntime frees the instance and everything the runtime holds.
+// closeRuntime frees the instance and the pod's hold on the compiled
+// module and the shared runtime.
 func (p *Pod) closeRuntime() {
 	p.mu.Lock()
-	rt, inst := p.rt, p.inst
+	rt, compiled, inst := p.rt, p.compiled, p.inst
 	p.rt, p.compiled, p.inst = nil, nil, nil
 	p.mu.Unlock()
+	if inst != nil {
+		inst.mod.Close(context.Background())
+	}
 	if rt != nil {
-		rt.Close(context.Background())
+		compiled.Close(context.Background())
+		releaseRuntime(p.cfg.Cache)
 	}
 	releaseMemory(inst)
 	p.stdout.flush()

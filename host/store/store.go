@@ -7,7 +7,6 @@ package store
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -62,7 +61,7 @@ type Store struct {
 	// published is version as of the last change, set by notify and read
 	// without mu by Version, which every request on the Ingress calls.
 	published   atomic.Int64
-	objects     map[Key]runtime.Object
+	objects     objects
 	subscribers map[int]*subscriber
 	nextSub     int
 	history     history
@@ -74,7 +73,7 @@ func New() *Store { return NewWithHistory(abi.WatchHistory) }
 
 // NewWithHistory returns an empty store keeping the last n change events.
 func NewWithHistory(n int) *Store {
-	return &Store{objects: map[Key]runtime.Object{}, subscribers: map[int]*subscriber{}, history: history{limit: n}}
+	return &Store{objects: objects{}, subscribers: map[int]*subscriber{}, history: history{limit: n}}
 }
 
 // kindOf is the kind of a served object, e.g. "Pod".
@@ -105,7 +104,7 @@ func (s *Store) Version() int64 {
 func (s *Store) Get(key Key) (runtime.Object, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	obj, ok := s.objects[key]
+	obj, ok := s.objects.get(key)
 	if !ok {
 		return nil, false
 	}
@@ -135,22 +134,7 @@ func (s *Store) ListAt(kind, namespace string) ([]runtime.Object, int64) {
 func (s *Store) ListShared(kind, namespace string) ([]runtime.Object, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keys := make([]Key, 0)
-	for k := range s.objects {
-		if k.Kind == kind && (namespace == "" || k.Namespace == namespace) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Namespace != keys[j].Namespace {
-			return keys[i].Namespace < keys[j].Namespace
-		}
-		return keys[i].Name < keys[j].Name
-	})
-	objs := make([]runtime.Object, len(keys))
-	for i, k := range keys {
-		objs[i] = s.objects[k]
-	}
+	objs := s.objects.list(kind, namespace)
 	return objs, s.version
 }
 

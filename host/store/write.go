@@ -21,7 +21,7 @@ func (s *Store) Apply(obj runtime.Object) runtime.Object {
 	defer s.mu.Unlock()
 	obj = obj.DeepCopyObject()
 	key := KeyOf(obj)
-	if old, ok := s.objects[key]; ok {
+	if old, ok := s.objects.get(key); ok {
 		return s.replaceLocked(key, old, obj).DeepCopyObject()
 	}
 	return s.createLocked(key, obj).DeepCopyObject()
@@ -33,7 +33,7 @@ func (s *Store) Create(obj runtime.Object) (runtime.Object, error) {
 	defer s.mu.Unlock()
 	obj = obj.DeepCopyObject()
 	key := KeyOf(obj)
-	if _, ok := s.objects[key]; ok {
+	if _, ok := s.objects.get(key); ok {
 		return nil, fmt.Errorf("%s: %w", key, ErrAlreadyExists)
 	}
 	return s.createLocked(key, obj).DeepCopyObject(), nil
@@ -48,7 +48,7 @@ func (s *Store) Create(obj runtime.Object) (runtime.Object, error) {
 func (s *Store) Modify(key Key, change func(cur runtime.Object) (runtime.Object, error)) (runtime.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, ok := s.objects[key]
+	old, ok := s.objects.get(key)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
 	}
@@ -72,7 +72,7 @@ func (s *Store) Modify(key Key, change func(cur runtime.Object) (runtime.Object,
 func (s *Store) Update(key Key, change func(obj runtime.Object) bool) (runtime.Object, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, ok := s.objects[key]
+	old, ok := s.objects.get(key)
 	if !ok {
 		return nil, false
 	}
@@ -82,7 +82,7 @@ func (s *Store) Update(key Key, change func(obj runtime.Object) bool) (runtime.O
 	}
 	s.version++
 	obj.(metav1.Object).SetResourceVersion(strconv.FormatInt(s.version, 10))
-	s.objects[key] = obj
+	s.objects.put(key, obj)
 	s.notify(Event{Type: Modified, Key: key, Object: obj, Previous: old, Version: s.version})
 	return obj.DeepCopyObject(), true
 }
@@ -98,7 +98,7 @@ func (s *Store) Delete(key Key) bool {
 func (s *Store) DeleteIf(key Key, check func(cur runtime.Object) error) (runtime.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	obj, ok := s.objects[key]
+	obj, ok := s.objects.get(key)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
 	}
@@ -107,7 +107,7 @@ func (s *Store) DeleteIf(key Key, check func(cur runtime.Object) error) (runtime
 			return nil, err
 		}
 	}
-	delete(s.objects, key)
+	s.objects.delete(key)
 	s.version++
 	obj = obj.DeepCopyObject() // the stored object is never changed: ListShared readers may hold it
 	obj.(metav1.Object).SetResourceVersion(strconv.FormatInt(s.version, 10))
@@ -124,7 +124,7 @@ func (s *Store) createLocked(key Key, obj runtime.Object) runtime.Object {
 	meta.SetGeneration(1)
 	s.version++
 	meta.SetResourceVersion(strconv.FormatInt(s.version, 10))
-	s.objects[key] = obj
+	s.objects.put(key, obj)
 	s.notify(Event{Type: Added, Key: key, Object: obj, Version: s.version})
 	return obj
 }
@@ -145,7 +145,7 @@ func (s *Store) replaceLocked(key Key, old, obj runtime.Object) runtime.Object {
 	}
 	s.version++
 	meta.SetResourceVersion(strconv.FormatInt(s.version, 10))
-	s.objects[key] = obj
+	s.objects.put(key, obj)
 	s.notify(Event{Type: Modified, Key: key, Object: obj, Previous: old, Version: s.version})
 	return obj
 }

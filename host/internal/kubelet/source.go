@@ -27,7 +27,8 @@ type Source interface {
 	// RenewLease creates or renews the node's Lease (lease.go) and
 	// returns the node's Node as stored, nil when there is none.
 	RenewLease(ctx context.Context, lease *coordinationv1.Lease) (*corev1.Node, error)
-	// Pods returns the pods bound to node, terminating ones included.
+	// Pods returns the pods bound to node, terminating ones included. They
+	// are the Source's own: read them, never change them.
 	Pods(node string) []*corev1.Pod
 	// Synced reports whether Pods knows the node's pods yet (a worker's
 	// first list has arrived): before that the kubelet is not settled.
@@ -102,7 +103,8 @@ func (s *storeSource) RenewLease(_ context.Context, lease *coordinationv1.Lease)
 
 func (s *storeSource) Pods(node string) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, o := range s.store.List("Pod", "") {
+	pods, _ := s.store.ListShared("Pod", "") // no copies: the kubelet reads them, every sync and every readiness poll
+	for _, o := range pods {
 		if p := o.(*corev1.Pod); p.Spec.NodeName == node {
 			out = append(out, p)
 		}

@@ -39,7 +39,8 @@ func Schedule(s *store.Store, opts Options) {
 		used[n.Name] = &usage{}
 	}
 	var unbound []*corev1.Pod
-	for _, o := range s.List("Pod", "") {
+	pods, _ := s.ListShared("Pod", "") // read only: bindings go through Update
+	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" {
 			// What a node runs: a pod that has finished runs nothing.
@@ -68,16 +69,17 @@ func Schedule(s *store.Store, opts Options) {
 }
 
 func readyNodes(s *store.Store) []*corev1.Node {
-	var nodes []*corev1.Node
-	for _, o := range s.List("Node", "") {
+	var ready []*corev1.Node
+	nodes, _ := s.ListShared("Node", "")
+	for _, o := range nodes {
 		n := o.(*corev1.Node)
 		for _, c := range n.Status.Conditions {
 			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-				nodes = append(nodes, n)
+				ready = append(ready, n)
 			}
 		}
 	}
-	return nodes
+	return ready
 }
 
 // reasonSelector is kube-scheduler's reason for a node whose labels do not
@@ -170,7 +172,8 @@ func setScheduled(p *corev1.Pod, status corev1.ConditionStatus, reason, message 
 // AllPlaced reports whether every pod is bound to a node or known to fit
 // none, i.e. the scheduler has nothing left to do.
 func AllPlaced(s *store.Store) bool {
-	for _, o := range s.List("Pod", "") {
+	pods, _ := s.ListShared("Pod", "")
+	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
 			continue

@@ -130,20 +130,27 @@ func endpointLabels(svc *corev1.Service) map[string]string {
 // NamespaceEndpoints lists the Endpoints of every Service of namespace (""
 // for all), computed from the store as it is.
 func NamespaceEndpoints(s *store.Store, namespace string) []*corev1.Endpoints {
-	pods := podsByNamespace(s, namespace)
+	services := s.List("Service", namespace)
+	var pods map[string][]*corev1.Pod
 	var out []*corev1.Endpoints
-	for _, o := range s.List("Service", namespace) {
+	for _, o := range services {
 		svc := o.(*corev1.Service)
-		if ep := endpoints(svc, pods[svc.Namespace]); ep != nil {
-			out = append(out, ep)
+		if !hasEndpoints(svc) {
+			continue
 		}
+		if pods == nil { // only when some Service has endpoints: a pod's start asks too
+			pods = podsByNamespace(s, namespace)
+		}
+		out = append(out, endpoints(svc, pods[svc.Namespace]))
 	}
 	return out
 }
 
 func podsByNamespace(s *store.Store, namespace string) map[string][]*corev1.Pod {
 	out := map[string][]*corev1.Pod{}
-	for _, o := range s.List("Pod", namespace) {
+	// Read only: Endpoints copy what they take from a pod.
+	pods, _ := s.ListShared("Pod", namespace)
+	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		out[p.Namespace] = append(out[p.Namespace], p)
 	}

@@ -9,7 +9,6 @@ package service
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -19,7 +18,15 @@ func selects(svc *corev1.Service, p *corev1.Pod) bool {
 	if len(svc.Spec.Selector) == 0 || svc.Namespace != p.Namespace {
 		return false
 	}
-	return labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(p.Labels))
+	// What labels.SelectorFromSet(selector).Matches does (each key present
+	// with an equal value), without making a selector per pod: Endpoints
+	// ask it of every pod for every Service.
+	for k, v := range svc.Spec.Selector {
+		if got, ok := p.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Ready reports whether p's Ready condition is True.

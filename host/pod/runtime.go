@@ -1,0 +1,87 @@
+package pod
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// sharedRuntime is one wazero Runtime that the pods given the same
+// compilation cache share, with WASI and the k32 host module instantiated
+// once in it rather than once per pod: these definitions and their
+// compiled trampolines were most of a small pod's host memory and start
+// time. Each pod still has its own instance, its own linear memory capped
+// by its limit (linearmem.go) and its own WASI configuration (environment,
+// stdout and stderr, clocks); the k32 functions find the calling pod in
+// the callback's context (podOf). The runtime is closed when the last pod
+// using it is.
+type sharedRuntime struct {
+	rt   wazero.Runtime
+	refs int
+}
+
+var (
+	runtimesMu sync.Mutex
+	runtimes   = map[wazero.CompilationCache]*sharedRuntime{}
+)
+
+// acquireRuntime returns the runtime shared by the pods of cache (nil
+// included), making it when it is the first; each acquire is paired with a
+// releaseRuntime.
+func acquireRuntime(ctx context.Context, cache wazero.CompilationCache) (wazero.Runtime, error) {
+	runtimesMu.Lock()
+	defer runtimesMu.Unlock()
+	if s, ok := runtimes[cache]; ok {
+		s.refs++
+		return s.rt, nil
+	}
+	// A callback's context ending (the pod stopping, its deadline) stops
+	// the guest.
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	if cache != nil {
+		rc = rc.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(context.Background(), rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(context.Background())
+		return nil, fmt.Errorf("instantiating WASI: %w", err)
+	}
+	hb, err := buildHostModule(rt)
+	if err == nil {
+		_, err = hb.Instantiate(ctx)
+	}
+	if err != nil {
+		rt.Close(context.Background())
+		return nil, fmt.Errorf("registering k32_app_abi: %w", err)
+	}
+	runtimes[cache] = &sharedRuntime{rt: rt, refs: 1}
+	return rt, nil
+}
+
+// releaseRuntime gives back what acquireRuntime returned for cache.
+func releaseRuntime(cache wazero.CompilationCache) {
+	runtimesMu.Lock()
+	defer runtimesMu.Unlock()
+	s, ok := runtimes[cache]
+	if !ok {
+		return
+	}
+	if s.refs--; s.refs == 0 {
+		delete(runtimes, cache)
+		s.rt.Close(context.Background())
+	}
+}
+
+type podKey struct{}
+
+// withPod marks ctx as a callback of p, for the k32 host functions.
+func withPod(ctx context.Context, p *Pod) context.Context { return context.WithValue(ctx, podKey{}, p) }
+
+// podOf is the pod whose callback ctx is; nil outside any.
+func podOf(ctx context.Context) *Pod {
+	p, _ := ctx.Value(podKey{}).(*Pod)
+	return p
+}

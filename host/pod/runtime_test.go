@@ -1,0 +1,56 @@
+package pod
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testpods"
+)
+
+// refs is how many pods hold the runtime of cache (0: none is open).
+func refs(cache wazero.CompilationCache) int {
+	runtimesMu.Lock()
+	defer runtimesMu.Unlock()
+	if s, ok := runtimes[cache]; ok {
+		return s.refs
+	}
+	return 0
+}
+
+// Pods of one cache share a runtime, yet each host call sees its own pod:
+// its environment and its capabilities. Stopping one leaves the other
+// serving; the last one closes the runtime.
+func TestPodsShareARuntimeButNotTheirState(t *testing.T) {
+	cache := wazero.NewCompilationCache()
+	defer cache.Close(context.Background())
+	module := onePage(t, "probe")
+	a := startPod(t, module, func(c *Config) {
+		c.Name, c.Cache, c.Capabilities = "a", cache, []string{"SERVICE_CALL"}
+		c.Env = []EnvVar{{Name: "GREETING", Value: "from a"}}
+	})
+	b := startPod(t, module, func(c *Config) {
+		c.Name, c.Cache = "b", cache
+		c.Env = []EnvVar{{Name: "GREETING", Value: "from b"}}
+	})
+	if refs(cache) != 2 || a.rt != b.rt {
+		t.Fatalf("two pods of one cache: %d holders of its runtime, same runtime %v", refs(cache), a.rt == b.rt)
+	}
+	urlA, urlB := serve(t, a), serve(t, b)
+	wantLines(t, get(t, urlA+"/echo").body, "env=from a")
+	wantLines(t, get(t, urlB+"/echo").body, "env=from b")
+	wantLines(t, get(t, urlA+"/call").body, "call="+testpods.Code(abi.ErrNotSup))
+	wantLines(t, get(t, urlB+"/call").body, "call="+testpods.Code(abi.ErrPerm))
+
+	a.Stop()
+	if refs(cache) != 1 {
+		t.Fatalf("after one of two pods stopped: %d holders", refs(cache))
+	}
+	wantLines(t, get(t, urlB+"/echo").body, "env=from b")
+	b.Stop()
+	if refs(cache) != 0 {
+		t.Fatalf("after both pods stopped: %d holders, want the runtime closed", refs(cache))
+	}
+}
