@@ -1,0 +1,123 @@
+package examples_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testserve"
+)
+
+// uiProject serves examples/echo (an Ingress, a Service and a channel
+// topic) and examples/egress (a NetworkPolicy that denies the probe's
+// calls but to port 8000) together.
+const uiProject = `name: ui
+manifests: [../echo/echo.yaml, ../egress/egress.yaml, ../egress/egress-policy.yaml]
+pods:
+  - name: echo
+    language: c
+    source: ../echo/pods/echo
+  - name: probe
+    language: c
+    source: ../egress/pods/probe
+`
+
+// TestUI opens /ui/ in headless Chromium on a 2-node cluster of the
+// examples and checks that it shows the nodes, the pods, the routes, a
+// request the test then makes through the Ingress, a call NetworkPolicy
+// denied with its reason and a channel message, without errors in the
+// console. The screenshot stays in the test's temporary folder.
+func TestUI(t *testing.T) {
+	testenv.Tool(t, "clang")
+	dir := filepath.Join(filepath.Dir(copyExamples(t, "echo")), "ui")
+	testenv.WriteFiles(t, dir, map[string]string{"kube32.yaml": uiProject})
+	build(t, dir)
+	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir, Nodes: 2, Token: "ui-test-token"})
+
+	b := openBrowser(t, 1440, 1000)
+	b.navigate(c.APIURL() + abi.UIPath)
+	visible := func(sel string) func() bool {
+		return func() bool { return b.eval(`!!document.querySelector(`+quoteJS(sel)+`)`) == "true" }
+	}
+	// With --token the page asks for it once, then keeps it in a cookie.
+	testenv.Eventually(t, "the page asks for the token", func() bool { return b.eval(`!document.querySelector('#login').hidden`) == "true" })
+	b.eval(`document.querySelector('#login input').value = 'ui-test-token'; document.querySelector('#login').requestSubmit()`)
+	testenv.Eventually(t, "the page shows the cluster", func() bool { return b.eval(`!document.querySelector('#main').hidden`) == "true" })
+
+	testenv.Eventually(t, "both nodes are listed Ready", func() bool {
+		return b.eval(`[...document.querySelectorAll('#nodes tr[data-node] td:nth-child(2)')].filter(td => td.textContent === 'True').length`) == "2"
+	})
+	testenv.Eventually(t, "the pods are Running", func() bool {
+		return b.eval(`[...document.querySelectorAll('#pods tr[data-pod]')].filter(tr => tr.textContent.includes('Running')).length`) == "2"
+	})
+	testenv.Eventually(t, "the /echo and /probe routes lead to their pods", func() bool {
+		return b.eval(`document.querySelector('#routes tr[data-route="default/echo /echo Prefix"]')?.textContent.includes('echo')`) == "true" &&
+			b.eval(`document.querySelector('#routes tr[data-route="default/egress-probe /probe Prefix"]')?.textContent.includes('egress-probe')`) == "true"
+	})
+
+	// Now, with the page open: a request through the Ingress, a call the
+	// NetworkPolicy denies, a channel message.
+	if status, _, _ := fetch(t, http.MethodGet, c.IngressURL()+"/echo/seen-by-the-ui", ""); status != http.StatusOK {
+		t.Fatalf("GET /echo/seen-by-the-ui: %d", status)
+	}
+	if status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/probe", "http://127.0.0.1:1/"); status != http.StatusOK || !strings.HasPrefix(body, "rc=") {
+		t.Fatalf("POST /probe: %d %q", status, body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, c.APIURL()+abi.ChannelsPath+"/echo.events", strings.NewReader("hello from the UI test"))
+	req.Header.Set("Authorization", "Bearer ui-test-token")
+	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != http.StatusAccepted {
+		t.Fatalf("publishing on echo.events: %v %v", r, err)
+	} else {
+		r.Body.Close()
+	}
+
+	testenv.Eventually(t, "the request appears with the pod that served it", func() bool {
+		return b.eval(`document.querySelector('#requests tr[data-request="/echo/seen-by-the-ui"]')?.textContent.includes('default/echo')`) == "true"
+	})
+	var reason string
+	for _, e := range c.Activity.Recent() {
+		if e.Denied {
+			reason = e.Reason
+		}
+	}
+	if reason == "" {
+		t.Fatal("the activity stream holds no denied call")
+	}
+	testenv.Eventually(t, "the denied call appears with its NetworkPolicy reason", func() bool {
+		return b.eval(`[...document.querySelectorAll('#calls tr.denied')].some(tr => tr.textContent.includes('default/egress-probe') && tr.textContent.includes('K32_ERR_PERM') && tr.textContent.includes(`+quoteJS(reason)+`))`) == "true"
+	})
+	testenv.Eventually(t, "the channel message appears under its topic", func() bool {
+		return b.eval(`document.querySelector('#topics tr[data-topic="echo.events"]')?.textContent.includes('hello from the UI test')`) == "true"
+	})
+	// A click on a pod shows its manifest, Events and log.
+	b.eval(`document.querySelector('#pods tr[data-pod="default/echo"]').click()`)
+	testenv.Eventually(t, "the pod's detail shows its manifest and log", func() bool {
+		return b.eval(`document.querySelector('#detail').textContent.includes('"kind": "Pod"') && document.querySelector('#log').textContent.length > 0`) == "true"
+	})
+	if !visible("#detail h3")() {
+		t.Error("the pod's detail has no sections")
+	}
+
+	shot := filepath.Join(t.TempDir(), "ui.png")
+	if err := os.WriteFile(shot, b.screenshot(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
+	if errs := b.pageErrors(); len(errs) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if n := b.eval(`document.querySelector('#errors').dataset.count`); n != "0" {
+		t.Errorf("the page counted %s errors: %s", n, b.eval(`document.querySelector('#errors').textContent`))
+	}
+}
+
+func quoteJS(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
