@@ -97,6 +97,11 @@ func TestUI(t *testing.T) {
 	})
 	// A click on a pod shows its manifest, Events and log.
 	b.eval(`document.querySelector('#pods tr[data-pod="default/echo"]').click()`)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the page's text:\n%s", b.eval(`document.body.innerText`))
+		}
+	})
 	testenv.Eventually(t, "the pod's detail shows its manifest and log", func() bool {
 		return b.eval(`document.querySelector('#detail').textContent.includes('"kind": "Pod"') && document.querySelector('#log').textContent.length > 0`) == "true"
 	})
@@ -109,6 +114,11 @@ func TestUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", shot)
+	if out := os.Getenv("KUBE32_UI_SCREENSHOT"); out != "" { // refreshes docs/ui.png (docs/ui.md)
+		if err := os.WriteFile(out, b.screenshot(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}

@@ -26,6 +26,15 @@ func (s *Server) registerUI() {
 	s.mux.Handle("GET "+abi.UIPath, http.StripPrefix(abi.UIPath, uiFileServer(files)))
 	s.mux.HandleFunc("POST "+abi.UIPath+"login", s.serveUILogin)
 	s.mux.HandleFunc("GET "+abi.UIPath+"events", s.serveUIEvents)
+	s.mux.HandleFunc("GET "+abi.UIPath+"session", s.serveUISession)
+}
+
+// serveUISession tells the page whether its requests carry the token (or
+// need none), so that it asks for it without a refused request first.
+func (s *Server) serveUISession(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(map[string]bool{"authorized": s.cfg.Token == "" || s.authorized(r)})
 }
 
 // uiPublic reports whether r is for the page's own files or its login,

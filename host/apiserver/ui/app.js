@@ -26,6 +26,12 @@ const resources = {
   networkpolicies: '/apis/networking.k8s.io/v1/networkpolicies',
   events: '/api/v1/events',
 };
+// Endpoints are computed on read and cannot be watched: they are listed.
+// A browser opens at most six HTTP/1.1 connections to the API port: four
+// watches and the event stream hold five, the rest is listed every few
+// seconds on the sixth, with the metrics and the log tail.
+const watched = new Set(['nodes', 'pods', 'services', 'ingresses']);
+const relistEvery = 5000;
 const objects = Object.fromEntries(Object.keys(resources).map((k) => [k, new Map()]));
 const usage = { pods: new Map(), nodes: new Map() };
 const activity = { requests: [], calls: [], topics: new Map(), dropped: 0 };
@@ -42,6 +48,10 @@ async function follow(kind) {
       const list = await (await checked(fetch(path))).json();
       objects[kind] = new Map(list.items.map((o) => [id(o), o]));
       changed();
+      if (!watched.has(kind)) {
+        await sleep(relistEvery);
+        continue;
+      }
       const r = await checked(fetch(`${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${list.metadata.resourceVersion}`));
       await readLines(r.body, (line) => {
         const ev = JSON.parse(line);
@@ -257,20 +267,22 @@ function select(sel) {
   renderDetail();
 }
 
+// followLog reads the pod's last 100 log lines every 2 s while its panel
+// is open (a followed log would hold a connection of the six).
 async function followLog(key) {
   const [ns, name] = key.split('/');
   const abort = new AbortController();
   logs = { pod: key, lines: [], abort };
-  try {
-    const r = await checked(fetch(`/api/v1/namespaces/${ns}/pods/${name}/log?tailLines=100&follow=true`, { signal: abort.signal }));
-    await readLines(r.body, (line) => {
-      logs.lines.push(line);
-      if (logs.lines.length > 200) logs.lines.shift();
-      changed();
-    });
-  } catch (e) {
-    if (e.name !== 'AbortError') logs.lines.push(`(log: ${e.message})`);
+  while (!abort.signal.aborted) {
+    try {
+      const r = await checked(fetch(`/api/v1/namespaces/${ns}/pods/${name}/log?tailLines=100`, { signal: abort.signal }));
+      logs.lines = (await r.text()).split('\n').filter((l) => l);
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      logs.lines = [`(log: ${e.message})`];
+    }
     changed();
+    await sleep(2000);
   }
 }
 
@@ -285,7 +297,7 @@ function renderDetail() {
       `<h3>Events</h3><table><tr><th>Type</th><th>Reason</th><th>Message</th><th>Count</th></tr>${events.map((e) =>
         `<tr><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.message)}</td><td>${e.count || 1}</td></tr>`).join('')}</table>` +
       `<h3>Log</h3><pre id="log">${esc(logs.lines.join('\n'))}</pre>` +
-      `<h3>Manifest</h3><pre>${esc(p ? JSON.stringify(p, null, 2) : 'deleted')}</pre>`;
+      `<h3>Manifest</h3><pre>${esc(p ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...p }, null, 2) : 'deleted')}</pre>`;
   } else {
     const served = activity.requests.filter((r) => r.route === selected.route).slice(0, 30);
     box.innerHTML = `<h2>Route ${esc(selected.route)}</h2><table><tr><th>Time</th><th>Path</th><th>Status</th><th>Pod</th><th>Node</th></tr>${served.map((r) =>
@@ -301,8 +313,8 @@ document.addEventListener('click', (e) => {
 });
 
 async function start() {
-  const probe = await fetch(resources.nodes);
-  if (probe.status === 401) {
+  const session = await (await fetch('/ui/session')).json();
+  if (!session.authorized) {
     const form = $('#login');
     form.hidden = false;
     form.addEventListener('submit', async (e) => {
