@@ -158,7 +158,9 @@ func pageError(method string, params json.RawMessage) string {
 	case "Runtime.exceptionThrown":
 		return "uncaught: " + string(params)
 	case "Log.entryAdded":
-		var p struct{ Entry struct{ Level, Text, URL string } }
+		var p struct {
+			Entry struct{ Level, Text, URL string }
+		}
 		json.Unmarshal(params, &p)
 		if p.Entry.Level == "error" {
 			return p.Entry.Text + " " + p.Entry.URL

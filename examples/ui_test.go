@@ -40,6 +40,14 @@ func TestUI(t *testing.T) {
 	build(t, dir)
 	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir, Nodes: 2, Token: "ui-test-token"})
 
+	// The activity stream itself: a subscriber that never reads (the page
+	// and the checks below go on regardless), and one that checks what the
+	// requests below publish.
+	_, stalled := c.Activity.Subscribe()
+	defer stalled.Close()
+	_, sub := c.Activity.Subscribe()
+	defer sub.Close()
+
 	b := openBrowser(t, 1440, 1000)
 	b.navigate(c.APIURL() + abi.UIPath)
 	visible := func(sel string) func() bool {
@@ -77,6 +85,29 @@ func TestUI(t *testing.T) {
 		r.Body.Close()
 	}
 
+	// Events are typed in host/internal/activity, which this package
+	// cannot name: they are kept in a slice of the stream's own type.
+	requests, denied, msg := c.Activity.Recent()[:0], c.Activity.Recent()[:0], c.Activity.Recent()[:0]
+	for len(requests) == 0 || len(denied) == 0 || len(msg) == 0 {
+		e := <-sub.Events()
+		switch {
+		case e.Kind == "request" && e.Path == "/echo/seen-by-the-ui":
+			requests = append(requests, e)
+		case e.Kind == "call" && e.Denied:
+			denied = append(denied, e)
+		case e.Kind == "message" && e.Topic == "echo.events":
+			msg = append(msg, e)
+		}
+	}
+	if r := requests[0]; r.Status != 200 || r.Pod != "default/echo" || r.Node == "" || r.Route != "default/echo /echo Prefix" || r.Method != "GET" {
+		t.Errorf("the request's event: %+v", r)
+	}
+	if cl := denied[0]; cl.From != "default/egress-probe" || cl.Result != "K32_ERR_PERM" || !strings.Contains(cl.Reason, "NetworkPolicy default/egress-probe") {
+		t.Errorf("the denied call's event: %+v", cl)
+	}
+	if m := msg[0]; m.Preview != "hello from the UI test" || m.Size != 22 || m.From != "api" {
+		t.Errorf("the message's event: %+v", m)
+	}
 	testenv.Eventually(t, "the request appears with the pod that served it", func() bool {
 		return b.eval(`document.querySelector('#requests tr[data-request="/echo/seen-by-the-ui"]')?.textContent.includes('default/echo')`) == "true"
 	})
