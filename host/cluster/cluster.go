@@ -110,7 +110,7 @@ type Cluster struct {
 	// sequencer of channel messages (host/internal/channel).
 	Channels *channel.Hub
 	// Activity is the cluster's live record of requests, calls and channel
-	// messages (host/internal/activity), which /ui/events streams.
+	// messages (host/internal/activity), which the web view streams (docs/ui.md).
 	Activity *activity.Stream
 	// Workers are the worker nodes started with Options.Nodes; set before
 	// Start returns.
