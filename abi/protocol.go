@@ -94,6 +94,13 @@ const (
 	// to the API port relays a worker's connection to a host outside
 	// through the control plane, as its NAT does on the boards.
 	UplinkPath = "/apis/kube32.io/v1/uplink"
+	// UIPath serves the web view of the cluster (docs/ui.md); UIPath +
+	// "events" streams its activity as Server-Sent Events.
+	UIPath = "/ui/"
+	// TokenCookie holds the cluster token in the web view's browser, set by
+	// a POST to UIPath + "login"; the API accepts it for reads as it
+	// accepts the bearer token.
+	TokenCookie = "kube32-token"
 )
 
 // NodeStatsPath is where a node's pod server (the kubelet endpoint of its
@@ -191,6 +198,10 @@ var ProtocolNames = []ProtocolName{
 		Doc: "The channels on the API server: POST `<path>/<topic>` publishes, GET `?watch=true` streams."},
 	{GoName: "UplinkPath", Value: UplinkPath, See: "nodes.md",
 		Doc: "The control plane's uplink on the API server: GET and PUT `{\"up\":bool}`; CONNECT relays a worker's connection to a host outside."},
+	{GoName: "UIPath", Value: UIPath, See: "ui.md",
+		Doc: "The web view of the cluster on the API server; `events` below it streams requests, calls and channel messages as Server-Sent Events."},
+	{GoName: "TokenCookie", Value: TokenCookie, See: "ui.md",
+		Doc: "The cookie that holds the cluster token in the web view's browser; the API accepts it for reads (GET, HEAD) as it accepts the bearer token."},
 	{GoName: "NodeStatsPath", Value: NodeStatsPath, See: "kubectl.md",
 		Doc: "On a node's pod port, without the pod header: the usage of the node and its pods, which the Metrics API reads."},
 	{GoName: "LogUplinkUp", Value: LogUplinkUp, See: "nodes.md",

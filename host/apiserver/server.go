@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
@@ -58,6 +59,9 @@ type Config struct {
 	// reaches its pods in-process, and the other pods through their
 	// node's pod port (podhandler.go).
 	Local service.LocalPods
+	// Activity, when set, is streamed to the web view at abi.UIPath
+	// (ui.go); the page itself is served either way.
+	Activity *activity.Stream
 }
 
 // Server is the API server; it is an http.Handler.
@@ -97,6 +101,7 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc("/apis/", s.serveREST)
 	}
 	s.registerChannels()
+	s.registerUI()
 	if cfg.Egress != nil && cfg.Store != nil {
 		s.mux.HandleFunc("POST "+abi.EgressPath, s.serveEgress)
 	}
@@ -125,7 +130,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fallthrough
 	default:
-		if s.cfg.Token != "" && !s.authorized(r) {
+		if s.cfg.Token != "" && !uiPublic(r) && !s.authorized(r) {
 			writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
 			return
 		}
@@ -133,9 +138,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// authorized reports whether r carries the cluster token: as a bearer
+// token, or, for reads only, in the web view's abi.TokenCookie (a cookie
+// goes with any request the browser makes, so it never authorizes a
+// write).
 func (s *Server) authorized(r *http.Request) bool {
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
+	if !ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		if c, err := r.Cookie(abi.TokenCookie); err == nil {
+			token, ok = c.Value, true
+		}
+	}
+	return ok && s.validToken(token)
+}
+
+func (s *Server) validToken(token string) bool {
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
 }
 
 // request is a parsed REST path.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
@@ -108,6 +109,9 @@ type Cluster struct {
 	// Channels is the control plane's channel hub, the cluster's one
 	// sequencer of channel messages (host/internal/channel).
 	Channels *channel.Hub
+	// Activity is the cluster's live record of requests, calls and channel
+	// messages (host/internal/activity), which the web view streams (docs/ui.md).
+	Activity *activity.Stream
 	// Workers are the worker nodes started with Options.Nodes; set before
 	// Start returns.
 	Workers []*Worker
@@ -183,7 +187,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
-	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf}), uplink: uplink,
+	events := activity.New(0)
+	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf, Activity: events}), uplink: uplink, Activity: events,
 		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits,
 		apiCA: identity.CAPEM, apiClientCert: identity.ClientCertPEM, apiClientKey: identity.ClientKeyPEM}
 	// Before any kubelet renews its Lease there.
@@ -204,12 +209,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
-		Outside: &call.Outside{Route: uplink}, Board: opts.Board,
+		Outside: &call.Outside{Route: uplink}, Board: opts.Board, Activity: events,
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
-		Channels: c.Channels})
+		Channels: c.Channels, Activity: events})
 	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
-		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink, Local: c.Kubelet})
+		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink, Local: c.Kubelet, Activity: events})
 
 	c.serve(listeners["api"], api)
 	// TLS inside the connection budget, so that a connection stuck in its
@@ -228,7 +233,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		w, err := StartWorker(ctx, WorkerOptions{
 			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
 			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
-			conns: c.conns, limits: c.limits,
+			conns: c.conns, limits: c.limits, activity: events,
 			DefaultMemoryLimit: opts.DefaultMemoryLimit, Board: opts.Board,
 			LeaseRenewInterval: opts.LeaseRenewInterval,
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
@@ -56,6 +57,9 @@ type WorkerOptions struct {
 	// timeouts.
 	conns  *httplimit.Conns
 	limits httplimit.Limits
+	// activity is the stream of the cluster of its process, which its
+	// pods' calls go to (nil under node --join: docs/ui.md).
+	activity *activity.Stream
 }
 
 // Worker is a running worker node: a kubelet that reaches the control
@@ -103,7 +107,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		// Hosts outside are reached through the control plane's uplink.
 		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &call.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
 		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
-		Channels: w.Channels,
+		Channels: w.Channels, Activity: opts.activity,
 	})
 	registerCtx, cancelRegister := context.WithTimeout(ctx, 10*time.Second)
 	err = w.Kubelet.Register(registerCtx)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/activity"
 )
 
 // Message is one message published on a topic.
@@ -33,6 +34,9 @@ type Options struct {
 	// Logf receives the hub's log lines (dropped messages, lost upstream);
 	// nil discards them.
 	Logf func(format string, args ...any)
+	// Activity receives every message the hub sequences (the control
+	// plane's hub: a worker's forwards its pods' messages there); nil: none.
+	Activity *activity.Stream
 }
 
 // Hub fans the messages of one node out to its subscribers.
@@ -73,6 +77,7 @@ func (h *Hub) Publish(_ context.Context, from, topic string, data []byte) error 
 		}
 		return nil
 	}
+	h.opts.Activity.Message(from, topic, data)
 	h.Deliver(m)
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/kube32v1"
+	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	svcs "github.com/kube32/kube32/host/internal/service"
@@ -40,6 +41,8 @@ type Config struct {
 	// abi.AnnotationEventStream streams and takes abi.AnnotationStatsTopic; nil
 	// leaves the streams with their built-in topics only.
 	Channels *channel.Hub
+	// Activity receives every request the controller answers; nil: none.
+	Activity *activity.Stream
 }
 
 // Controller is the Ingress controller; it is an http.Handler.
@@ -104,8 +107,11 @@ func (c *Controller) UpToDate() bool {
 }
 
 func (c *Controller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, published := c.record(w, r)
+	defer published()
 	t := c.rebuildIfStale(abi.IngressRebuildMinInterval)
 	if rt := t.lookup(r.Host, r.URL.Path); rt != nil {
+		noteRoute(w, rt)
 		rt.requests.Add(1)
 		rt.backend.ServeHTTP(w, r)
 		return

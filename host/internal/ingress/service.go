@@ -35,6 +35,7 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, be := range b.order() {
 		// The pod runs on the control plane: call its k32_handle in-process.
 		if h, ok := b.local.Handler(be.Namespace, be.Name); ok {
+			noteBackend(w, be)
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -49,6 +50,7 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		noteBackend(w, be)
 		if unreachable = proxyToNode(w, r, be); unreachable == nil {
 			return
 		}

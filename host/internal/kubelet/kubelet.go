@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
@@ -73,6 +74,9 @@ type Config struct {
 	// Channels is the node's channel hub: it carries out k32_publish and
 	// feeds the pods' abi.AnnotationEventTopics; nil answers K32_ERR_NOTSUP.
 	Channels *channel.Hub
+	// Activity receives the result of every k32_http_call of the node's
+	// pods; nil: none.
+	Activity *activity.Stream
 }
 
 // Kubelet runs the pods of one node.

@@ -81,6 +81,7 @@ type deniedLogger struct {
 // HTTPCall implements pod.Caller.
 func (l *deniedLogger) HTTPCall(ctx context.Context, c pod.Call) (pod.CallResult, error) {
 	res, err := l.caller.HTTPCall(ctx, c)
+	l.k.recordCall(c, res, err)
 	var denied *call.DeniedError
 	if errors.As(err, &denied) {
 		l.log(denied)

@@ -1,0 +1,164 @@
+package examples_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testserve"
+)
+
+// uiProject serves examples/echo (an Ingress, a Service and a channel
+// topic) and examples/egress (a NetworkPolicy that denies the probe's
+// calls but to port 8000) together.
+const uiProject = `name: ui
+manifests: [../echo/echo.yaml, ../egress/egress.yaml, ../egress/egress-policy.yaml]
+pods:
+  - name: echo
+    language: c
+    source: ../echo/pods/echo
+  - name: probe
+    language: c
+    source: ../egress/pods/probe
+`
+
+// TestUI opens /ui/ in headless Chromium on a 2-node cluster of the
+// examples and checks that it shows the nodes, the pods, the routes, a
+// request the test then makes through the Ingress, a call NetworkPolicy
+// denied with its reason and a channel message, without errors in the
+// console. The screenshot stays in the test's temporary folder.
+func TestUI(t *testing.T) {
+	testenv.Tool(t, "clang")
+	dir := filepath.Join(filepath.Dir(copyExamples(t, "echo")), "ui")
+	testenv.WriteFiles(t, dir, map[string]string{"kube32.yaml": uiProject})
+	build(t, dir)
+	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir, Nodes: 2, Token: "ui-test-token"})
+
+	// The activity stream itself: a subscriber that never reads (the page
+	// and the checks below go on regardless), and one that checks what the
+	// requests below publish.
+	_, stalled := c.Activity.Subscribe()
+	defer stalled.Close()
+	_, sub := c.Activity.Subscribe()
+	defer sub.Close()
+
+	b := openBrowser(t, 1440, 1000)
+	b.navigate(c.APIURL() + abi.UIPath)
+	visible := func(sel string) func() bool {
+		return func() bool { return b.eval(`!!document.querySelector(`+quoteJS(sel)+`)`) == "true" }
+	}
+	// With --token the page asks for it once, then keeps it in a cookie.
+	testenv.Eventually(t, "the page asks for the token", func() bool { return b.eval(`!document.querySelector('#login').hidden`) == "true" })
+	b.eval(`document.querySelector('#login input').value = 'ui-test-token'; document.querySelector('#login').requestSubmit()`)
+	testenv.Eventually(t, "the page shows the cluster", func() bool { return b.eval(`!document.querySelector('#main').hidden`) == "true" })
+
+	testenv.Eventually(t, "both nodes are listed Ready", func() bool {
+		return b.eval(`[...document.querySelectorAll('#nodes tr[data-node] td:nth-child(2)')].filter(td => td.textContent === 'True').length`) == "2"
+	})
+	testenv.Eventually(t, "the pods are Running", func() bool {
+		return b.eval(`[...document.querySelectorAll('#pods tr[data-pod]')].filter(tr => tr.textContent.includes('Running')).length`) == "2"
+	})
+	testenv.Eventually(t, "the /echo and /probe routes lead to their pods", func() bool {
+		return b.eval(`document.querySelector('#routes tr[data-route="default/echo /echo Prefix"]')?.textContent.includes('echo')`) == "true" &&
+			b.eval(`document.querySelector('#routes tr[data-route="default/egress-probe /probe Prefix"]')?.textContent.includes('egress-probe')`) == "true"
+	})
+
+	// Now, with the page open: a request through the Ingress, a call the
+	// NetworkPolicy denies, a channel message.
+	if status, _, _ := fetch(t, http.MethodGet, c.IngressURL()+"/echo/seen-by-the-ui", ""); status != http.StatusOK {
+		t.Fatalf("GET /echo/seen-by-the-ui: %d", status)
+	}
+	if status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/probe", "http://127.0.0.1:1/"); status != http.StatusOK || !strings.HasPrefix(body, "rc=") {
+		t.Fatalf("POST /probe: %d %q", status, body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, c.APIURL()+abi.ChannelsPath+"/echo.events", strings.NewReader("hello from the UI test"))
+	req.Header.Set("Authorization", "Bearer ui-test-token")
+	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != http.StatusAccepted {
+		t.Fatalf("publishing on echo.events: %v %v", r, err)
+	} else {
+		r.Body.Close()
+	}
+
+	// Events are typed in host/internal/activity, which this package
+	// cannot name: they are kept in a slice of the stream's own type.
+	requests, denied, msg := c.Activity.Recent()[:0], c.Activity.Recent()[:0], c.Activity.Recent()[:0]
+	for len(requests) == 0 || len(denied) == 0 || len(msg) == 0 {
+		e := <-sub.Events()
+		switch {
+		case e.Kind == "request" && e.Path == "/echo/seen-by-the-ui":
+			requests = append(requests, e)
+		case e.Kind == "call" && e.Denied:
+			denied = append(denied, e)
+		case e.Kind == "message" && e.Topic == "echo.events":
+			msg = append(msg, e)
+		}
+	}
+	if r := requests[0]; r.Status != 200 || r.Pod != "default/echo" || r.Node == "" || r.Route != "default/echo /echo Prefix" || r.Method != "GET" {
+		t.Errorf("the request's event: %+v", r)
+	}
+	if cl := denied[0]; cl.From != "default/egress-probe" || cl.Result != "K32_ERR_PERM" || !strings.Contains(cl.Reason, "NetworkPolicy default/egress-probe") {
+		t.Errorf("the denied call's event: %+v", cl)
+	}
+	if m := msg[0]; m.Preview != "hello from the UI test" || m.Size != 22 || m.From != "api" {
+		t.Errorf("the message's event: %+v", m)
+	}
+	testenv.Eventually(t, "the request appears with the pod that served it", func() bool {
+		return b.eval(`document.querySelector('#requests tr[data-request="/echo/seen-by-the-ui"]')?.textContent.includes('default/echo')`) == "true"
+	})
+	var reason string
+	for _, e := range c.Activity.Recent() {
+		if e.Denied {
+			reason = e.Reason
+		}
+	}
+	if reason == "" {
+		t.Fatal("the activity stream holds no denied call")
+	}
+	testenv.Eventually(t, "the denied call appears with its NetworkPolicy reason", func() bool {
+		return b.eval(`[...document.querySelectorAll('#calls tr.denied')].some(tr => tr.textContent.includes('default/egress-probe') && tr.textContent.includes('K32_ERR_PERM') && tr.textContent.includes(`+quoteJS(reason)+`))`) == "true"
+	})
+	testenv.Eventually(t, "the channel message appears under its topic", func() bool {
+		return b.eval(`document.querySelector('#topics tr[data-topic="echo.events"]')?.textContent.includes('hello from the UI test')`) == "true"
+	})
+	// A click on a pod shows its manifest, Events and log.
+	b.eval(`document.querySelector('#pods tr[data-pod="default/echo"]').click()`)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the page's text:\n%s", b.eval(`document.body.innerText`))
+		}
+	})
+	testenv.Eventually(t, "the pod's detail shows its manifest and log", func() bool {
+		return b.eval(`document.querySelector('#detail').textContent.includes('"kind": "Pod"') && document.querySelector('#log').textContent.length > 0`) == "true"
+	})
+	if !visible("#detail h3")() {
+		t.Error("the pod's detail has no sections")
+	}
+
+	shot := filepath.Join(t.TempDir(), "ui.png")
+	if err := os.WriteFile(shot, b.screenshot(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
+	if out := os.Getenv("KUBE32_UI_SCREENSHOT"); out != "" { // refreshes docs/ui.png (docs/ui.md)
+		if err := os.WriteFile(out, b.screenshot(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if errs := b.pageErrors(); len(errs) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if n := b.eval(`document.querySelector('#errors').dataset.count`); n != "0" {
+		t.Errorf("the page counted %s errors: %s", n, b.eval(`document.querySelector('#errors').textContent`))
+	}
+}
+
+func quoteJS(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,335 @@
+// The web view of a kube32 cluster (docs/ui.md): the API objects through
+// list and watch, as kubectl sees them, live memory from the Metrics API,
+// and the activity stream of /ui/events for requests, calls and messages.
+
+const $ = (sel) => document.querySelector(sel);
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+// Errors of the page itself are counted in the header, where a test reads them.
+const errors = [];
+function pageError(msg) {
+  errors.push(String(msg));
+  const el = $('#errors');
+  el.dataset.count = errors.length;
+  el.textContent = `${errors.length} error(s): ${errors[errors.length - 1]}`;
+}
+window.addEventListener('error', (e) => pageError(e.message));
+window.addEventListener('unhandledrejection', (e) => pageError(e.reason));
+
+const resources = {
+  nodes: '/api/v1/nodes',
+  pods: '/api/v1/pods',
+  services: '/api/v1/services',
+  endpoints: '/api/v1/endpoints',
+  ingresses: '/apis/networking.k8s.io/v1/ingresses',
+  staticbundles: '/apis/kube32.io/v1/staticbundles',
+  networkpolicies: '/apis/networking.k8s.io/v1/networkpolicies',
+  events: '/api/v1/events',
+};
+// Endpoints are computed on read and cannot be watched: they are listed.
+// A browser opens at most six HTTP/1.1 connections to the API port: four
+// watches and the event stream hold five, the rest is listed every few
+// seconds on the sixth, with the metrics and the log tail.
+const watched = new Set(['nodes', 'pods', 'services', 'ingresses']);
+const relistEvery = 5000;
+const objects = Object.fromEntries(Object.keys(resources).map((k) => [k, new Map()]));
+const usage = { pods: new Map(), nodes: new Map() };
+const activity = { requests: [], calls: [], topics: new Map(), dropped: 0 };
+const keep = 200;
+let selected = null; // {pod: "ns/name"} or {route: key}
+
+const id = (o) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
+
+// list then watch one resource, listing again whenever the watch ends.
+async function follow(kind) {
+  const path = resources[kind];
+  for (;;) {
+    try {
+      const list = await (await checked(fetch(path))).json();
+      objects[kind] = new Map(list.items.map((o) => [id(o), o]));
+      changed();
+      if (!watched.has(kind)) {
+        await sleep(relistEvery);
+        continue;
+      }
+      const r = await checked(fetch(`${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${list.metadata.resourceVersion}`));
+      await readLines(r.body, (line) => {
+        const ev = JSON.parse(line);
+        if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
+        if (ev.type === 'DELETED') objects[kind].delete(id(ev.object));
+        else objects[kind].set(id(ev.object), ev.object);
+        changed();
+      });
+    } catch (e) {
+      if (e.unauthorized) throw e;
+      status(`watch of ${kind}: ${e.message}; retrying`);
+    }
+    await sleep(1000);
+  }
+}
+
+async function checked(p) {
+  const r = await p;
+  if (r.status === 401) throw Object.assign(new Error('unauthorized'), { unauthorized: true });
+  if (!r.ok) throw new Error(`${r.url}: ${r.status}`);
+  return r;
+}
+
+async function readLines(body, each) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += value;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.trim()) each(line);
+    }
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const status = (s) => { $('#status').textContent = s; };
+
+// The Metrics API, every 5 s: live memory of pods and nodes.
+async function pollMetrics() {
+  for (;;) {
+    try {
+      for (const kind of ['pods', 'nodes']) {
+        const r = await fetch(`/apis/metrics.k8s.io/v1beta1/${kind}`);
+        if (!r.ok) continue;
+        const list = await r.json();
+        usage[kind] = new Map(list.items.map((m) => [id(m), m]));
+      }
+      changed();
+    } catch (e) {
+      status(`metrics: ${e.message}`);
+    }
+    await sleep(5000);
+  }
+}
+
+function followActivity() {
+  const es = new EventSource('/ui/events');
+  es.addEventListener('open', () => status('live'));
+  es.addEventListener('error', () => status('event stream lost; reconnecting'));
+  let last = 0;
+  es.addEventListener('activity', (m) => {
+    const e = JSON.parse(m.data);
+    if (e.seq <= last) return; // a reconnect replays what the stream holds
+    last = e.seq;
+    if (e.kind === 'request') push(activity.requests, e);
+    else if (e.kind === 'call') push(activity.calls, e);
+    else if (e.kind === 'message') {
+      const t = activity.topics.get(e.topic) || { topic: e.topic, count: 0, last: [] };
+      t.count++;
+      t.last = [e, ...t.last].slice(0, 5);
+      activity.topics.set(e.topic, t);
+    }
+    changed();
+  });
+  es.addEventListener('dropped', (m) => { activity.dropped = JSON.parse(m.data).dropped; changed(); });
+}
+
+function push(list, e) {
+  list.unshift(e);
+  if (list.length > keep) list.length = keep;
+}
+
+// Rendering, at most once per animation frame.
+let pending = false;
+function changed() {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => { pending = false; render(); });
+}
+
+const bytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`);
+function quantity(q) {
+  if (!q) return 0;
+  const m = /^([0-9.]+)([KMG]i|[kMG])?$/.exec(q);
+  if (!m) return 0;
+  const unit = { Ki: 1024, Mi: 1 << 20, Gi: 1 << 30, k: 1e3, M: 1e6, G: 1e9 }[m[2]] || 1;
+  return parseFloat(m[1]) * unit;
+}
+function meter(used, limit) {
+  if (!used && !limit) return '<span class="dim">–</span>';
+  if (!limit) return esc(bytes(used));
+  const pct = Math.min(100, (100 * used) / limit);
+  return `<span class="bar"><i style="width:${pct.toFixed(0)}%" class="${pct > 85 ? 'high' : ''}"></i></span> ${esc(bytes(used))} / ${esc(bytes(limit))}`;
+}
+const table = (sel, head, rows) => {
+  $(`${sel} table`).innerHTML = `<tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.join('')}`;
+};
+const cond = (o, type) => (o.status?.conditions || []).find((c) => c.type === type)?.status;
+const cls = (ok) => (ok ? 'ok' : 'bad');
+
+function render() {
+  const pods = [...objects.pods.values()];
+  table('#nodes', ['Node', 'Ready', 'IP', 'Pods', 'Memory'], [...objects.nodes.values()].map((n) => {
+    const ip = (n.status?.addresses || []).find((a) => a.type === 'InternalIP')?.address;
+    const count = pods.filter((p) => p.spec.nodeName === n.metadata.name).length;
+    const ready = cond(n, 'Ready');
+    const mem = quantity(usage.nodes.get(n.metadata.name)?.usage?.memory);
+    return `<tr data-node="${esc(n.metadata.name)}"><td>${esc(n.metadata.name)}</td><td class="${cls(ready === 'True')}">${esc(ready)}</td>` +
+      `<td>${esc(ip)}</td><td>${count}</td><td>${meter(mem, quantity(n.status?.allocatable?.memory))}</td></tr>`;
+  }));
+
+  table('#pods', ['Pod', 'Phase', 'Ready', 'Restarts', 'Last state', 'Memory', 'Node'], pods.map((p) => {
+    const cs = (p.status?.containerStatuses || [])[0] || {};
+    const last = cs.lastState?.terminated ? `${cs.lastState.terminated.reason || 'Terminated'} (${cs.lastState.terminated.exitCode})` : '';
+    const m = usage.pods.get(id(p));
+    const used = (m?.containers || []).reduce((s, c) => s + quantity(c.usage?.memory), 0);
+    const limit = quantity(p.spec.containers[0]?.resources?.limits?.memory);
+    const phase = p.status?.phase || 'Pending';
+    return `<tr data-pod="${esc(id(p))}"><td>${esc(id(p))}</td><td class="${phase === 'Running' ? 'ok' : phase === 'Pending' ? 'warn' : 'bad'}">${esc(phase)}</td>` +
+      `<td>${esc(cond(p, 'Ready'))}</td><td>${cs.restartCount || 0}</td><td>${esc(last)}</td><td>${meter(used, limit)}</td><td>${esc(p.spec.nodeName)}</td></tr>`;
+  }));
+
+  const lastByRoute = new Map();
+  for (const r of activity.requests) if (r.route && !lastByRoute.has(r.route)) lastByRoute.set(r.route, r);
+  table('#routes', ['Host', 'Path', 'Type', 'Backend', 'Pods', 'Last'], routes().map((rt) => {
+    const last = lastByRoute.get(rt.key);
+    return `<tr data-route="${esc(rt.key)}"><td>${esc(rt.host || '*')}</td><td>${esc(rt.path)}</td><td>${esc(rt.pathType)}</td>` +
+      `<td class="${rt.ok ? '' : 'bad'}">${esc(rt.backend)}</td><td class="${rt.ok ? '' : 'bad'}">${esc(rt.pods)}</td>` +
+      `<td>${last ? `${last.status} ${esc(last.pod || '')}` : ''}</td></tr>`;
+  }));
+
+  table('#requests', ['Time', 'Method', 'Host', 'Path', 'Status', 'ms', 'Pod', 'Node'], activity.requests.slice(0, 60).map((r) =>
+    `<tr data-request="${esc(r.path)}"><td>${esc(time(r.time))}</td><td>${esc(r.method)}</td><td>${esc(r.host)}</td><td>${esc(r.path)}</td>` +
+    `<td class="${r.status < 400 ? 'ok' : 'bad'}">${r.status}</td><td>${r.durationMs ?? 0}</td><td>${esc(r.pod || (r.route ? 'static' : 'no route'))}</td><td>${esc(r.node)}</td></tr>`));
+
+  table('#calls', ['Time', 'Caller', 'Target', 'Result', 'NetworkPolicy / reason', 'Node'], activity.calls.slice(0, 60).map((c) =>
+    `<tr data-call="${esc(c.from)}" class="${c.denied ? 'denied' : ''}"><td>${esc(time(c.time))}</td><td>${esc(c.from)}</td><td>${esc(c.target)}</td>` +
+    `<td class="${/^[23]/.test(c.result) ? 'ok' : 'bad'}">${esc(c.result)}</td><td class="${c.denied ? 'bad' : ''}">${c.denied ? 'denied: ' : ''}${esc(c.reason)}</td><td>${esc(c.node)}</td></tr>`));
+
+  table('#topics', ['Topic', 'Messages', 'Last from', 'Last message'], [...activity.topics.values()].map((t) =>
+    `<tr data-topic="${esc(t.topic)}"><td>${esc(t.topic)}</td><td>${t.count}</td><td>${esc(t.last[0].from)}</td>` +
+    `<td title="${t.last[0].size} bytes">${esc(t.last[0].preview)}</td></tr>`));
+  if (activity.dropped) status(`live (this view missed ${activity.dropped} events)`);
+  renderDetail();
+}
+
+const time = (t) => new Date(t).toLocaleTimeString();
+
+// The routing table as the controller builds it: each Ingress rule path
+// and the Service or StaticBundle behind it, with the ready pods the
+// Service's Endpoints list.
+function routes() {
+  const out = [];
+  for (const ing of objects.ingresses.values()) {
+    const cls = ing.spec.ingressClassName;
+    if (cls && cls !== 'kube32') continue;
+    const ns = ing.metadata.namespace;
+    for (const rule of ing.spec.rules || []) {
+      for (const p of rule.http?.paths || []) {
+        const host = (rule.host || '').toLowerCase();
+        const pathType = p.pathType || 'Prefix';
+        const rt = { key: `${ns}/${ing.metadata.name} ${host}${p.path} ${pathType}`, host, path: p.path, pathType, ok: true };
+        if (p.backend.service) {
+          const name = p.backend.service.name;
+          rt.backend = `Service ${name}:${p.backend.service.port?.number ?? p.backend.service.port?.name}`;
+          if (!objects.services.has(`${ns}/${name}`)) {
+            rt.ok = false; rt.pods = 'no such Service';
+          } else {
+            const ep = objects.endpoints.get(`${ns}/${name}`);
+            const ready = (ep?.subsets || []).flatMap((s) => s.addresses || []).map((a) => a.targetRef?.name || a.ip);
+            rt.pods = ready.length ? ready.join(', ') : 'no ready pod';
+            rt.ok = ready.length > 0;
+          }
+        } else if (p.backend.resource?.kind === 'StaticBundle') {
+          const name = p.backend.resource.name;
+          rt.backend = `StaticBundle ${name}`;
+          rt.ok = objects.staticbundles.has(`${ns}/${name}`);
+          rt.pods = rt.ok ? 'files' : 'no such StaticBundle';
+        } else {
+          rt.backend = 'unsupported'; rt.ok = false; rt.pods = '';
+        }
+        out.push(rt);
+      }
+    }
+  }
+  return out;
+}
+
+// The detail panel: a pod's manifest, Events and log, or a route's last
+// requests and the pods that served them.
+let logs = { pod: null, lines: [], abort: null };
+function select(sel) {
+  selected = sel;
+  if (logs.abort) logs.abort.abort();
+  logs = { pod: null, lines: [], abort: null };
+  if (sel?.pod) followLog(sel.pod);
+  $('#detail').hidden = !sel;
+  renderDetail();
+}
+
+// followLog reads the pod's last 100 log lines every 2 s while its panel
+// is open (a followed log would hold a connection of the six).
+async function followLog(key) {
+  const [ns, name] = key.split('/');
+  const abort = new AbortController();
+  logs = { pod: key, lines: [], abort };
+  while (!abort.signal.aborted) {
+    try {
+      const r = await checked(fetch(`/api/v1/namespaces/${ns}/pods/${name}/log?tailLines=100`, { signal: abort.signal }));
+      logs.lines = (await r.text()).split('\n').filter((l) => l);
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      logs.lines = [`(log: ${e.message})`];
+    }
+    changed();
+    await sleep(2000);
+  }
+}
+
+function renderDetail() {
+  const box = $('#detail div');
+  if (!selected) { box.innerHTML = ''; return; }
+  if (selected.pod) {
+    const p = objects.pods.get(selected.pod);
+    const events = [...objects.events.values()].filter((e) =>
+      e.involvedObject?.kind === 'Pod' && `${e.involvedObject.namespace}/${e.involvedObject.name}` === selected.pod);
+    box.innerHTML = `<h2>Pod ${esc(selected.pod)}</h2>` +
+      `<h3>Events</h3><table><tr><th>Type</th><th>Reason</th><th>Message</th><th>Count</th></tr>${events.map((e) =>
+        `<tr><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.message)}</td><td>${e.count || 1}</td></tr>`).join('')}</table>` +
+      `<h3>Log</h3><pre id="log">${esc(logs.lines.join('\n'))}</pre>` +
+      `<h3>Manifest</h3><pre>${esc(p ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...p }, null, 2) : 'deleted')}</pre>`;
+  } else {
+    const served = activity.requests.filter((r) => r.route === selected.route).slice(0, 30);
+    box.innerHTML = `<h2>Route ${esc(selected.route)}</h2><table><tr><th>Time</th><th>Path</th><th>Status</th><th>Pod</th><th>Node</th></tr>${served.map((r) =>
+      `<tr><td>${esc(time(r.time))}</td><td>${esc(r.path)}</td><td>${r.status}</td><td>${esc(r.pod)}</td><td>${esc(r.node)}</td></tr>`).join('')}</table>`;
+  }
+}
+
+document.addEventListener('click', (e) => {
+  if (e.target.closest('#close')) return select(null);
+  const row = e.target.closest('tr[data-pod], tr[data-route]');
+  if (row?.dataset.pod) select({ pod: row.dataset.pod });
+  else if (row?.dataset.route) select({ route: row.dataset.route });
+});
+
+async function start() {
+  const session = await (await fetch('/ui/session')).json();
+  if (!session.authorized) {
+    const form = $('#login');
+    form.hidden = false;
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const r = await fetch('/ui/login', { method: 'POST', body: new URLSearchParams(new FormData(form)) });
+      if (r.ok) location.reload();
+      else $('#login-error').textContent = 'wrong token';
+    }, { once: false });
+    status('token needed');
+    return;
+  }
+  $('#main').hidden = false;
+  followActivity();
+  pollMetrics();
+  for (const kind of Object.keys(resources)) follow(kind).catch((e) => status(e.message));
+}
+
+start().catch((e) => pageError(e.message));
