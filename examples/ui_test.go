@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -126,6 +127,25 @@ func TestUI(t *testing.T) {
 	testenv.Eventually(t, "the channel message appears under its topic", func() bool {
 		return b.eval(`document.querySelector('#topics tr[data-topic="echo.events"]')?.textContent.includes('hello from the UI test')`) == "true"
 	})
+	// An open viewer of the echo Ingress's event stream is counted, and
+	// counted out when it leaves.
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	sseReq, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.IngressURL()+"/echo/events", nil)
+	sse, err := http.DefaultClient.Do(sseReq)
+	if err != nil || sse.StatusCode != http.StatusOK {
+		t.Fatalf("GET /echo/events: %v %v", sse, err)
+	}
+	viewers := func(n string) func() bool {
+		return func() bool {
+			return b.eval(`document.querySelector('#viewers tr[data-stream="default/echo /echo/events"] td:nth-child(3)')?.textContent`) == n
+		}
+	}
+	testenv.Eventually(t, "the SSE viewer is listed", viewers("1"))
+	leave()
+	sse.Body.Close()
+	testenv.Eventually(t, "the SSE viewer is counted out", viewers("0"))
+
 	// A click on a pod shows its manifest, Events and log.
 	b.eval(`document.querySelector('#pods tr[data-pod="default/echo"]').click()`)
 	t.Cleanup(func() {

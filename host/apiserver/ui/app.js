@@ -34,7 +34,7 @@ const watched = new Set(['nodes', 'pods', 'services', 'ingresses']);
 const relistEvery = 5000;
 const objects = Object.fromEntries(Object.keys(resources).map((k) => [k, new Map()]));
 const usage = { pods: new Map(), nodes: new Map() };
-const activity = { requests: [], calls: [], topics: new Map(), dropped: 0 };
+const activity = { requests: [], calls: [], topics: new Map(), viewers: new Map(), dropped: 0 };
 const keep = 200;
 let selected = null; // {pod: "ns/name"} or {route: key}
 
@@ -128,7 +128,7 @@ function followActivity() {
       t.count++;
       t.last = [e, ...t.last].slice(0, 5);
       activity.topics.set(e.topic, t);
-    }
+    } else if (e.kind === 'viewers') activity.viewers.set(e.stream, e);
     changed();
   });
   es.addEventListener('dropped', (m) => { activity.dropped = JSON.parse(m.data).dropped; changed(); });
@@ -209,6 +209,8 @@ function render() {
   table('#topics', ['Topic', 'Messages', 'Last from', 'Last message'], [...activity.topics.values()].map((t) =>
     `<tr data-topic="${esc(t.topic)}"><td>${esc(t.topic)}</td><td>${t.count}</td><td>${esc(t.last[0].from)}</td>` +
     `<td title="${t.last[0].size} bytes">${esc(t.last[0].preview)}</td></tr>`));
+  table('#viewers', ['Stream', 'Topics', 'Viewers', 'Since'], [...activity.viewers.values()].map((v) =>
+    `<tr data-stream="${esc(v.stream)}"><td>${esc(v.stream)}</td><td>${esc(v.topic)}</td><td>${v.viewers}</td><td>${esc(time(v.time))}</td></tr>`));
   if (activity.dropped) status(`live (this view missed ${activity.dropped} events)`);
   renderDetail();
 }

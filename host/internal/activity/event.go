@@ -10,6 +10,7 @@ const (
 	KindRequest = "request" // the Ingress answered a request
 	KindCall    = "call"    // a pod's k32_http_call returned
 	KindMessage = "message" // a message was published on a channel topic
+	KindViewers = "viewers" // a viewer joined or left an Ingress event stream
 )
 
 // Event is one thing that happened. Which fields are set depends on Kind;
@@ -44,6 +45,11 @@ type Event struct {
 	Topic   string `json:"topic,omitempty"`
 	Size    int    `json:"size,omitempty"`
 	Preview string `json:"preview,omitempty"`
+
+	// Viewers: Stream the Ingress event stream ("<namespace>/<ingress>
+	// <path>"), Topic its topics, Viewers how many clients it has now.
+	Stream  string `json:"stream,omitempty"`
+	Viewers int    `json:"viewers"`
 }
 
 // previewLen bounds Event.Preview, in bytes.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/channel"
 )
 
@@ -84,10 +85,12 @@ func (s *eventStream) change(cl *sseClient, join bool) {
 	} else {
 		delete(s.clients, cl)
 	}
+	n := len(s.clients)
+	s.c.cfg.Activity.Publish(activity.Event{Kind: activity.KindViewers, Stream: s.ingress + " " + s.path,
+		Topic: strings.Join(s.topics, ","), Viewers: n})
 	if !s.presence {
 		return
 	}
-	n := len(s.clients)
 	for other := range s.clients {
 		select { // replace a count the client has not sent yet
 		case <-other.presence:
