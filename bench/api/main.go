@@ -4,7 +4,7 @@
 // streams the same watch events from a channel (for watch), so the figures
 // show what the server adds over encoding alone.
 //
-//	go run ./bench/api [-n 1000] [-d 3s] [-c 4] [-events 20000]
+//	go run ./bench/api [-n 1000] [-d 3s] [-c 4] [-events 20000] [-cpuprofile FILE] [-memprofile FILE]
 package main
 
 import (
@@ -37,8 +37,13 @@ func main() {
 	duration := flag.Duration("d", 3*time.Second, "how long to load each list target")
 	concurrency := flag.Int("c", 4, "concurrent list clients")
 	events := flag.Int("events", 20000, "watch events to stream")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
 	flag.Parse()
-	if err := run(*n, *duration, *concurrency, *events); err != nil {
+	stop := profile(*cpuProfile, *memProfile)
+	err := run(*n, *duration, *concurrency, *events)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -131,18 +131,23 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, req request) e
 		return err
 	}
 	if wantsTable(r) {
-		writeJSON(w, http.StatusOK, toTable(req.res, []runtime.Object{obj}, 0, includeObject(r), true))
-		return nil
+		return s.writeTable(w, req.res, []runtime.Object{obj}, 0, tableOptions{include: includeObject(r), single: true, withColumns: true})
 	}
 	writeJSON(w, http.StatusOK, obj)
 	return nil
 }
 
-// list is a resource's list object, e.g. a PodList.
-type list struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata"`
-	Items           []runtime.Object `json:"items"`
+// writeTable answers objs as a Table.
+func (s *Server) writeTable(w http.ResponseWriter, res *resource, objs []runtime.Object, version int64, opts tableOptions) error {
+	buf := bufferPool.Get().(*[]byte)
+	defer bufferPool.Put(buf)
+	b, err := s.appendTable((*buf)[:0], res, objs, version, opts)
+	if err != nil {
+		return err
+	}
+	*buf = append(b, '\n')
+	writeRaw(w, http.StatusOK, *buf)
+	return nil
 }
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req request) error {
@@ -165,14 +170,16 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req request) 
 		}
 	}
 	if wantsTable(r) {
-		writeJSON(w, http.StatusOK, toTable(req.res, items, version, includeObject(r), false))
-		return nil
+		return s.writeTable(w, req.res, items, version, tableOptions{include: includeObject(r), withColumns: true})
 	}
-	writeJSON(w, http.StatusOK, &list{
-		TypeMeta: metav1.TypeMeta{Kind: req.res.Kind + "List", APIVersion: req.res.apiVersion()},
-		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(version, 10)},
-		Items:    items,
-	})
+	buf := bufferPool.Get().(*[]byte)
+	defer bufferPool.Put(buf)
+	b, err := s.appendList((*buf)[:0], req.res, items, version)
+	if err != nil {
+		return err
+	}
+	*buf = b
+	writeRaw(w, http.StatusOK, b)
 	return nil
 }
 

@@ -66,15 +66,16 @@ type Config struct {
 
 // Server is the API server; it is an http.Handler.
 type Server struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg       Config
+	mux       *http.ServeMux
+	encodings *encodingCache
 }
 
 var _ http.Handler = (*Server)(nil)
 
 // New returns the API server's handler.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), encodings: newEncodingCache()}
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if cfg.Ready != nil && !cfg.Ready() {
 			http.Error(w, "pods are still starting", http.StatusServiceUnavailable)

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kube32/kube32/abi"
@@ -62,33 +62,89 @@ var (
 	ageCol  = col("Age", "string", "CreationTimestamp is a timestamp representing the server time when this object was created.", 0)
 )
 
-// toTable prints objs as a Table of res's columns; columns are left out
-// when omitColumns (watch events after the first).
-func toTable(res *resource, objs []runtime.Object, version int64, include string, single bool) *metav1.Table {
+// tableOptions is how a Table is printed: the row objects' form
+// (includeObject), and whether it is one object's (a get or a watch
+// event: the Table's resourceVersion is the object's) and carries the
+// column definitions (left out of watch events after the first).
+type tableOptions struct {
+	include     string
+	single      bool
+	withColumns bool
+}
+
+// appendTable appends objs printed as a Table of res's columns, as
+// json.Marshal writes a metav1.Table: cells from each kind's printer, row
+// objects from the server's cached encodings.
+func (s *Server) appendTable(b []byte, res *resource, objs []runtime.Object, version int64, opts tableOptions) ([]byte, error) {
 	p := printerFor(res.Kind)
-	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, ColumnDefinitions: p.columns, Rows: []metav1.TableRow{}}
-	if version > 0 {
-		t.ResourceVersion = strconv.FormatInt(version, 10)
-	}
-	for _, o := range objs {
-		row := metav1.TableRow{Cells: p.cells(o)}
-		switch include {
-		case "Object":
-			row.Object.Raw, _ = json.Marshal(o)
-		case "None":
-		default:
-			pom := &metav1.PartialObjectMetadata{
-				TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-				ObjectMeta: reflect.ValueOf(o).Elem().FieldByName("ObjectMeta").Interface().(metav1.ObjectMeta),
-			}
-			row.Object.Raw, _ = json.Marshal(pom)
+	b = append(b, `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{`...)
+	switch {
+	case opts.single && len(objs) == 1:
+		if rv := objs[0].(metav1.Object).GetResourceVersion(); rv != "" {
+			b = append(b, `"resourceVersion":`...)
+			b = appendJSONString(b, rv)
 		}
-		t.Rows = append(t.Rows, row)
+	case version > 0:
+		b = append(b, `"resourceVersion":"`...)
+		b = strconv.AppendInt(b, version, 10)
+		b = append(b, '"')
 	}
-	if single && len(objs) == 1 {
-		t.ResourceVersion = objs[0].(metav1.Object).GetResourceVersion()
+	b = append(b, `},"columnDefinitions":`...)
+	if opts.withColumns {
+		b = append(b, columnsJSON(res.Kind, p)...)
+	} else {
+		b = append(b, "null"...)
 	}
-	return t
+	b = append(b, `,"rows":[`...)
+	for i, o := range objs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"cells":[`...)
+		for j, cell := range p.cells(o) {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			if str, ok := cell.(string); ok {
+				b = appendJSONString(b, str)
+				continue
+			}
+			raw, err := json.Marshal(cell)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, raw...)
+		}
+		b = append(b, `],"object":`...)
+		var raw []byte
+		var err error
+		switch opts.include {
+		case "Object":
+			raw, err = s.encodings.encode(res.Kind, o, formObject, !res.Computed)
+		case "None":
+			raw = []byte("null")
+		default:
+			raw, err = s.encodings.encode(res.Kind, o, formMetadata, !res.Computed)
+		}
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, raw...)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
+}
+
+// columns holds each kind's column definitions as JSON, encoded once.
+var columns sync.Map // kind → []byte
+
+func columnsJSON(kind string, p printer) []byte {
+	if raw, ok := columns.Load(kind); ok {
+		return raw.([]byte)
+	}
+	raw, _ := json.Marshal(p.columns)
+	columns.Store(kind, raw)
+	return raw
 }
 
 func age(o runtime.Object) string {

@@ -69,14 +69,14 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req request)
 			timeout = timer.C
 		}
 	}
-	ew := &eventWriter{w: w, res: req.res, table: wantsTable(r), include: includeObject(r)}
+	ew := &eventWriter{s: s, w: w, res: req.res, table: wantsTable(r), include: includeObject(r)}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
 	if watchErr != nil {
 		// kube-apiserver answers an unservable resourceVersion with a
 		// stream holding one ERROR event; client-go's reflector relists.
-		_ = ew.write("ERROR", toStatus(watchError(req.res, from, current, watchErr)))
+		_ = ew.writeValue("ERROR", toStatus(watchError(req.res, from, current, watchErr)))
 		return nil
 	}
 	for _, o := range initial {
@@ -151,39 +151,56 @@ func eventType(e store.Event, match func(runtime.Object) bool) string {
 
 // eventWriter encodes watch events, as Tables when the client asked so
 // (column definitions in the first event only, as kube-apiserver sends
-// them).
+// them). An object's JSON comes from the server's encodings, so every
+// watcher of a change shares one encoding of it.
 type eventWriter struct {
+	s       *Server
 	w       http.ResponseWriter
 	res     *resource
 	table   bool
 	include string
 	sent    bool
+	line    []byte // the event being written, reused
 }
 
+// write sends obj, one of the store's objects, as an event of typ.
 func (ew *eventWriter) write(typ string, obj runtime.Object) error {
 	var raw []byte
 	var err error
-	if ew.table && typ != "BOOKMARK" {
-		t := toTable(ew.res, []runtime.Object{obj}, 0, ew.include, true)
-		if ew.sent {
-			t.ColumnDefinitions = nil
-		}
-		raw, err = json.Marshal(t)
+	if ew.table {
+		raw, err = ew.s.appendTable(nil, ew.res, []runtime.Object{obj}, 0, tableOptions{include: ew.include, single: true, withColumns: !ew.sent})
 	} else {
-		raw, err = json.Marshal(obj)
+		raw, err = ew.s.encodings.encode(ew.res.Kind, obj, formObject, true)
 	}
 	if err != nil {
 		return err
 	}
+	return ew.writeRaw(typ, raw)
+}
+
+// writeRaw sends an event of typ whose object is raw JSON, as
+// json.Marshal writes a metav1.WatchEvent.
+func (ew *eventWriter) writeRaw(typ string, raw []byte) error {
 	ew.sent = true
-	line, err := json.Marshal(&metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: raw}})
-	if err != nil {
-		return err
-	}
-	if _, err := ew.w.Write(append(line, '\n')); err != nil {
+	ew.line = append(ew.line[:0], `{"type":`...)
+	ew.line = appendJSONString(ew.line, typ)
+	ew.line = append(ew.line, `,"object":`...)
+	ew.line = append(ew.line, raw...)
+	ew.line = append(ew.line, "}\n"...)
+	if _, err := ew.w.Write(ew.line); err != nil {
 		return errors.New("client gone")
 	}
 	return nil
+}
+
+// writeValue sends v, which is not a stored object (a bookmark, an error
+// Status), as an event of typ.
+func (ew *eventWriter) writeValue(typ string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return ew.writeRaw(typ, raw)
 }
 
 // bookmark sends a BOOKMARK at version; initialEnd marks the end of the
@@ -196,7 +213,7 @@ func (ew *eventWriter) bookmark(res *resource, version int64, initialEnd bool) e
 	if initialEnd {
 		obj.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 	}
-	return ew.write("BOOKMARK", obj)
+	return ew.writeValue("BOOKMARK", obj)
 }
 
 func (ew *eventWriter) flush() {
