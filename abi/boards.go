@@ -212,6 +212,22 @@ func LookupBoard(name string) (Board, error) {
 	return Board{}, fmt.Errorf("unknown board %q (known: %s)", name, strings.Join(BoardNames(), ", "))
 }
 
+// ChooseBoard returns the profile named by the first of names that is not
+// empty (a --board flag before kube32.yaml's board:), or nil when all are.
+func ChooseBoard(names ...string) (*Board, error) {
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		b, err := LookupBoard(name)
+		if err != nil {
+			return nil, err
+		}
+		return &b, nil
+	}
+	return nil, nil
+}
+
 // BoardNames are the names of Boards, in order.
 func BoardNames() []string {
 	names := make([]string, len(Boards))

@@ -114,3 +114,20 @@ func TestInProcessCallsOnTheBoards(t *testing.T) {
 		}
 	}
 }
+
+// ChooseBoard takes the first name given (--board before board:), none
+// for none, and refuses an unknown one.
+func TestChooseBoard(t *testing.T) {
+	if b, err := ChooseBoard("", ""); b != nil || err != nil {
+		t.Errorf(`ChooseBoard("", "") = %v, %v; want nil, nil`, b, err)
+	}
+	if b, err := ChooseBoard("esp32s3", "esp32"); err != nil || b.Name != "esp32s3" {
+		t.Errorf(`ChooseBoard("esp32s3", "esp32") = %v, %v; want esp32s3`, b, err)
+	}
+	if b, err := ChooseBoard("", "esp32"); err != nil || b.Name != "esp32" {
+		t.Errorf(`ChooseBoard("", "esp32") = %v, %v; want esp32`, b, err)
+	}
+	if _, err := ChooseBoard("esp64"); err == nil {
+		t.Error(`ChooseBoard("esp64") accepted an unknown board`)
+	}
+}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -83,17 +82,3 @@ func (b boardName) String() string {
 }
 
 func (b boardName) Type() string { return "name" }
-
-// serveBoard is the board whose budgets the nodes apply: --board, else
-// kube32.yaml's board:, else none (nil).
-func serveBoard(flag, project string) (*abi.Board, error) {
-	name := cmp.Or(flag, project)
-	if name == "" {
-		return nil, nil
-	}
-	b, err := abi.LookupBoard(name)
-	if err != nil {
-		return nil, err
-	}
-	return &b, nil
-}

@@ -85,7 +85,7 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	if opts.Name == "" {
 		opts.Name = "kube32-node-" + opts.NodeIP
 	}
-	board, err := serveBoard(opts.Board, "")
+	board, err := abi.ChooseBoard(opts.Board)
 	if err != nil {
 		return err
 	}

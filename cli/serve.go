@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/cli/internal/watch"
@@ -135,7 +136,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	}
 	defer cache.Close(context.Background())
 
-	board, err := serveBoard(opts.Board, src.board)
+	board, err := abi.ChooseBoard(opts.Board, src.board) // --board, else board:
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	board, err := boardOf(p, opts.Board)
+	board, err := abi.ChooseBoard(opts.Board, p.Board) // --board, else board:
 	if err != nil {
 		return nil, err
 	}
@@ -78,23 +78,6 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		return res, &FitError{Board: res.Board, Problems: res.Fit.Problems}
 	}
 	return res, nil
-}
-
-// boardOf is the profile the build fits: override, else the project's
-// board:, else none (nil).
-func boardOf(p *project.Project, override string) (*abi.Board, error) {
-	name := override
-	if name == "" {
-		name = p.Board
-	}
-	if name == "" {
-		return nil, nil
-	}
-	b, err := abi.LookupBoard(name)
-	if err != nil {
-		return nil, err
-	}
-	return &b, nil
 }
 
 // run brings one output up to date, fills its item and says so on progress.
