@@ -38,6 +38,7 @@ var aims = []struct {
 	{"api-watch", aim{true, 0.9}},             // API watch events vs plain
 	{"call-cross-node-p50", aim{false, 1.15}}, // cross-node k32_http_call vs a direct Go request
 	{"sizes-*-gz-vs-zopfli", aim{false, 1.0}}, // release bundles no larger than zopfli's
+	{"scale-ready-*", aim{false, 1.0}},        // start no slower than linear from N=200
 }
 
 // aimOf is the aim of the row called name.

@@ -44,6 +44,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/bench/internal/load"
+	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/bundler/compile"
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/cli"
@@ -156,12 +157,12 @@ func run(countList string, services bool, rounds int, cpuProfile, memProfile str
 		}
 		serve[n], plain[n] = median(ms), median(ps)
 	}
-	report(os.Stdout, counts, services, rounds, serve, plain)
+	printTable(os.Stdout, counts, services, rounds, serve, plain)
 	return nil
 }
 
-// report prints the table.
-func report(w io.Writer, counts []int, services bool, rounds int, serve, plain map[int]measurement) {
+// printTable prints the table, then the RESULT lines of bench/all.
+func printTable(w io.Writer, counts []int, services bool, rounds int, serve, plain map[int]measurement) {
 	what := "pods only"
 	if services {
 		what = "a Service and an Ingress path per pod"
@@ -187,6 +188,9 @@ func report(w io.Writer, counts []int, services bool, rounds int, serve, plain m
 		fmt.Fprintf(w, "  plain wazero (one Runtime): %7.0f KB\n", per(plain)/1000)
 		fmt.Fprintf(w, "  ratio kube32/plain:         %7.2f\n", per(serve)/per(plain))
 		fmt.Fprintf(w, "Go heap in use at ready: %.1f MB (N=%d), %.1f MB (N=%d)\n", mb(int64(serve[n0].Heap)), n0, mb(int64(serve[n1].Heap)), n1)
+		linear := time.Duration(float64(serve[n0].Ready) * float64(n1) / float64(n0))
+		report.Print(fmt.Sprintf("scale-ready-%d", n1), float64(serve[n1].Ready.Milliseconds()), float64(linear.Milliseconds()), "ms")
+		report.Print("scale-memory-per-pod", per(serve)/1000, per(plain)/1000, "KB")
 	}
 }
 
