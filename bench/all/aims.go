@@ -25,7 +25,7 @@ func (a aim) String() string {
 	return fmt.Sprintf("≤ %.2f", a.bound)
 }
 
-// aims are the aims of issue 12's table (and issue 11's for bundles), by
+// aims are the project's performance and size aims (README), by
 // row name or path.Match pattern. A row without one has none.
 var aims = []struct {
 	row string
