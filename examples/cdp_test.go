@@ -56,6 +56,7 @@ func openBrowser(t *testing.T, width, height int) *browser {
 		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		fmt.Sprintf("--window-size=%d,%d", width, height), "about:blank")
 	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+	ownGroup(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func openBrowser(t *testing.T, width, height int) *browser {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
+	t.Cleanup(func() { cancel(); cmd.Wait(); waitGroupGone(cmd) })
 	var wsURL string
 	var output []string
 	lines := bufio.NewScanner(stderr)

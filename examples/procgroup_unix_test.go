@@ -1,0 +1,29 @@
+//go:build unix
+
+package examples_test
+
+import (
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// ownGroup starts cmd in a process group of its own, and makes cancelling
+// it kill the whole group: Chromium's zygote, renderers and crash handler
+// outlive a killed browser process and keep writing to its profile, which
+// the test's temporary directory cleanup would then trip over.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}
+
+// waitGroupGone waits, a few seconds at most, until no process of cmd's
+// group is left.
+func waitGroupGone(cmd *exec.Cmd) {
+	for range 100 {
+		if syscall.Kill(-cmd.Process.Pid, 0) != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
