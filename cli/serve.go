@@ -154,8 +154,8 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	defer c.Close()
 
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
-	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  pods     %s\n",
-		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), c.PodURL())
+	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  ui       %s%s\n  pods     %s\n",
+		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), c.APIURL(), abi.UIPath, c.PodURL())
 	for i, w := range c.Workers {
 		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", cluster.WorkerName(i+1), w.PodURL())
 	}
