@@ -14,7 +14,7 @@ import (
 var clangNames = []string{"clang", "clang-19", "clang-18", "clang-17", "clang-16", "clang-15", "clang-14"}
 
 // installC says what to install when the C toolchain is incomplete.
-const installC = "C pods need clang, lld (wasm-ld) and wasi-libc; on Debian or Ubuntu: sudo apt-get install clang lld wasi-libc"
+const installC = "C pods need clang, lld (wasm-ld), wasi-libc and clang's wasm32 runtime; on Debian or Ubuntu: sudo apt-get install clang lld wasi-libc libclang-rt-dev-wasm32"
 
 // installGo says what to install when Go is missing.
 const installGo = "Go pods need Go 1.24 or newer on PATH (https://go.dev/dl/)"
