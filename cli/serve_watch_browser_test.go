@@ -1,11 +1,11 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +22,7 @@ import (
 // once and never navigates it again, yet the page ends up showing the
 // edited file in a new document (a marker set on the old one is gone).
 func TestServeWatchReloadsPageInChromium(t *testing.T) {
-	chromium := testenv.Tool(t, "chromium")
+	testenv.Tool(t, "chromium") // before the project is built
 	t.Chdir(t.TempDir())
 	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
 		t.Fatalf("new: exit %d: %s", code, out)
@@ -30,7 +30,7 @@ func TestServeWatchReloadsPageInChromium(t *testing.T) {
 	dir, _ := filepath.Abs("site")
 	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
 
-	page := openDevTools(t, chromium)
+	page := openDevTools(t)
 	page.call(t, "Network.enable", nil)
 	page.call(t, "Page.navigate", map[string]any{"url": c.IngressURL() + "/"})
 	// The page's EventSource is open once its response arrived. The server
@@ -84,27 +84,16 @@ type devTools struct {
 // openDevTools starts headless Chromium on about:blank with remote
 // debugging on a free loopback port, until the test ends, and connects to
 // its page.
-func openDevTools(t *testing.T, chromium string) *devTools {
+func openDevTools(t *testing.T) *devTools {
 	t.Helper()
-	profile := t.TempDir()
-	// Everything that could reach beyond loopback is off; the profile is
-	// fresh (as examples/chromium_test.go runs it).
-	cmd := exec.Command(chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--disable-quic", "--no-proxy-server", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-extensions", "--user-data-dir="+profile,
-		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+	cmd, profile := testenv.Chromium(context.Background(), t, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--remote-allow-origins=http://127.0.0.1", "about:blank")
-	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
 	stderr := &strings.Builder{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
 		if t.Failed() {
 			t.Logf("chromium's stderr:\n%s", stderr)
 		}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -42,21 +41,14 @@ type cdpReply struct {
 
 var devtoolsURL = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 
-// openBrowser starts Chromium with a fresh profile and nothing that
-// reaches beyond loopback (as runChromium), and attaches to its page.
+// openBrowser starts Chromium (testenv.Chromium: a fresh profile, nothing
+// beyond loopback) with remote debugging, and attaches to its page.
 func openBrowser(t *testing.T, width, height int) *browser {
 	t.Helper()
-	chromium := testenv.Tool(t, "chromium")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	cmd := exec.CommandContext(ctx, chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--disable-quic", "--no-proxy-server", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-extensions", "--user-data-dir="+t.TempDir(),
-		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+	t.Cleanup(cancel)
+	cmd, _ := testenv.Chromium(ctx, t, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		fmt.Sprintf("--window-size=%d,%d", width, height), "about:blank")
-	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
-	ownGroup(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +56,6 @@ func openBrowser(t *testing.T, width, height int) *browser {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	t.Cleanup(func() { cancel(); cmd.Wait(); waitGroupGone(cmd) })
 	var wsURL string
 	var output []string
 	lines := bufio.NewScanner(stderr)

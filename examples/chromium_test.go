@@ -3,7 +3,6 @@ package examples_test
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +16,9 @@ import (
 // lands; the test waits for the page, never for a duration.
 func dumpDOM(t *testing.T, url string, ready func(dom string) bool) string {
 	t.Helper()
-	chromium := testenv.Tool(t, "chromium")
 	var dom string
 	for attempt := 1; attempt <= 3; attempt++ {
-		dom = runChromium(t, chromium, url)
+		dom = runChromium(t, url)
 		if ready(dom) {
 			return dom
 		}
@@ -29,19 +27,11 @@ func dumpDOM(t *testing.T, url string, ready func(dom string) bool) string {
 	return dom
 }
 
-func runChromium(t *testing.T, chromium, url string) string {
+func runChromium(t *testing.T, url string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// Everything that could reach beyond loopback is off: no proxy, no
-	// QUIC, no background, update or sync traffic. The profile is fresh.
-	cmd := exec.CommandContext(ctx, chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--disable-quic", "--no-proxy-server", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-extensions", "--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget=10000", "--dump-dom", url)
-	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+	cmd, _ := testenv.Chromium(ctx, t, "--virtual-time-budget=10000", "--dump-dom", url)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -18,22 +17,14 @@ import (
 // pod once the first presence event arrives, and shows the "joined" event
 // the stream then delivers.
 func TestChannelsInChromium(t *testing.T) {
-	chromium := testenv.Tool(t, "chromium")
+	testenv.Tool(t, "chromium") // before the cluster starts
 	objs := []manifest.Object{chat("chat-cp", ControlPlaneName, "room", true), svc("chat-cp"), chatIngress()}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "chat")), Objects: objs}, "chat-cp")
 	var dom string
 	for attempt := 1; attempt <= 3; attempt++ {
-		// Everything that could reach beyond loopback is off; the profile
-		// is fresh (as examples/chromium_test.go runs it).
-		cmd := exec.CommandContext(ctx, chromium,
-			"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-			"--disable-quic", "--no-proxy-server", "--no-first-run", "--no-default-browser-check",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--disable-extensions", "--user-data-dir="+t.TempDir(),
-			"--virtual-time-budget=10000", "--dump-dom", c.IngressURL()+"/chat/page")
-		cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+		cmd, _ := testenv.Chromium(ctx, t, "--virtual-time-budget=10000", "--dump-dom", c.IngressURL()+"/chat/page")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package examples_test
+package testenv
 
 import (
 	"os/exec"
@@ -9,13 +9,13 @@ import (
 )
 
 // ownGroup starts cmd in a process group of its own, and makes cancelling
-// it kill the whole group: Chromium's zygote, renderers and crash handler
-// outlive a killed browser process and keep writing to its profile, which
-// the test's temporary directory cleanup would then trip over.
+// its context kill the whole group.
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return killGroup(cmd) }
 }
+
+func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 
 // waitGroupGone waits, a few seconds at most, until no process of cmd's
 // group is left.
