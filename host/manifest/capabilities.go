@@ -12,26 +12,20 @@ import (
 // maps to an empty slice, and an image no Pod runs is absent.
 func AddedCapabilities(objs []Object) map[string][]string {
 	added := map[string][]string{}
-	for _, o := range objs {
-		pod, ok := o.Obj.(*corev1.Pod)
-		if !ok {
-			continue
+	eachContainer(objs, func(_ *corev1.Pod, c corev1.Container) {
+		caps := added[c.Image]
+		if caps == nil {
+			caps = []string{}
 		}
-		for _, c := range pod.Spec.Containers {
-			caps := added[c.Image]
-			if caps == nil {
-				caps = []string{}
-			}
-			if sc := c.SecurityContext; sc != nil && sc.Capabilities != nil {
-				for _, capability := range sc.Capabilities.Add {
-					if !slices.Contains(caps, string(capability)) {
-						caps = append(caps, string(capability))
-					}
+		if sc := c.SecurityContext; sc != nil && sc.Capabilities != nil {
+			for _, capability := range sc.Capabilities.Add {
+				if !slices.Contains(caps, string(capability)) {
+					caps = append(caps, string(capability))
 				}
 			}
-			slices.Sort(caps)
-			added[c.Image] = caps
 		}
-	}
+		slices.Sort(caps)
+		added[c.Image] = caps
+	})
 	return added
 }

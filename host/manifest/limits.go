@@ -17,22 +17,27 @@ type ImageLimit struct {
 // its ImageLimit.
 func MemoryLimits(objs []Object) map[string]ImageLimit {
 	limits := map[string]ImageLimit{}
-	for _, o := range objs {
-		pod, ok := o.Obj.(*corev1.Pod)
-		if !ok {
-			continue
-		}
-		for _, c := range pod.Spec.Containers {
-			l := limits[c.Image]
-			if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
-				if b := q.Value(); l.Bytes == 0 || b < l.Bytes {
-					l.Bytes = b
-				}
+	eachContainer(objs, func(pod *corev1.Pod, c corev1.Container) {
+		l := limits[c.Image]
+		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+			if b := q.Value(); l.Bytes == 0 || b < l.Bytes {
+				l.Bytes = b
 			}
-			l.Pods = append(l.Pods, pod.Namespace+"/"+pod.Name)
-			sort.Strings(l.Pods)
-			limits[c.Image] = l
+		}
+		l.Pods = append(l.Pods, pod.Namespace+"/"+pod.Name)
+		sort.Strings(l.Pods)
+		limits[c.Image] = l
+	})
+	return limits
+}
+
+// eachContainer calls f with every container of the Pods in objs.
+func eachContainer(objs []Object, f func(*corev1.Pod, corev1.Container)) {
+	for _, o := range objs {
+		if pod, ok := o.Obj.(*corev1.Pod); ok {
+			for _, c := range pod.Spec.Containers {
+				f(pod, c)
+			}
 		}
 	}
-	return limits
 }
