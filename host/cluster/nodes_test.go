@@ -200,6 +200,21 @@ func TestThreeNodes(t *testing.T) {
 		}
 	})
 
+	// Issue 19, item 5: docs/nodes.md promises Events from every node's
+	// kubelet, written over the API as a worker writes everything.
+	t.Run("pods on workers record Events", func(t *testing.T) {
+		testenv.Eventually(t, "a Started Event of pod b from "+w1, func() bool {
+			for _, o := range c.Store.List("Event", "default") {
+				e := o.(*corev1.Event)
+				if e.InvolvedObject.Name == "b" && e.Reason == "Started" && e.Source.Host == w1 &&
+					e.Message == "Started container main" && e.Count >= 1 {
+					return true
+				}
+			}
+			return false
+		})
+	})
+
 	t.Run("TIMEOUT across nodes", func(t *testing.T) {
 		testpods.Contains(t, relayVia(t, pods["a"], "a", "call GET http://c/ 100 4096\nspin 400\n"), testpods.CallRC(abi.ErrTimeout))
 	})

@@ -21,25 +21,29 @@ type EventSource struct {
 // and message) bumps the count and last time of one Event instead of
 // adding another, so a crash-looping pod does not fill the store.
 func (s *Store) Record(p *corev1.Pod, from EventSource, typ, reason, message string) {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%s/%s/%s", p.UID, from.Component, reason, message)
-	name := fmt.Sprintf("%s.%016x", p.Name, h.Sum64())
-	now := metav1.NewTime(time.Now())
-	key := Key{Kind: "Event", Namespace: p.Namespace, Name: name}
-	if _, ok := s.Update(key, func(o runtime.Object) bool {
-		e := o.(*corev1.Event)
-		e.Count++
-		e.LastTimestamp = now
+	e := PodEvent(p, from, typ, reason, message, metav1.NewTime(time.Now()))
+	if _, ok := s.Update(KeyOf(e), func(o runtime.Object) bool {
+		CountAgain(o.(*corev1.Event), e.LastTimestamp)
 		return true
 	}); ok {
 		return
 	}
+	s.Apply(e)
+}
+
+// PodEvent is the Event that records reason about p for the first time. Its
+// name is derived from the pod, the source, the reason and the message, so
+// that every recorder (the store's own, a worker's over the API) finds the
+// Event of a repeat and counts it there with CountAgain.
+func PodEvent(p *corev1.Pod, from EventSource, typ, reason, message string, now metav1.Time) *corev1.Event {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%s/%s", p.UID, from.Component, reason, message)
 	ref := corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
 	if from.Component == "kubelet" && len(p.Spec.Containers) > 0 {
 		ref.FieldPath = fmt.Sprintf("spec.containers{%s}", p.Spec.Containers[0].Name)
 	}
-	s.Apply(&corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Name: name, Namespace: p.Namespace},
+	return &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("%s.%016x", p.Name, h.Sum64()), Namespace: p.Namespace},
 		InvolvedObject: ref,
 		Reason:         reason, Message: message, Type: typ, Count: 1,
 		Source:              corev1.EventSource{Component: from.Component, Host: from.Host},
@@ -47,5 +51,11 @@ func (s *Store) Record(p *corev1.Pod, from EventSource, typ, reason, message str
 		LastTimestamp:       now,
 		ReportingController: from.Component,
 		ReportingInstance:   from.Host,
-	})
+	}
+}
+
+// CountAgain records one more occurrence of e at now.
+func CountAgain(e *corev1.Event, now metav1.Time) {
+	e.Count++
+	e.LastTimestamp = now
 }

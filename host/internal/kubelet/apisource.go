@@ -213,17 +213,22 @@ func (s *apiSource) DeletePod(ctx context.Context, namespace, name string, uid t
 	})
 }
 
+// Record writes the Event as the store's Record does (store.PodEvent), over
+// the API: a repeat counts again on the Event that exists. Best effort, and
+// bounded, so that a slow API server never holds up the pod it is about.
 func (s *apiSource) Record(p *corev1.Pod, from store.EventSource, typ, reason, message string) {
-	now := metav1.Now()
-	e := &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, GenerateName: p.Name + "."},
-		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID,
-			APIVersion: "v1", ResourceVersion: p.ResourceVersion},
-		Reason: reason, Message: message, Type: typ, Count: 1,
-		Source:         corev1.EventSource{Component: from.Component, Host: from.Host},
-		FirstTimestamp: now, LastTimestamp: now,
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	events := s.client.CoreV1().Events(p.Namespace)
+	e := store.PodEvent(p, from, typ, reason, message, metav1.Now())
+	_, err := events.Create(ctx, e, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		return
 	}
-	_, _ = s.client.CoreV1().Events(p.Namespace).Create(context.Background(), e, metav1.CreateOptions{})
+	if old, err := events.Get(ctx, e.Name, metav1.GetOptions{}); err == nil {
+		store.CountAgain(old, e.LastTimestamp)
+		_, _ = events.Update(ctx, old, metav1.UpdateOptions{}) // a conflict loses one count, as kubelets may
+	}
 }
 
 func (s *apiSource) NamespaceServices(namespace string) ([]*corev1.Service, []*corev1.Endpoints) {
