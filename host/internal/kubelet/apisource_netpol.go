@@ -62,11 +62,21 @@ func (s *apiSource) PodsSynced(ctx context.Context, pods []*corev1.Pod) {
 	}
 }
 
-// loadPolicies lists the policies of namespace and keeps them.
+// policyListTimeout bounds one list of a namespace's policies. It is
+// shorter than abi.PolicyRelist, so that a list that hangs ends before the
+// next relist is due, and the spec's "within about 7 s" holds once the API
+// server answers again.
+const policyListTimeout = abi.PolicyRelist / 2
+
+// loadPolicies lists the policies of namespace and keeps them. The list is
+// tried once: client-go would retry an answer with Retry-After (up to ten
+// times, sleeping past any deadline), and the relist retries soon enough.
 func (s *apiSource) loadPolicies(ctx context.Context, namespace string) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, policyListTimeout)
 	defer cancel()
-	list, err := s.client.NetworkingV1().NetworkPolicies(namespace).List(ctx, metav1.ListOptions{})
+	list := &networkingv1.NetworkPolicyList{}
+	err := s.client.NetworkingV1().RESTClient().Get().Namespace(namespace).Resource("networkpolicies").
+		MaxRetries(0).Do(ctx).Into(list)
 	np := &s.netpol
 	np.mu.Lock()
 	defer np.mu.Unlock()

@@ -3,9 +3,11 @@ package kubelet
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +17,7 @@ import (
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // A worker's policies, against a real API server: "loads the policies of a
@@ -70,4 +73,50 @@ func TestWorkerPolicies(t *testing.T) {
 	if r := denied("other/o"); !strings.Contains(r, "not loaded the NetworkPolicies of namespace other") {
 		t.Errorf("a pod of a namespace without pods on the node: %q", r)
 	}
+}
+
+// Issue 19, item 7: a worker whose list of a namespace's policies failed
+// loads them at the next relist once the API server answers again ("A
+// policy change reaches a worker within about 7 s"). An API server that
+// sheds load answers 429 with Retry-After, as kube-apiserver does; one
+// list must be one request, not client-go's ten retries that sleep past
+// the relist's deadline and period.
+func TestPolicyRelistIsOneRequestAndRecovers(t *testing.T) {
+	s := store.New()
+	s.Apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
+	inner := apiserver.New(apiserver.Config{Store: s})
+	var shedding atomic.Bool
+	var shed atomic.Int64
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if shedding.Load() && strings.HasSuffix(r.URL.Path, "/networkpolicies") {
+			shed.Add(1)
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "too many requests", http.StatusTooManyRequests)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	defer api.Close()
+	source, err := NewAPISource(api.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := source.(*apiSource)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	shedding.Store(true)
+	src.PodsSynced(ctx, []*corev1.Pod{relayPod("default", "a")})
+	if n := shed.Load(); n != 1 {
+		t.Errorf("one load of the policies made %d requests, want 1", n)
+	}
+	if _, err := src.Policies("default"); err == nil {
+		t.Fatal("policies loaded while the API server refused the list")
+	}
+	go src.refreshPolicies(ctx)
+	shedding.Store(false)
+	testenv.Eventually(t, "the relist to load the policies of default", func() bool {
+		_, err := src.Policies("default")
+		return err == nil
+	})
 }
