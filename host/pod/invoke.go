@@ -44,6 +44,9 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 	p.current.Store(&ctx)
 	defer p.current.Store(nil)
 
+	// A refused memory.grow explains only the end of the callback it
+	// happened in: one that the guest handled says nothing of a later trap.
+	inst.memory.refused.Store(false)
 	p.cpu.begin()
 	res, err := fn.Call(ctx)
 	p.cpu.end()

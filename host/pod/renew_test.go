@@ -91,6 +91,24 @@ func TestMemoryBombGetsAStatusAndTheNextRequestAFreshInstance(t *testing.T) {
 	}
 }
 
+// Issue 19, item 8: a refused memory.grow that the pod handled (the request
+// ended normally at the cap) does not make a later, unrelated trap an
+// OOMKilled: the refusal counts for the callback it happened in.
+func TestTrapAfterAHandledGrowRefusalIsNoOOMKill(t *testing.T) {
+	p, url := faultsPod(t, nil)
+	if res := get(t, url+"/grow"); res.status != http.StatusInsufficientStorage {
+		t.Fatalf("/grow: %d %q, want 507", res.status, res.body)
+	}
+	if res := get(t, url+"/deep"); res.status != http.StatusInternalServerError {
+		t.Fatalf("/deep: %d %q, want 500", res.status, res.body)
+	}
+	wantIntact(t, url, "the trap")
+	end := p.Status().LastTermination
+	if end == nil || end.Reason != reasonError || end.ExitCode != exitTrapped {
+		t.Fatalf("last termination %+v, want Error %d for a plain trap", end, exitTrapped)
+	}
+}
+
 func TestGoPodOutOfMemoryServesOnAFreshInstance(t *testing.T) {
 	p := startPod(t, testpods.Go(t, "membomb"), nil)
 	url := serve(t, p)
