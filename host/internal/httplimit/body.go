@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+
+	"github.com/kube32/kube32/host/internal/httperror"
 )
 
 // ReadBody reads each request's whole body, at most MaxBody bytes, before
@@ -78,5 +80,5 @@ func (*readBody) Close() error { return nil }
 // refuse answers status and closes the connection, whose body is unread.
 func refuse(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Connection", "close")
-	http.Error(w, msg, status)
+	httperror.Write(w, status, map[string]string{"error": http.StatusText(status), "reason": msg})
 }

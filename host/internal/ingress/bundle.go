@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 
@@ -41,12 +42,13 @@ func loadBundle(imagesRoot fs.FS, name string) (*static.Bundle, error) {
 func (b *bundleBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		writeError(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed", "reason": "a StaticBundle answers GET and HEAD"})
 		return
 	}
-	name, ok := b.fileName(r.URL.Path)
+	name, ok := b.fileName(r.URL)
 	if !ok {
-		http.NotFound(w, r)
+		writeError(w, http.StatusNotFound, map[string]string{"error": "no such file", "path": r.URL.Path,
+			"reason": "the path leaves the bundle"})
 		return
 	}
 	if name == "" || (path.Ext(name) == "" && !b.exists(name)) {
@@ -60,9 +62,13 @@ func (b *bundleBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // fileName maps a request path to a file of the bundle, refusing anything
-// that could leave it.
-func (b *bundleBackend) fileName(urlPath string) (string, bool) {
-	p := strings.TrimPrefix(urlPath, strings.TrimRight(b.strip, "/"))
+// that could leave it: an encoded slash or backslash is refused before the
+// decoded path is looked at, where it would read as a separator.
+func (b *bundleBackend) fileName(u *url.URL) (string, bool) {
+	if static.EncodesSeparator(u.EscapedPath()) {
+		return "", false
+	}
+	p := strings.TrimPrefix(u.Path, strings.TrimRight(b.strip, "/"))
 	p = strings.TrimPrefix(p, "/")
 	if p == "" {
 		return "", true
@@ -99,6 +105,6 @@ func cacheControl(name string) string {
 // serveFile sends name, or a 404 when the bundle has no such file.
 func serveFile(w http.ResponseWriter, r *http.Request, files *static.Bundle, name string) {
 	if err := files.Serve(w, r, name); errors.Is(err, fs.ErrNotExist) {
-		http.NotFound(w, r)
+		writeError(w, http.StatusNotFound, map[string]string{"error": "no such file", "path": r.URL.Path})
 	}
 }

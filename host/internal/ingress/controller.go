@@ -223,7 +223,7 @@ func (c *Controller) bundle(name string) (*static.Bundle, error) {
 
 func unavailable(why string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, why, http.StatusServiceUnavailable)
+		writeError(w, http.StatusServiceUnavailable, map[string]string{"error": "backend unavailable", "reason": why})
 	})
 }
 

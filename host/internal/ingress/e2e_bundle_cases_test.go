@@ -1,9 +1,13 @@
 package ingress_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kube32/kube32/host/internal/httplimit"
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 // siteIngress serves the StaticBundle "site" under /static and at the root
@@ -156,4 +160,49 @@ var bundleCases = []e2eCase{
 			}
 		},
 	},
+	{
+		// Issue 19, item 8.
+		name:     "StaticBundle: an encoded slash inside the bundle is refused too",
+		rule:     "No request reads outside the bundle: encoded slashes or backslashes are refused",
+		manifest: siteIngress,
+		check: func(t *testing.T, e *e2e) {
+			if got := e.get(t, "", "/static/docs/guide.html"); got.Status != http.StatusOK {
+				t.Fatalf("the plain path: %s", got)
+			}
+			for _, target := range []string{"/static/docs%2fguide.html", "/static/docs%2Fguide.html", "/static/docs%5cguide.html"} {
+				wantJSONError(t, e.raw(t, target), http.StatusNotFound, "GET "+target)
+			}
+		},
+	},
+	{
+		// Issue 19, item 8.
+		name:     "Every error the Ingress answers itself is JSON",
+		rule:     "Unmatched requests return 404 JSON; the controller's own answers read the same way (docs/ingress.md)",
+		manifest: siteIngress,
+		check: func(t *testing.T, e *e2e) {
+			wantJSONError(t, e.do(t, http.MethodPost, "", "/static/app.js"), http.StatusMethodNotAllowed, "POST to a bundle")
+			wantJSONError(t, e.get(t, "", "/static/missing.css"), http.StatusNotFound, "a missing file")
+		},
+	},
+	{
+		// Issue 19, item 8.
+		name:     "A request body past the limit gets the JSON error too",
+		rule:     "The controller's own answers read the same way (docs/ingress.md), 413 and 408 included",
+		manifest: ing("big-body", rule("", toService("Prefix", "/t", "alpha", "{number: 80}"))),
+		check: func(t *testing.T, e *e2e) {
+			big := testhttp.Do(t, http.MethodPost, "http://"+e.addr+"/t", strings.Repeat("x", httplimit.MaxBody+1))
+			wantJSONError(t, big, http.StatusRequestEntityTooLarge, "a body past the limit")
+		},
+	},
+}
+
+// wantJSONError checks that got is the JSON error the controller answers
+// itself, with status.
+func wantJSONError(t *testing.T, got reply, status int, what string) {
+	t.Helper()
+	var body map[string]string
+	if got.Status != status || got.Header.Get("Content-Type") != "application/json" ||
+		json.Unmarshal([]byte(got.Body), &body) != nil || body["error"] == "" {
+		t.Errorf("%s: %s (Content-Type %q), want %d with a JSON body naming the error", what, got, got.Header.Get("Content-Type"), status)
+	}
 }

@@ -1,12 +1,13 @@
 package ingress
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"sync/atomic"
 
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kube32/kube32/host/internal/httperror"
 )
 
 // route is one path of one Ingress rule, with its backend resolved.
@@ -72,13 +73,7 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, map[string]string{"error": "no ingress rule matches", "host": normalizeHost(r.Host), "path": r.URL.Path})
 }
 
-// writeError is every error the controller answers itself: a JSON object
-// with "error" and what explains it (a "reason", the host and path, the
-// Service or pod), never an internal error's text.
+// writeError is every error the controller answers itself.
 func writeError(w http.ResponseWriter, status int, fields map[string]string) {
-	body, _ := json.Marshal(fields)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	httperror.Write(w, status, fields)
 }

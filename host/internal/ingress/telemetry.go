@@ -78,7 +78,7 @@ type telemetryHandler struct{ c *Controller }
 func (h telemetryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "cluster telemetry answers GET", http.StatusMethodNotAllowed)
+		writeError(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed", "reason": "cluster telemetry answers GET and HEAD"})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -38,3 +38,11 @@ func contentType(name string) string {
 func ValidPath(name string) bool {
 	return name != "" && !strings.HasPrefix(name, "/") && !strings.Contains(name, "\\") && fs.ValidPath(name)
 }
+
+// EncodesSeparator says whether an escaped URL path holds an encoded slash
+// or backslash (%2F, %5C, any case): decoded, it would read as a path
+// separator that the client did not send as one.
+func EncodesSeparator(escapedPath string) bool {
+	p := strings.ToUpper(escapedPath)
+	return strings.Contains(p, "%2F") || strings.Contains(p, "%5C")
+}
