@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/httperror"
 )
 
 // headerPod names the pod a request to a node's pod port is for, as
@@ -24,12 +25,14 @@ func (k *Kubelet) PodServer() http.Handler {
 		}
 		namespace, name, ok := strings.Cut(id, "/")
 		if !ok || namespace == "" || name == "" {
-			http.Error(w, "missing or malformed "+abi.HeaderPod+" header (want <namespace>/<name>)", http.StatusBadRequest)
+			httperror.Write(w, http.StatusBadRequest, map[string]string{"error": "missing or malformed " + abi.HeaderPod + " header",
+				"reason": "want <namespace>/<name>"})
 			return
 		}
 		h, ok := k.Handler(namespace, name)
 		if !ok {
-			http.Error(w, "pod "+namespace+"/"+name+" is not running on node "+k.cfg.NodeName, http.StatusNotFound)
+			httperror.Write(w, http.StatusNotFound, map[string]string{"error": "pod not running on this node",
+				"pod": namespace + "/" + name, "node": k.cfg.NodeName})
 			return
 		}
 		h.ServeHTTP(w, r)
