@@ -31,6 +31,28 @@ const (
 	MaxConnsDefault = 4096
 )
 
+// The simulator's connection classes (docs/serve.md "Hostile clients"): a
+// connection is short until its request becomes a stream (Stream), and
+// streams never take the part of the budget kept for short requests. The
+// numbers are shares of the budget, which follows the open-file limit;
+// a client sees only 503 or 429 with Retry-After, plain HTTP, so they are
+// the simulator's and not the ABI's (the boards size their own).
+const (
+	// ShortReservePercent of the connection budget is kept for short
+	// requests: streams of every kind hold at most the rest.
+	ShortReservePercent = 25
+	// PublicStreamsPercent of the budget at most are public streams, the
+	// ones anyone may open without the cluster token (the Ingress's event
+	// streams), so that the API's watches, followed logs and the nodes'
+	// own streams keep the rest of the stream class.
+	PublicStreamsPercent = 50
+	// MaxPublicStreamsPerClient is how many public streams one client
+	// address (an IPv4 address, an IPv6 /64) holds at once.
+	MaxPublicStreamsPerClient = 64
+	// StreamRetryAfter is the Retry-After of a refused stream.
+	StreamRetryAfter = 5 * time.Second
+)
+
 // Limits are a server's timeouts; a zero field takes the constant of the
 // same name.
 type Limits struct {
