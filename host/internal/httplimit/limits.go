@@ -1,7 +1,8 @@
 // Package httplimit bounds what a client may hold of a node's HTTP
 // servers: a connection costs one slot of a budget that every listener of
-// the process shares, idle keep-alive connections give theirs up first, and
-// a request's head, body and idle time are bounded. ReadBody reads a
+// the process shares, idle keep-alive connections give theirs up first,
+// streams (watches, event streams) hold only their class's part of it
+// (Stream), and a request's head, body and idle time are bounded. ReadBody reads a
 // request's whole body before a pod sees it, so that a slow client costs a
 // goroutine and a socket, never a pod's one callback slot.
 //
