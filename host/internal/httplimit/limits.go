@@ -2,9 +2,10 @@
 // servers: a connection costs one slot of a budget that every listener of
 // the process shares, idle keep-alive connections give theirs up first,
 // streams (watches, event streams) hold only their class's part of it
-// (Stream), and a request's head, body and idle time are bounded. ReadBody reads a
-// request's whole body before a pod sees it, so that a slow client costs a
-// goroutine and a socket, never a pod's one callback slot.
+// (Stream), and a request's head, body and idle time are bounded.
+// ReadBody reads a request's whole body before a pod sees it, so that a
+// slow client costs a goroutine and a socket, never a pod's one callback
+// slot.
 //
 // The numbers are the simulator's own (docs/serve.md); the boards have
 // theirs.
