@@ -21,6 +21,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/httplimit"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // The connection classes of docs/serve.md "Hostile clients": streams
@@ -230,4 +231,41 @@ func TestOneClientAddressHoldsAtMostMaxPublicStreamsPerClient(t *testing.T) {
 	if _, public := c.conns.Streams(); public != httplimit.MaxPublicStreamsPerClient+1 {
 		t.Errorf("%d public streams counted, want %d: the refused one counts nowhere", public, httplimit.MaxPublicStreamsPerClient+1)
 	}
+}
+
+// Each stream of the API and the Ingress counts in the stream class while
+// it is open, and gives its place back when it ends.
+func TestWatchesFollowedLogsAndEventStreamsCountAsStreams(t *testing.T) {
+	c := startRelays(t, Options{})
+	all0, public0 := c.conns.Streams() // the workers' own watches and channel stream
+	streams := []struct {
+		base, path string
+		public     bool
+	}{
+		{c.IngressURL(), "/events", true},
+		{c.APIURL(), "/api/v1/namespaces/default/services?watch=1", false},
+		{c.APIURL(), "/api/v1/namespaces/default/pods/a/log?follow=true", false},
+		{c.APIURL(), abi.UIPath + "events", false},
+	}
+	var open []*rawConn
+	publicOpen := 0
+	for _, s := range streams {
+		rc := dialRaw(t, s.base)
+		rc.stream(t, s.path)
+		open = append(open, rc)
+		if s.public {
+			publicOpen++
+		}
+		all, public := c.conns.Streams()
+		if all != all0+len(open) || public != public0+publicOpen {
+			t.Errorf("with %s open: %d streams (%d public), want %d (%d)", s.path, all, public, all0+len(open), public0+publicOpen)
+		}
+	}
+	for _, rc := range open {
+		rc.Close()
+	}
+	testenv.Eventually(t, "the closed streams to give their places back", func() bool {
+		all, public := c.conns.Streams()
+		return all == all0 && public == public0
+	})
 }
