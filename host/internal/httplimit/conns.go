@@ -66,6 +66,13 @@ func (c *Conns) Open() int {
 	return c.open
 }
 
+// idleLen is how many connections are idle now.
+func (c *Conns) idleLen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.idle.Len()
+}
+
 // admit counts nc in, closing the longest-idle connection when the budget
 // is spent; it reports false when there is none to close.
 func (c *Conns) admit(nc net.Conn) (*conn, bool) {
