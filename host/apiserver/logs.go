@@ -53,6 +53,11 @@ func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request, req request) 
 		}
 	}
 	timestamps := q.Get("timestamps") == "true"
+	if q.Get("follow") == "true" {
+		if err := beginStream(w, r); err != nil {
+			return err
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusOK)
 	out := bufio.NewWriter(w)

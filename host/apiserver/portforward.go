@@ -35,6 +35,10 @@ func (s *Server) servePortForward(w http.ResponseWriter, r *http.Request, req re
 		writeStatus(w, badRequest("pod %s/%s is not running (phase %s): there is nothing to forward to", p.Namespace, p.Name, p.Status.Phase))
 		return
 	}
+	if err := beginStream(w, r); err != nil {
+		writeStatus(w, err)
+		return
+	}
 	f := newForwarding(p, s.podHandler(p.Namespace, p.Name, p.UID))
 	var conn httpstream.Connection
 	switch {

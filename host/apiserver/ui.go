@@ -84,6 +84,10 @@ func (s *Server) serveUIEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	if err := beginStream(w, r); err != nil {
+		writeStatus(w, err)
+		return
+	}
 	recent, sub := s.cfg.Activity.Subscribe()
 	defer sub.Close()
 	w.Header().Set("Content-Type", "text/event-stream")

@@ -35,6 +35,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req request)
 	if err != nil {
 		return err
 	}
+	if err := beginStream(w, r); err != nil {
+		return err
+	}
 	q := r.URL.Query()
 	objs, current := s.cfg.Store.ListShared(req.res.Kind, req.namespace) // only encoded
 	sendInitial := opts.sendInitialEvents != nil && *opts.sendInitialEvents

@@ -85,7 +85,8 @@ type Options struct {
 	// MaxConnections is how many connections the cluster's listeners
 	// (every port of every node in this process) hold open at once; at
 	// the cap a new one takes the slot of the longest-idle keep-alive
-	// connection. 0 is half the open-file limit, at most 4096
+	// connection, and streams hold at most their class's part
+	// (httplimit.Stream). 0 is half the open-file limit, at most 4096
 	// (docs/serve.md).
 	MaxConnections int
 	// NodeGrace is how long a node's Lease may go unrenewed before the

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // Relay is a worker's Route: the worker reaches hosts outside through the
@@ -149,6 +150,11 @@ func (u *Uplink) ServeRelay(w http.ResponseWriter, r *http.Request) {
 	addr, err := netip.ParseAddrPort(r.Host)
 	if err != nil || !addr.Addr().Is4() {
 		relayFailed(w, abi.ErrInval)
+		return
+	}
+	// A relayed connection lasts as long as the pod keeps it.
+	if err := httplimit.Stream(r, httplimit.APIStream); err != nil {
+		httplimit.Refuse(w, err)
 		return
 	}
 	for {

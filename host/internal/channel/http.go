@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // followerQueueLen is the queue of a worker following the control plane:
@@ -73,6 +74,10 @@ func serveWatch(h *Hub, w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	if err := httplimit.Stream(r, httplimit.APIStream); err != nil {
+		httplimit.Refuse(w, err) // the follower tries again (upstream.go)
 		return
 	}
 	name := "follower " + r.RemoteAddr

@@ -25,21 +25,35 @@ func DefaultMaxConns() int {
 // between requests, or one whose first request has not arrived), as nginx
 // reuses its keep-alive connections; with none idle, the new one is closed.
 // A connection serving a request, a watch or an event stream is never idle.
+//
+// A connection whose request becomes a stream (Stream) moves from the
+// short class to the stream class, which holds at most the budget less
+// ShortReservePercent, so that streams never take the slots of short
+// requests (streams.go).
 type Conns struct {
 	max int
+	// maxStreams and maxPublic bound the stream class and its public
+	// streams.
+	maxStreams, maxPublic int
 
 	mu   sync.Mutex
 	open int
 	idle list.List // of *conn, longest idle first
+	// streams and public count the stream class and its public streams;
+	// perClient the public streams of each client address.
+	streams, public int
+	perClient       map[string]int
 }
 
-// NewConns returns a budget of max connections (DefaultMaxConns when max
-// is 0 or less).
-func NewConns(max int) *Conns {
-	if max <= 0 {
-		max = DefaultMaxConns()
+// NewConns returns a budget of n connections (DefaultMaxConns when n is 0
+// or less).
+func NewConns(n int) *Conns {
+	if n <= 0 {
+		n = DefaultMaxConns()
 	}
-	return &Conns{max: max}
+	maxStreams := max(1, n-(n*ShortReservePercent+99)/100)
+	maxPublic := min(maxStreams, max(1, n*PublicStreamsPercent/100))
+	return &Conns{max: n, maxStreams: maxStreams, maxPublic: maxPublic, perClient: map[string]int{}}
 }
 
 // Max is the budget.
@@ -50,6 +64,13 @@ func (c *Conns) Open() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.open
+}
+
+// idleLen is how many connections are idle now.
+func (c *Conns) idleLen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.idle.Len()
 }
 
 // admit counts nc in, closing the longest-idle connection when the budget
@@ -107,6 +128,7 @@ func (c *Conns) release(tc *conn) {
 	}
 	tc.closed = true
 	c.open--
+	c.endStreamLocked(tc)
 }
 
 // conn is an accepted connection counted in its owner's budget.
@@ -118,6 +140,11 @@ type conn struct {
 	// guarded by owner.mu.
 	idle   *list.Element
 	closed bool
+	// stream is set while the connection is in the stream class, public
+	// with client (its address's key) while that stream is public; all
+	// guarded by owner.mu.
+	stream, public bool
+	client         string
 }
 
 func (tc *conn) Close() error {

@@ -118,9 +118,14 @@ func TestAtTheCapTheLongestIdleConnectionMakesRoom(t *testing.T) {
 		t.Fatalf("GET /stream: %v %v", resp, err)
 	}
 	body := bufio.NewReader(resp.Body)
-	idle := []*client{dial(t, addr), dial(t, addr), dial(t, addr)}
-	for _, c := range idle {
+	var idle []*client
+	for i := range 3 {
+		c := dial(t, addr)
+		idle = append(idle, c)
 		c.mustGet(t, "/")
+		// The server marks a connection idle just after its answer: wait,
+		// so that the idle order is the order of the requests.
+		testenv.Eventually(t, fmt.Sprintf("connection %d to be idle", i), func() bool { return conns.idleLen() == i+1 })
 	}
 	testenv.Eventually(t, "4 open connections", func() bool { return conns.Open() == 4 })
 

@@ -1,9 +1,11 @@
 // Package httplimit bounds what a client may hold of a node's HTTP
 // servers: a connection costs one slot of a budget that every listener of
-// the process shares, idle keep-alive connections give theirs up first, and
-// a request's head, body and idle time are bounded. ReadBody reads a
-// request's whole body before a pod sees it, so that a slow client costs a
-// goroutine and a socket, never a pod's one callback slot.
+// the process shares, idle keep-alive connections give theirs up first,
+// streams (watches, event streams) hold only their class's part of it
+// (Stream), and a request's head, body and idle time are bounded.
+// ReadBody reads a request's whole body before a pod sees it, so that a
+// slow client costs a goroutine and a socket, never a pod's one callback
+// slot.
 //
 // The numbers are the simulator's own (docs/serve.md); the boards have
 // theirs.
@@ -29,6 +31,28 @@ const (
 	// MaxConnsDefault is the most connections open at once when the
 	// file-descriptor limit allows it (see DefaultMaxConns).
 	MaxConnsDefault = 4096
+)
+
+// The simulator's connection classes (docs/serve.md "Hostile clients"): a
+// connection is short until its request becomes a stream (Stream), and
+// streams never take the part of the budget kept for short requests. The
+// numbers are shares of the budget, which follows the open-file limit;
+// a client sees only 503 or 429 with Retry-After, plain HTTP, so they are
+// the simulator's and not the ABI's (the boards size their own).
+const (
+	// ShortReservePercent of the connection budget is kept for short
+	// requests: streams of every kind hold at most the rest.
+	ShortReservePercent = 25
+	// PublicStreamsPercent of the budget at most are public streams, the
+	// ones anyone may open without the cluster token (the Ingress's event
+	// streams), so that the API's watches, followed logs and the nodes'
+	// own streams keep the rest of the stream class.
+	PublicStreamsPercent = 50
+	// MaxPublicStreamsPerClient is how many public streams one client
+	// address (an IPv4 address, an IPv6 /64) holds at once.
+	MaxPublicStreamsPerClient = 64
+	// StreamRetryAfter is the Retry-After of a refused stream.
+	StreamRetryAfter = 5 * time.Second
 )
 
 // Limits are a server's timeouts; a zero field takes the constant of the

@@ -18,14 +18,16 @@ type Server struct {
 // connections count against c. A request's body must arrive within
 // lim.BodyTimeout of its head; reads past it fail with a timeout error.
 // There is no timeout on a request in progress, so watches and event
-// streams stay open as long as they run.
+// streams stay open as long as they run; a handler that streams calls
+// Stream first, to count in the stream class.
 func (c *Conns) NewServer(h http.Handler, lim Limits) *Server {
 	lim = lim.orDefaults()
 	s := &http.Server{
-		Handler:           bodyDeadline(h, lim.BodyTimeout),
+		Handler:           endStreams(bodyDeadline(h, lim.BodyTimeout)),
 		ReadHeaderTimeout: lim.HeaderTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		ConnState:         c.setState,
+		ConnContext:       withConn,
 	}
 	return &Server{Server: s, conns: c}
 }

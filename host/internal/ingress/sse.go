@@ -13,6 +13,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // writeTimeout bounds one write to an SSE client.
@@ -130,6 +131,12 @@ func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the event stream's Ingress changed; try again", http.StatusServiceUnavailable)
 		return
 	default:
+	}
+	// Anyone may open it: it counts in the public share of the stream
+	// class and in its client's (docs/serve.md "Hostile clients").
+	if err := httplimit.Stream(r, httplimit.PublicStream); err != nil {
+		httplimit.Refuse(w, err)
+		return
 	}
 	var sub *channel.Subscription
 	var ready <-chan struct{}
