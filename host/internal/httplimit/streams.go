@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/kube32/kube32/host/internal/httperror"
 )
 
 // StreamKind says who may open a stream, which decides the budgets it
@@ -56,15 +58,15 @@ func (e *Refused) SetRetryAfter(h http.Header) {
 	h.Set("Retry-After", strconv.Itoa(int(StreamRetryAfter/time.Second)))
 }
 
-// Refuse answers a refused stream (an error of Stream) in plain text, with
-// its Retry-After.
+// Refuse answers a refused stream (an error of Stream) with the JSON error
+// of a pod's request paths (host/internal/httperror) and its Retry-After.
 func Refuse(w http.ResponseWriter, err error) {
 	ref, ok := err.(*Refused)
 	if !ok {
 		ref = &Refused{Code: http.StatusServiceUnavailable, Reason: err.Error()}
 	}
 	ref.SetRetryAfter(w.Header())
-	http.Error(w, ref.Reason, ref.Code)
+	httperror.Write(w, ref.Code, map[string]string{"error": "stream refused", "reason": ref.Reason})
 }
 
 // MaxStreams and MaxPublicStreams are the bounds of the stream class and

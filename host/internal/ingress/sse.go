@@ -118,17 +118,17 @@ func (s *eventStream) sendReload(data []byte) {
 func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
-		http.Error(w, "an event stream answers GET", http.StatusMethodNotAllowed)
+		writeError(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed", "reason": "an event stream answers GET"})
 		return
 	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		writeError(w, http.StatusInternalServerError, map[string]string{"error": "streaming unsupported"})
 		return
 	}
 	select {
 	case <-s.closed:
-		http.Error(w, "the event stream's Ingress changed; try again", http.StatusServiceUnavailable)
+		writeError(w, http.StatusServiceUnavailable, map[string]string{"error": "stream closed", "reason": "the event stream's Ingress changed; try again"})
 		return
 	default:
 	}
