@@ -62,11 +62,7 @@ func (o *Outside) Do(ctx context.Context, t Target, call pod.Call) (pod.CallResu
 	if err != nil {
 		return pod.CallResult{}, err
 	}
-	addrs, err := o.lookup(ctx, t.Host)
-	if err != nil {
-		return pod.CallResult{}, err
-	}
-	conn, err := o.connect(ctx, call.From, addrs, t.Port)
+	conn, err := o.dial(ctx, call.From, t)
 	if err != nil {
 		return pod.CallResult{}, err
 	}
@@ -105,14 +101,32 @@ func (o *Outside) headLimit() int {
 	return abi.ControlPlaneHeadLimit
 }
 
-// lookup resolves host to IPv4 addresses (nodes are IPv4 only); an address
-// needs no lookup.
+// dial opens the connection of the pod from to the OutsideTarget t:
+// http:// here, https:// under TLS. It looks t's host up (lookup), checks
+// each address against the pod's NetworkPolicies and dials the first that
+// they allow and that accepts (connect). The egress gateway's calls and,
+// on a worker, those relayed through the control plane come this way too.
+func (o *Outside) dial(ctx context.Context, from string, t Target) (net.Conn, error) {
+	addrs, err := o.lookup(ctx, t.Host)
+	if err != nil {
+		return nil, err
+	}
+	return o.connect(ctx, from, addrs, t.Port)
+}
+
+// lookup resolves host to the IPv4 addresses a connection reaches
+// (destAddr): an address needs no lookup, nor does "localhost"; a name's
+// addresses come from one lookup, and the connection then goes to one of
+// them, never to a second lookup's answer.
 func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
-	if a, err := netip.ParseAddr(host); err == nil {
-		if !a.Is4() {
-			return nil, abi.ErrInval
+	if a, ok, err := hostAddr(host); ok {
+		if err != nil {
+			return nil, err
 		}
 		return []netip.Addr{a}, nil
+	}
+	if localhostName(host) {
+		return []netip.Addr{loopbackIP}, nil
 	}
 	if o.Route != nil {
 		if err := o.Route.Names(ctx); err != nil {
@@ -123,12 +137,15 @@ func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error)
 	if r == nil {
 		r = net.DefaultResolver
 	}
-	addrs, err := r.LookupNetIP(ctx, "ip4", host)
+	found, err := r.LookupNetIP(ctx, "ip4", host)
+	var addrs []netip.Addr
+	for _, a := range found {
+		if a, err := destAddr(a); err == nil {
+			addrs = append(addrs, a)
+		}
+	}
 	switch {
 	case err == nil && len(addrs) > 0:
-		for i, a := range addrs {
-			addrs[i] = a.Unmap()
-		}
 		return addrs, nil
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, abi.ErrTimeout
@@ -140,7 +157,9 @@ func (o *Outside) lookup(ctx context.Context, host string) ([]netip.Addr, error)
 	return nil, abi.ErrNoEnt
 }
 
-// connect opens one connection to the first of addrs that accepts it.
+// connect opens one connection to the first of addrs (lookup's) that the
+// pod's NetworkPolicies allow and that accepts it, dialling the very
+// address checked.
 func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, port int) (net.Conn, error) {
 	dial := o.Dial
 	switch {
@@ -153,13 +172,11 @@ func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, 
 	var first error
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a, uint16(port))
-		if o.Allow != nil {
-			if err := o.Allow(ctx, from, ap); err != nil {
-				if first == nil {
-					first = err
-				}
-				continue
+		if err := checkDest(ctx, o.Allow, from, ap); err != nil {
+			if first == nil {
+				first = err
 			}
+			continue
 		}
 		conn, err := dial(ctx, "tcp4", ap.String())
 		if err == nil {

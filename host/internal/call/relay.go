@@ -138,7 +138,8 @@ type bufferedConn struct {
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
-// ServeRelay serves a worker's CONNECT <IPv4>:<port> request, once the API
+// ServeRelay serves a worker's CONNECT <IPv4>:<port> request (the address
+// a connection reaches, as destAddr gives it: never 0.0.0.0), once the API
 // server has checked that it comes from a node: while the uplink is down it
 // holds the request until the uplink comes up or the worker gives up; then
 // it connects from the control plane and relays the bytes both ways. A
@@ -147,8 +148,12 @@ func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 // relays are cut: the host's side is closed and the worker's is held,
 // its bytes going nowhere, until the worker closes it.
 func (u *Uplink) ServeRelay(w http.ResponseWriter, r *http.Request) {
+	// The worker checked its pod's NetworkPolicies against the address
+	// it asks for, which lookup made the address a connection reaches: one
+	// that is not (0.0.0.0, IPv4-mapped IPv6) was never checked as what it
+	// reaches, and is refused rather than dialled.
 	addr, err := netip.ParseAddrPort(r.Host)
-	if err != nil || !addr.Addr().Is4() {
+	if dest, derr := destAddr(addr.Addr()); err != nil || derr != nil || dest != addr.Addr() {
 		relayFailed(w, abi.ErrInval)
 		return
 	}

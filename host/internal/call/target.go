@@ -46,7 +46,8 @@ type Target struct {
 	Namespace string
 	Service   string
 
-	// Host is the host name (lower case) or IPv4 address of an
+	// Host is the host name (lower case) or IPv4 address (dotted, the
+	// address a connection reaches: 127.0.0.1 for 0.0.0.0 or 127.1) of an
 	// OutsideTarget; for a ServiceTarget, the host as the URL wrote it
 	// (lower case), which Outside() looks up when FallbackOutside is set.
 	Host string
@@ -109,7 +110,10 @@ func (t Target) Addr() string { return net.JoinHostPort(t.Host, strconv.Itoa(t.P
 //
 // An https:// URL always names a host outside. A malformed URL (another
 // scheme, user info, no host, a bad port, an IPv6 literal, white space or
-// control bytes) fails with abi.Errno(K32_ERR_INVAL). A ".svc" name whose
+// control bytes, an IPv4 address that does not parse) fails with
+// abi.Errno(K32_ERR_INVAL). An IPv4 address in any spelling (127.1,
+// 0x7f000001, 0.0.0.0) becomes, in Host, the address it reaches, as
+// hostAddr says; HostHeader keeps it as written. A ".svc" name whose
 // labels cannot be a Service and namespace fails with K32_ERR_NOENT: no such
 // Service can exist.
 func ParseTarget(rawURL string, namespace string) (Target, error) {
@@ -145,7 +149,12 @@ func ParseTarget(rawURL string, namespace string) (Target, error) {
 		t.Port = n
 	}
 	t.Host = strings.ToLower(host)
-	if _, err := netip.ParseAddr(t.Host); err != nil && !validDNSName(t.Host) {
+	switch addr, ok, err := hostAddr(t.Host); {
+	case err != nil:
+		return Target{}, inval // a malformed IPv4 address, or IPv6
+	case ok:
+		t.Host = addr.String() // the address it reaches: what the policy sees and the node dials
+	case !validDNSName(t.Host):
 		return Target{}, inval
 	}
 	if t.Scheme == "https" {

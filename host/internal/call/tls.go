@@ -151,11 +151,7 @@ func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 // open is Open once the session is taken.
 func (s *TLS) open(ctx context.Context, t Target, call pod.Call, allow AllowFunc, req []byte) (*Response, error) {
 	o := &Outside{Resolver: s.Resolver, Route: s.Route, Dial: s.Dial, Allow: allow}
-	addrs, err := o.lookup(ctx, t.Host)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := o.connect(ctx, call.From, addrs, t.Port)
+	raw, err := o.dial(ctx, call.From, t)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +162,7 @@ func (s *TLS) open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 	}
 	stop := context.AfterFunc(ctx, func() { raw.SetDeadline(time.Unix(1, 0)) })
 	conn := tls.Client(raw, &tls.Config{
-		ServerName: t.Host, // a DNS name, or an IPv4 address checked against the IP SANs
+		ServerName: t.Host, // a DNS name, or the IPv4 address dialled, checked against the IP SANs
 		RootCAs:    s.Roots,
 		MinVersion: tls.VersionTLS12,
 		MaxVersion: tls.VersionTLS12, // the boards' mbedTLS speaks TLS 1.2 only

@@ -232,21 +232,34 @@ func (e *evaluation) namespaceLabels(name string) map[string]string {
 }
 
 // ipBlockMatches: "ipBlock.cidr, minus the blocks in except, matches the
-// destination address".
+// destination address". Both are compared in their IPv4 form when they
+// have one, so that 127.0.0.1 and ::ffff:127.0.0.1 are the same address to
+// a block, however either is written.
 func ipBlockMatches(b *networkingv1.IPBlock, addr netip.Addr) bool {
 	if !addr.IsValid() {
 		return false
 	}
-	cidr, err := netip.ParsePrefix(b.CIDR)
-	if err != nil || !cidr.Contains(addr.Unmap()) {
+	addr = addr.Unmap()
+	cidr, err := parseBlock(b.CIDR)
+	if err != nil || !cidr.Contains(addr) {
 		return false
 	}
 	for _, except := range b.Except {
-		if e, err := netip.ParsePrefix(except); err == nil && e.Contains(addr.Unmap()) {
+		if e, err := parseBlock(except); err == nil && e.Contains(addr) {
 			return false
 		}
 	}
 	return true
+}
+
+// parseBlock reads a CIDR; an IPv4-mapped IPv6 block (::ffff:a.b.c.d/n, n
+// at least 96) is the IPv4 block it maps.
+func parseBlock(s string) (netip.Prefix, error) {
+	p, err := netip.ParsePrefix(s)
+	if err == nil && p.Addr().Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+	}
+	return p, err
 }
 
 // selectorMatches applies a label selector; an invalid one matches nothing.
