@@ -162,15 +162,15 @@ func fit(items []Item, pods []placedPod, board *abi.Board, release bool) Fit {
 		if b.OverBytes == 0 {
 			continue
 		}
+		// One pod alone over the pod memory is said above; a node or the
+		// total holding it alone adds nothing then.
 		switch {
-		case b.Name == BudgetPodMemory && b.Node != "":
+		case b.Name == BudgetPodMemory && b.Node != "" && len(b.Pods) > 1:
 			f.Problems = append(f.Problems, fmt.Sprintf(
 				"pod memory on node %s: its pods count %s (%s; each its resources.limits.memory, else its image's initial memory), over %s's %s by %s: %s",
 				b.Node, FormatSize(b.Used), strings.Join(b.Pods, ", "), board.Name, FormatSize(b.Budget), FormatSize(b.OverBytes),
 				podMemoryHint(f.Pods, true)))
-		case b.Name == BudgetPodMemory && len(f.Pods) > 1:
-			// One pod alone over the pod memory is said above; the total
-			// adds nothing then.
+		case b.Name == BudgetPodMemory && b.Node == "" && len(f.Pods) > 1:
 			f.Problems = append(f.Problems, fmt.Sprintf(
 				"pod memory: the pods together count %s (%s; each its resources.limits.memory, else its initial memory), over %s's %s by %s: %s",
 				FormatSize(b.Used), largestCounted(f.Pods), board.Name, FormatSize(b.Budget), FormatSize(b.OverBytes),
