@@ -70,6 +70,10 @@ func printBuildFit(w io.Writer, f build.Fit, human bool) {
 		if b.FirmwareBase > 0 {
 			used += " (firmware ~" + size(b.FirmwareBase) + ")"
 		}
-		row(b.Name, used, orNone(b.Budget), verdict(b.OverBytes))
+		name := b.Name
+		if b.Node != "" {
+			name += " on " + b.Node // one row per node, each one board
+		}
+		row(name, used, orNone(b.Budget), verdict(b.OverBytes))
 	}
 }

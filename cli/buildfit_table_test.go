@@ -30,3 +30,21 @@ func TestBuildFitTableOnATerminal(t *testing.T) {
 		t.Errorf("fit table:\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// Issue 19, item 9: an app pinned to two nodes has a pod memory row per
+// node, each against one board.
+func TestBuildFitTableHasARowPerNode(t *testing.T) {
+	f := build.Fit{Board: "esp32", Pods: []build.PodFit{},
+		Budgets: []build.Budget{{Name: build.BudgetPodMemory, Node: "kube32-control-plane", Used: 128 << 10, Budget: 128 << 10},
+			{Name: build.BudgetPodMemory, Node: "kube32-worker-1", Used: 192 << 10, Budget: 128 << 10, OverBytes: 64 << 10}}}
+	var b strings.Builder
+	printBuildFit(&b, f, true)
+	for _, row := range []string{
+		"pod memory on kube32-control-plane  128.0 KiB  128.0 KiB  ok ",
+		"pod memory on kube32-worker-1       192.0 KiB  128.0 KiB  over by 64.0 KiB ",
+	} {
+		if !strings.Contains(b.String(), row) {
+			t.Errorf("fit table lacks %q:\n%s", row, b.String())
+		}
+	}
+}

@@ -50,8 +50,8 @@ func TestBuildRefusesAGoPodOnESP32(t *testing.T) {
 		t.Fatalf("build --board esp32: exit %d, want 1\n%s", code, stderr)
 	}
 	problem := regexp.MustCompile(`^kube32: the build does not fit board esp32:\n` +
-		`  pod gopod: initial memory [0-9.]+ ?(Ki|MiB) exceeds esp32's pod memory 128Ki by [0-9.]+ ?(Ki|MiB): ` +
-		`Go's runtime alone starts above 2 MiB: write the pod in C or Rust, try --release, or choose a board with PSRAM\n`)
+		`  pod gopod: initial memory [0-9]+\.[0-9] MiB exceeds esp32's pod memory 128\.0 KiB by [0-9]+\.[0-9] MiB: ` +
+		`Go's runtime alone starts above 2\.0 MiB: write the pod in C or Rust, try --release, or choose a board with PSRAM\n`)
 	if !problem.MatchString(stderr) {
 		t.Errorf("stderr does not say why the Go pod does not fit:\n%s", stderr)
 	}
@@ -87,7 +87,7 @@ func TestBuildRefusesAGoPodOnESP32(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = runCLI(t, "build", "--board", "esp32s3", dir)
-	if code != 1 || !strings.Contains(stderr, "pod gopod: resources.limits.memory 8Mi exceeds esp32s3's pod memory 7680Ki by 512Ki: set a smaller limits.memory") {
+	if code != 1 || !strings.Contains(stderr, "pod gopod: resources.limits.memory 8.0 MiB exceeds esp32s3's pod memory 7.5 MiB by 512.0 KiB: set a smaller limits.memory") {
 		t.Errorf("build --board esp32s3 with an 8Mi limit: exit %d\n%s", code, stderr)
 	}
 }

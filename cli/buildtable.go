@@ -85,13 +85,6 @@ func printBuildTable(w io.Writer, res *build.Result, human bool) {
 	}
 }
 
-// humanBytes writes n in B, KiB or MiB, as Kubernetes quantities read.
-func humanBytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
+// humanBytes writes n as the size table and the fit report write every
+// size (build.FormatSize).
+func humanBytes(n int64) string { return build.FormatSize(n) }

@@ -32,8 +32,9 @@ func newFlashCommand(io IOStreams) *cobra.Command {
 		Short: "Copy the built images to a mounted SD card or a firmware source tree",
 		Long: `Build what is stale, as kube32 build does, then copy build/sd/kube32 to
 PATH/kube32 (--sd), or build/firmware/images to PATH/images (--firmware).
-Each file is written atomically, so an interrupted flash leaves the previous
-files intact; the temporary files it left are removed by the next flash.
+The new tree is staged beside the target and switched in at once, so an
+interrupted flash leaves the whole previous tree or the whole new one; the
+next flash completes or removes what it left.
 Brotli (.br) variants are left out: boards serve .gz only. --dry-run lists
 what would change without writing to PATH. Without DIR, the project is the
 nearest folder holding a kube32.yaml, from the current one up.`,

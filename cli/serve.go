@@ -123,6 +123,9 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	if src.watcher != nil {
+		defer src.watcher.Close() // on the way out before Run took it
+	}
 	if opts.Watch && src.project == "" {
 		return &usageError{fmt.Errorf("--watch: serving %s, not a project: nothing to watch", src.what)}
 	}
@@ -176,13 +179,9 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	for _, url := range src.tryURLs {
 		fmt.Fprintf(opts.IO.Out, "Try: curl %s%s\n", c.IngressURL(), url)
 	}
-	if opts.Watch {
-		w, err := watch.New(ctx, watch.Options{Dir: src.project, Files: opts.Files, Cluster: c, Board: opts.Board, Log: opts.IO.ErrOut})
-		if err != nil {
-			return err
-		}
+	if src.watcher != nil {
 		done := make(chan struct{})
-		go func() { defer close(done); w.Run(ctx) }()
+		go func() { defer close(done); src.watcher.Run(ctx, c, src.built) }()
 		defer func() { <-done }() // before the cluster closes
 		fmt.Fprintf(opts.IO.Out, "Watching %s: each edit is rebuilt and swapped in.\n", src.project)
 	}
@@ -203,6 +202,10 @@ type source struct {
 	objects []manifest.Object
 	tryURLs []string
 	board   string // kube32.yaml's board: ("" for none)
+	// watcher (serve --watch) has watched the project since before built,
+	// the build the cluster starts with, was made.
+	watcher *watch.Watcher
+	built   *build.Result
 }
 
 // serveSource picks what to serve: prebuilt images, a project (built first
@@ -244,27 +247,54 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 	case err != nil:
 		return source{}, err
 	default:
-		// serve's standard output is its URLs: the build's report, size
-		// table included, goes to standard error.
-		result, err := runBuild(ctx, opts.IO, dir, false, build.Options{Board: opts.Board})
-		if err != nil {
-			return source{}, err
-		}
-		printBuildTable(opts.IO.ErrOut, result, opts.IO.IsStderrTTY())
-		p, err := project.Load(dir)
-		if err != nil {
-			return source{}, err
-		}
-		objs, err := manifest.DecodeFiles(p.ManifestPaths())
-		if err != nil {
-			return source{}, err
-		}
-		images, err := confined(result.BuildDir)
-		if err != nil {
-			return source{}, err
-		}
-		return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs, board: p.Board}, nil
+		return projectSource(ctx, opts, dir)
 	}
+}
+
+// projectSource builds the project in dir for serve. With --watch the
+// project is watched from before the build on, so that no edit falls
+// between the build and the watch (docs/serve.md).
+func projectSource(ctx context.Context, opts ServeOptions, dir string) (source, error) {
+	var w *watch.Watcher
+	if opts.Watch {
+		var err error
+		if w, err = watch.New(watch.Options{Dir: dir, Files: opts.Files, Board: opts.Board, Log: opts.IO.ErrOut}); err != nil {
+			return source{}, err
+		}
+	}
+	src, err := buildProject(ctx, opts, dir)
+	if err != nil {
+		if w != nil {
+			w.Close()
+		}
+		return source{}, err
+	}
+	src.watcher = w
+	return src, nil
+}
+
+// buildProject builds the project in dir and reads its manifests.
+func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, error) {
+	// serve's standard output is its URLs: the build's report, size table
+	// included, goes to standard error.
+	result, err := runBuild(ctx, opts.IO, dir, false, build.Options{Board: opts.Board})
+	if err != nil {
+		return source{}, err
+	}
+	printBuildTable(opts.IO.ErrOut, result, opts.IO.IsStderrTTY())
+	p, err := project.Load(dir)
+	if err != nil {
+		return source{}, err
+	}
+	objs, err := manifest.DecodeFiles(p.ManifestPaths())
+	if err != nil {
+		return source{}, err
+	}
+	images, err := confined(result.BuildDir)
+	if err != nil {
+		return source{}, err
+	}
+	return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs, board: p.Board, built: result}, nil
 }
 
 // confined opens an image tree so that nothing served from it, not even

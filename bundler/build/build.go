@@ -73,7 +73,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Fit = fit(res.Items, board)
+	res.Fit = fit(res.Items, placedPods(objs), board, opts.Release)
 	if len(res.Fit.Problems) > 0 {
 		return res, &FitError{Board: res.Board, Problems: res.Fit.Problems}
 	}

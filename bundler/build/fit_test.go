@@ -110,7 +110,7 @@ func TestFitRefusesPodsThatTogetherExceedThePodMemory(t *testing.T) {
 	dir := cProject(t, 3, "64Ki", nil)
 	res, err := Build(context.Background(), dir, Options{Board: "esp32"})
 	ferr := fitError(t, err)
-	want := "pod memory: the pods together count 192Ki (each its resources.limits.memory, else its initial memory), over esp32's 128Ki by 64Ki: set smaller limits.memory"
+	want := "pod memory: the pods together count 192.0 KiB (p0 64.0 KiB, p1 64.0 KiB, p2 64.0 KiB; each its resources.limits.memory, else its initial memory), over esp32's 128.0 KiB by 64.0 KiB: run them on several boards"
 	if len(ferr.Problems) != 1 || !strings.HasPrefix(ferr.Problems[0], want) {
 		t.Errorf("problems %q\nwant one starting %q", ferr.Problems, want)
 	}
@@ -125,7 +125,7 @@ func TestFitRefusesPodsThatTogetherExceedThePodMemory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("without a board: %v", err)
 	}
-	if res.Fit.Board != "" || len(res.Fit.Problems) != 0 || budget(res.Fit, BudgetPodMemory) != (Budget{Name: BudgetPodMemory, Used: 192 << 10}) {
+	if pm := budget(res.Fit, BudgetPodMemory); res.Fit.Board != "" || len(res.Fit.Problems) != 0 || pm.Used != 192<<10 || pm.Budget != 0 || pm.OverBytes != 0 {
 		t.Errorf("fit without a board %+v", res.Fit)
 	}
 }
@@ -143,8 +143,8 @@ func TestFitRefusesABundleTooBigForTheAppImage(t *testing.T) {
 	if app.OverBytes <= 0 || app.OverBytes != app.Used-app.Budget {
 		t.Fatalf("app image %+v", app)
 	}
-	want := fmt.Sprintf("app image: build/firmware/ (%s) and the firmware itself (1536Ki, an estimate) take %s, over esp32's app partition of 3968Ki by %s: move images to the SD card (pod p0",
-		size(app.Used-app.FirmwareBase), size(app.Used), size(app.OverBytes))
+	want := fmt.Sprintf("app image: build/firmware/ (%s) and the firmware itself (1.5 MiB, an estimate) take %s, over esp32's app partition of 3.9 MiB by %s: move images to the SD card (pod p0",
+		FormatSize(app.Used-app.FirmwareBase), FormatSize(app.Used), FormatSize(app.OverBytes))
 	if len(ferr.Problems) != 1 || !strings.HasPrefix(ferr.Problems[0], want) || !strings.Contains(ferr.Problems[0], "as image: wasm://sd/p0") {
 		t.Errorf("problems %q\nwant one starting %q", ferr.Problems, want)
 	}
@@ -164,8 +164,8 @@ func TestFitGoPodRefusedOnESP32AcceptedOnESP32S3(t *testing.T) {
 	if p.Language != "go" || p.Storage != "sd" || p.StackBytes != 0 || p.OverBytes != p.InitialMemory-128<<10 || p.InitialMemory < 2<<20 {
 		t.Errorf("pod fit %+v", p)
 	}
-	want := fmt.Sprintf("pod api: initial memory %s exceeds esp32's pod memory 128Ki by %s: Go's runtime alone starts above 2 MiB: write the pod in C or Rust, try --release, or choose a board with PSRAM",
-		size(p.InitialMemory), size(p.OverBytes))
+	want := fmt.Sprintf("pod api: initial memory %s exceeds esp32's pod memory 128.0 KiB by %s: Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, try --release, or choose a board with PSRAM",
+		FormatSize(p.InitialMemory), FormatSize(p.OverBytes))
 	if len(ferr.Problems) != 1 || ferr.Problems[0] != want {
 		t.Errorf("problems %q\nwant [%q]", ferr.Problems, want)
 	}

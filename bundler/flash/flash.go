@@ -64,6 +64,9 @@ func (r *Result) Changed() bool {
 // copyJob is one tree to copy.
 type copyJob struct {
 	src, dst string
+	// tree is dst with symbolic links resolved: the folder that the staged
+	// tree replaces (swap.go).
+	tree string
 	// shared are directories (relative to src) that hold more than one
 	// image, so target files there that the build lacks are left alone;
 	// every other directory is a bundle and is mirrored.
@@ -107,12 +110,22 @@ func Flash(opts Options) (*Result, error) {
 	res := &Result{}
 	skipped := 0
 	for _, j := range jobs {
+		j.tree = j.dst
+		if real, err := filepath.EvalSymlinks(j.dst); err == nil {
+			j.tree = real
+		}
+		if !opts.DryRun {
+			if err := recoverSwap(j.tree); err != nil {
+				return res, err
+			}
+		}
 		// Leftovers go first: on a nearly full card their space may be
 		// what this flash needs.
-		changes, err := leftovers(j.dst)
+		temps, err := leftovers(j.dst)
 		if err != nil {
 			return res, err
 		}
+		changes := append(swapLeftovers(j.tree), temps...)
 		more, n, err := diff(j)
 		if err != nil {
 			return res, err
@@ -140,7 +153,7 @@ func Flash(opts Options) (*Result, error) {
 	fmt.Fprintf(out, "%s: %d added, %d updated, %d removed, %d unchanged", verb,
 		res.Count(opAdd), res.Count(opUpdate), res.Count(opRemove), res.Count(opUnchanged))
 	if n := res.Count(opCleanup); n > 0 {
-		fmt.Fprintf(out, "; %d temporary files of an interrupted flash cleaned up", n)
+		fmt.Fprintf(out, "; %d temporary files of an interrupted flash cleaned up", n) // files or staged folders
 	}
 	fmt.Fprintln(out)
 	return res, nil
@@ -275,35 +288,71 @@ func compare(src, target string) (string, error) {
 	return opUpdate, nil
 }
 
-// apply makes the changes; removals come last, so an interrupted flash
-// never leaves a bundle with files missing.
+// apply makes the changes: the leftovers of interrupted flashes are
+// removed, then the other changes are made in a staged copy of the target
+// that replaces it at once (swap.go), so that the target is never part old
+// and part new. A flash that changes nothing writes nothing.
 func apply(j copyJob, changes []Change, res *Result, out io.Writer) error {
+	writes := false
 	for _, c := range changes {
 		switch c.Op {
+		case opCleanup:
+			if err := os.RemoveAll(c.Path); err != nil {
+				return fmt.Errorf("flash: %w", err)
+			}
+			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
+			res.Changes = append(res.Changes, c)
+		case opAdd, opUpdate, opRemove:
+			writes = true
+		}
+	}
+	if !writes {
+		for _, c := range changes {
+			if c.Op == opUnchanged {
+				res.Changes = append(res.Changes, c)
+			}
+		}
+		return nil
+	}
+	staging, err := stage(j.tree)
+	if err != nil {
+		return err
+	}
+	if err := applyStaged(j, staging, changes, res, out); err != nil {
+		os.RemoveAll(staging)
+		return fmt.Errorf("flash: %w (the target is unchanged)", err)
+	}
+	if err := switchIn(staging, j.tree); err != nil {
+		return fmt.Errorf("flash: switching %s to the new tree: %w", j.dst, err)
+	}
+	return nil
+}
+
+// applyStaged makes the changes other than cleanups in the staged tree.
+func applyStaged(j copyJob, staging string, changes []Change, res *Result, out io.Writer) error {
+	for _, c := range changes {
+		rel, _ := filepath.Rel(j.dst, c.Path)
+		path := filepath.Join(staging, rel)
+		switch c.Op {
+		case opCleanup:
+			continue // done
 		case opAdd, opUpdate:
-			rel, _ := filepath.Rel(j.dst, c.Path)
-			if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return err
 			}
-			if info, err := os.Stat(c.Path); err == nil && info.IsDir() {
-				// A directory where a file now goes: remove it only now
-				// that the file is about to be written.
-				if err := os.RemoveAll(c.Path); err != nil {
+			if info, err := os.Lstat(path); err == nil && info.IsDir() {
+				// A directory where a file now goes.
+				if err := os.RemoveAll(path); err != nil {
 					return err
 				}
 			}
-			if err := atomicfile.CopyFile(c.Path, filepath.Join(j.src, rel), 0o644); err != nil {
-				return fmt.Errorf("flash: %w (files written so far are complete; the rest are unchanged)", err)
-			}
-			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
-		case opCleanup:
-			if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("flash: %w", err)
+			if err := atomicfile.CopyFile(path, filepath.Join(j.src, rel), 0o644); err != nil {
+				return err
 			}
 			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
 		case opRemove:
-			if err := os.RemoveAll(c.Path); err != nil {
-				return fmt.Errorf("flash: %w", err)
+			if err := os.RemoveAll(path); err != nil {
+				return err
 			}
 			fmt.Fprintf(out, "%-9s %s\n", c.Op, c.Path)
 		}

@@ -30,11 +30,10 @@ func TestMain(m *testing.M) {
 }
 
 func flashChild() {
-	atomicfile.Hook = func(path string) error {
-		tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), atomicfile.TempPrefix+"*"))
-		fmt.Println(strings.Join(tmps, " "))
-		io.Copy(io.Discard, os.Stdin) // until killed
-		return nil
+	if os.Getenv(childEnv) == childFree {
+		fmt.Println("flashing") // then runs free until it ends or is killed
+	} else {
+		atomicfile.Hook = hookStop
 	}
 	if _, err := Flash(Options{Build: os.Getenv("KUBE32_TEST_BUILD"), SD: os.Getenv("KUBE32_TEST_CARD")}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -42,9 +41,22 @@ func flashChild() {
 	}
 }
 
+// childFree as childEnv's value runs the flash without stopping it.
+const childFree = "free"
+
+// hookStop stops the flash half-way through a file, printing the temporary
+// files beside it, until the process is killed.
+func hookStop(path string) error {
+	tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), atomicfile.TempPrefix+"*"))
+	fmt.Println(strings.Join(tmps, " "))
+	io.Copy(io.Discard, os.Stdin) // until killed
+	return nil
+}
+
 // A flash process killed with SIGKILL while it copies a large module keeps
-// the previous module, and leaves its temporary file, which the next flash
-// (and its dry run) reports and removes.
+// the previous module, and leaves its half-written temporary file in the
+// staged tree beside the card's kube32/, which the next flash (and its dry
+// run) reports and removes.
 func TestKilledFlashLeavesOldFileAndNextFlashCleansUp(t *testing.T) {
 	card := t.TempDir()
 	if _, err := Flash(Options{Build: fakeBuild(t, "v1"), SD: card}); err != nil {
@@ -103,7 +115,11 @@ func TestKilledFlashLeavesOldFileAndNextFlashCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Count(opCleanup) != 1 || !strings.Contains(out.String(), "cleanup   "+tmp+"\n") ||
+	staging := filepath.Join(card, ".k32flash-kube32-new")
+	if !strings.HasPrefix(tmp, staging+string(filepath.Separator)) {
+		t.Errorf("the temporary file %s is not in the staged tree %s", tmp, staging)
+	}
+	if res.Count(opCleanup) != 1 || !strings.Contains(out.String(), "cleanup   "+staging+"\n") ||
 		!strings.Contains(out.String(), "; 1 temporary files of an interrupted flash cleaned up") {
 		t.Errorf("dry run: %+v\n%s", res.Changes, out.String())
 	}
@@ -114,7 +130,7 @@ func TestKilledFlashLeavesOldFileAndNextFlashCleansUp(t *testing.T) {
 	if _, err := Flash(Options{Build: build, SD: card}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+	if _, err := os.Stat(staging); !os.IsNotExist(err) {
 		t.Errorf("leftover still there after a flash: %v", err)
 	}
 	if got := readTree(t, card)["kube32/images/thumb.wasm"]; got != string(big) {

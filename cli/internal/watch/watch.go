@@ -27,10 +27,9 @@ const readyWait = 2 * time.Minute
 
 // Options configure Run.
 type Options struct {
-	Dir     string           // the project's directory
-	Files   []string         // manifests given with -f, applied after the project's
-	Cluster *cluster.Cluster // the running cluster, already serving the project's build
-	Board   string           // the board to fit rebuilds to (serve --board); "" = kube32.yaml's
+	Dir   string   // the project's directory
+	Files []string // manifests given with -f, applied after the project's
+	Board string   // the board to fit rebuilds to (serve --board); "" = kube32.yaml's
 	// Log receives one line per swap, with its edit-to-serving time, and
 	// each failure once (serve's standard error).
 	Log io.Writer
@@ -43,7 +42,8 @@ type Options struct {
 // session is one Run's state.
 type session struct {
 	opts    Options
-	dir     string // the project's absolute directory
+	dir     string           // the project's absolute directory
+	cluster *cluster.Cluster // the running cluster (set by Run)
 	watcher *fsnotify.Watcher
 	// external are the manifests outside the project, whose folders are
 	// watched for them alone.
@@ -55,9 +55,11 @@ type session struct {
 // Watcher watches one project for a running cluster.
 type Watcher struct{ s *session }
 
-// New starts watching the project: the changes from now on are seen by
-// Run. The cluster must be serving the project's build.
-func New(ctx context.Context, opts Options) (*Watcher, error) {
+// New starts watching the project: every change from now on is seen by
+// Run. Serve calls it before its first build, so that an edit saved while
+// that build runs or the cluster starts (even right after GET /readyz
+// answers) is rebuilt and swapped in, never lost (docs/serve.md).
+func New(opts Options) (*Watcher, error) {
 	p, err := project.Load(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -67,11 +69,6 @@ func New(ctx context.Context, opts Options) (*Watcher, error) {
 		return nil, fmt.Errorf("--watch: %w", err)
 	}
 	s := &session{opts: opts, dir: p.Dir, watcher: w, served: outputs{}}
-	// Serve built the project just before: this finds it up to date and
-	// says what the cluster runs.
-	if res, err := build.Build(ctx, s.dir, build.Options{Board: s.opts.Board}); res != nil && err == nil {
-		s.served = fingerprint(res)
-	}
 	if err := s.watchFolders(p); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("--watch: %w", err)
@@ -79,11 +76,20 @@ func New(ctx context.Context, opts Options) (*Watcher, error) {
 	return &Watcher{s: s}, nil
 }
 
-// Run rebuilds and swaps after each burst of changes until ctx ends, then
-// stops watching.
-func (w *Watcher) Run(ctx context.Context) {
+// Close stops watching; Run closes too when it ends.
+func (w *Watcher) Close() { w.s.watcher.Close() }
+
+// Run rebuilds and swaps into c after each burst of changes until ctx
+// ends, then stops watching. served is the build c started with, made
+// after New: its outputs are what c serves, and the changes seen since New
+// are rebuilt against them.
+func (w *Watcher) Run(ctx context.Context, c *cluster.Cluster, served *build.Result) {
 	s := w.s
 	defer s.watcher.Close()
+	s.cluster = c
+	if served != nil {
+		s.served = fingerprint(served)
+	}
 	var quiet <-chan time.Time
 	var timer *time.Timer
 	var firstEdit time.Time
@@ -207,7 +213,7 @@ func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 	}
 	readyCtx, cancel := context.WithTimeout(ctx, readyWait)
 	defer cancel()
-	if err := s.opts.Cluster.WaitReady(readyCtx); err != nil {
+	if err := s.cluster.WaitReady(readyCtx); err != nil {
 		if ctx.Err() == nil {
 			s.report(err.Error())
 		}
@@ -236,10 +242,10 @@ func (s *session) swapOutputs(res *build.Result) []string {
 		}
 	}
 	if len(images) > 0 {
-		s.opts.Cluster.ImagesChanged(images)
+		s.cluster.ImagesChanged(images)
 	}
 	if len(bundles) > 0 {
-		if err := s.opts.Cluster.BundlesChanged(bundles); err != nil {
+		if err := s.cluster.BundlesChanged(bundles); err != nil {
 			s.report(err.Error())
 		}
 	}
@@ -252,7 +258,7 @@ func (s *session) apply(p *project.Project) (cluster.Applied, error) {
 	if err != nil {
 		return cluster.Applied{}, err
 	}
-	return s.opts.Cluster.Apply(objs)
+	return s.cluster.Apply(objs)
 }
 
 // report prints a failure, unless it is the one printed last.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/internal/testenv"
@@ -64,16 +65,20 @@ func TestOutputsAndEditorFilesStartNoRebuild(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, project)
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})
 	log := &testserve.Output{}
 	saw := &seen{ignored: map[string]bool{}}
 	ctx, cancel := context.WithCancel(context.Background())
-	w, err := watch.New(ctx, watch.Options{Dir: dir, Cluster: c, Log: log, Seen: saw.add})
+	w, err := watch.New(watch.Options{Dir: dir, Log: log, Seen: saw.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir}) // builds the project
+	served, err := build.Build(ctx, dir, build.Options{})  // up to date: what c serves
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { defer close(done); w.Run(ctx) }()
+	go func() { defer close(done); w.Run(ctx, c, served) }()
 	t.Cleanup(func() { cancel(); <-done })
 	write := func(name, data string) {
 		t.Helper()
