@@ -12,15 +12,16 @@ import (
 // outcome is how one export call ended.
 type outcome struct {
 	results  []uint64
-	err      error // a trap, or the instance's end
-	died     bool  // the instance is closed and must be replaced
-	deadline bool  // the call ran past its deadline
-	canceled bool  // Stop (or the caller's context) ended it
+	err      error  // a trap, or the instance's end
+	died     bool   // the instance is closed and must be replaced
+	deadline bool   // the call ran past its deadline
+	canceled bool   // Stop (or the caller's context) ended it
+	exited   bool   // the guest called proc_exit
+	exitCode uint32 // proc_exit's code
+
 	// callerGone: the in-process call that made this k32_handle ended
 	// (its timeout) before the callback did.
 	callerGone bool
-	exited     bool   // the guest called proc_exit
-	exitCode   uint32 // proc_exit's code
 }
 
 // invoke calls fn of inst with the callback state st (nil for lifecycle
