@@ -1,6 +1,8 @@
 package pod
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,7 +25,12 @@ func (p *Pod) callerTimeoutEnd(inst *instance, st *callState) *Termination {
 	if chain := parseCallChain(st.req.Header.Values(abi.HeaderCallChain)...); len(chain) > 0 {
 		caller = chain[len(chain)-1]
 	}
-	msg := fmt.Sprintf("k32_handle interrupted: the k32_http_call of %s timed out", caller)
+	// Its own timeout, or its caller's end further up a chain of calls.
+	ended := "was interrupted"
+	if errors.Is(st.req.Context().Err(), context.DeadlineExceeded) {
+		ended = "timed out"
+	}
+	msg := fmt.Sprintf("k32_handle interrupted: the k32_http_call of %s %s", caller, ended)
 	p.nodef(2, "%s; the next callback runs on a fresh instance", msg)
 	return &Termination{Reason: reasonCallerTimeout, Message: msg, ExitCode: exitKilled,
 		StartedAt: inst.startedAt, FinishedAt: time.Now()}

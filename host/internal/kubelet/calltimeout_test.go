@@ -17,9 +17,10 @@ import (
 // "No answer within timeout_ms gives K32_ERR_TIMEOUT", on the same node
 // too (docs/calls.md, "Timeouts"): relay pod a calls the sleeper pod s of
 // its node in-process with timeout_ms 2000 while s sleeps 8 s or loops
-// forever, under the default 10 s callback deadline. a gets
-// K32_ERR_TIMEOUT and is not restarted; s, stopped with the call, serves
-// the next request on a fresh instance without counting a restart.
+// forever, under the default 10 s callback deadline, or through relay pod
+// b. a gets K32_ERR_TIMEOUT and is not restarted; s, stopped with the
+// call, serves the next request on a fresh instance without counting a
+// restart.
 func TestSameNodeCallEndsAtTheCallersTimeout(t *testing.T) {
 	n := startNodeWith(t, imageTree(map[string][]byte{
 		"relay":   testpods.Fixture(t, "relay", 65536),
@@ -31,20 +32,26 @@ func TestSameNodeCallEndsAtTheCallersTimeout(t *testing.T) {
 			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/sleeper"}}},
 	}
 	n.store.Apply(relayPod("default", "a"))
+	n.store.Apply(relayPod("default", "b"))
+	n.store.Apply(relayService("default", "b", "b"))
 	n.store.Apply(sleeper)
 	n.store.Apply(relayService("default", "s", "s"))
-	for _, name := range []string{"a", "s"} {
+	for _, name := range []string{"a", "b", "s"} {
 		testenv.Eventually(t, "pod "+name+" ready", func() bool {
 			o, ok := n.store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
 			return ok && podReady(o.(*corev1.Pod))
 		})
 	}
 	a, _ := n.kubelet.Pod("default", "a")
+	b, _ := n.kubelet.Pod("default", "b")
 	s, _ := n.kubelet.Pod("default", "s")
 
-	for _, tc := range []struct{ name, path string }{
-		{"callee sleeping 8 s", "/sleep?8000"},
-		{"callee looping", "/loop"},
+	for _, tc := range []struct{ name, commands, logged string }{
+		{"callee sleeping 8 s", "call GET http://s/sleep?8000 2000 64\n", "the k32_http_call of default/a timed out"},
+		{"callee looping", "call GET http://s/loop 2000 64\n", "the k32_http_call of default/a timed out"},
+		// a calls b, which calls s with a longer timeout: a's ends both.
+		{"a chain of in-process calls", "call GET http://b/ 2000 4096\ncall GET http://s/loop 5000 64\n",
+			"the k32_http_call of default/b was interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// s's instance has served two requests before the call.
@@ -52,17 +59,17 @@ func TestSameNodeCallEndsAtTheCallersTimeout(t *testing.T) {
 			if _, body := n.call(t, "default/s", "/"); !strings.HasPrefix(body, "served=") || body == "served=1" {
 				t.Fatalf("the sleeper answered %q before the call", body)
 			}
-			logged := len(s.Logs())
+			logged, loggedB := len(s.Logs()), len(b.Logs())
 
-			out := relayWithin(t, n, "default/a", "call GET http://s"+tc.path+" 2000 64\n", time.Minute)
+			out := relayWithin(t, n, "default/a", tc.commands, time.Minute)
 			testpods.Contains(t, out, testpods.CallRC(abi.ErrTimeout))
 
 			// The next request waits for s's fresh instance.
 			if status, body := n.call(t, "default/s", "/"); status != 200 || body != "served=1" {
 				t.Errorf("after the interrupted call the sleeper answered %d %q, want a fresh instance's served=1", status, body)
 			}
-			if got := a.Status().RestartCount; got != 0 {
-				t.Errorf("the caller a restarted %d times: its callee's time was charged to it", got)
+			if got := a.Status().RestartCount + b.Status().RestartCount; got != 0 {
+				t.Errorf("the callers a and b restarted %d times: their callee's time was charged to them", got)
 			}
 			if got := s.Status().RestartCount; got != 0 {
 				t.Errorf("the callee s counts %d restarts: its caller's timeout was counted as its crash", got)
@@ -71,7 +78,14 @@ func TestSameNodeCallEndsAtTheCallersTimeout(t *testing.T) {
 			for _, l := range s.Logs()[logged:] {
 				lines = append(lines, l.Text)
 			}
-			testpods.Contains(t, strings.Join(lines, "\n"), "[POD] default/s k32_handle interrupted: the k32_http_call of default/a timed out")
+			testpods.Contains(t, strings.Join(lines, "\n"), "[POD] default/s k32_handle interrupted: "+tc.logged)
+			if strings.Contains(tc.commands, "http://b/") { // b was stopped too
+				lines = nil
+				for _, l := range b.Logs()[loggedB:] {
+					lines = append(lines, l.Text)
+				}
+				testpods.Contains(t, strings.Join(lines, "\n"), "[POD] default/b k32_handle interrupted: the k32_http_call of default/a timed out")
+			}
 		})
 	}
 }
