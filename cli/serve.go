@@ -382,5 +382,6 @@ type podLogPrinter struct {
 func (p *podLogPrinter) print(namespace, name string, line pod.Line) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.out, "[%s/%s] %s\n", namespace, name, strings.TrimRight(line.Text, "\n"))
+	// pod.LogText again: the node's own lines about a pod may quote it too.
+	fmt.Fprintf(p.out, "[%s/%s] %s\n", namespace, name, pod.LogText(strings.TrimRight(line.Text, "\n")))
 }

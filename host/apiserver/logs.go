@@ -119,6 +119,6 @@ func writeLine(out *bufio.Writer, l pod.Line, timestamps bool) {
 	if timestamps {
 		out.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " ")
 	}
-	out.WriteString(l.Text)
+	out.WriteString(pod.LogText(l.Text)) // one line, whoever wrote it
 	out.WriteByte('\n')
 }

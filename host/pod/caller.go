@@ -68,3 +68,22 @@ type CallResult struct {
 type Publisher interface {
 	Publish(ctx context.Context, from, topic string, data []byte) error
 }
+
+// inProcessKey marks the context of an in-process call's request.
+type inProcessKey struct{}
+
+// InProcessCall marks ctx as the context of a request that a pod's
+// k32_http_call makes to a pod of the same node, whose callback then runs
+// on the caller's goroutine. The target's callback ends when ctx does,
+// because the caller's timeout must hold however long the target runs
+// (docs/calls.md, "Timeouts"); a request from a client or another node
+// does not end the callback it started.
+func InProcessCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inProcessKey{}, true)
+}
+
+// inProcessCall reports whether ctx is the context of an in-process call.
+func inProcessCall(ctx context.Context) bool {
+	v, _ := ctx.Value(inProcessKey{}).(bool)
+	return v
+}

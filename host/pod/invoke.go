@@ -18,6 +18,10 @@ type outcome struct {
 	canceled bool   // Stop (or the caller's context) ended it
 	exited   bool   // the guest called proc_exit
 	exitCode uint32 // proc_exit's code
+
+	// callerGone: the in-process call that made this k32_handle ended
+	// (its timeout) before the callback did.
+	callerGone bool
 }
 
 // invoke calls fn of inst with the callback state st (nil for lifecycle
@@ -37,6 +41,12 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 		stop := context.AfterFunc(p.ctx, cancel) // Stop ends calls made under other contexts too
 		defer stop()
 	}
+	// A callback that runs on an in-process caller's goroutine is stopped
+	// when the caller's call ends (docs/calls.md, "Timeouts").
+	stopCaller := func() bool { return true }
+	if st != nil && st.req != nil && inProcessCall(st.req.Context()) {
+		stopCaller = context.AfterFunc(st.req.Context(), cancel)
+	}
 	ctx = withPod(ctx, p)
 	if st != nil {
 		ctx = withCallState(ctx, st)
@@ -50,10 +60,10 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 	p.cpu.begin()
 	res, err := fn.Call(ctx)
 	p.cpu.end()
+	// false: the caller's call ended while the callback ran, which was
+	// stopped then, or told so by its sleep or call returning early.
+	callerStayed := stopCaller()
 	o := outcome{results: res, err: err}
-	if err == nil {
-		return o
-	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
 		o.died = true
@@ -66,8 +76,14 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 			o.exited, o.exitCode = true, exit.ExitCode()
 		}
 	}
-	if inst.mod.IsClosed() {
+	if err != nil && inst.mod.IsClosed() {
 		o.died = true
+	}
+	// Even a callback that returned after its caller left ran on from an
+	// interruption: the next one gets a fresh instance. Its own deadline
+	// and Stop take precedence.
+	if !callerStayed && !o.deadline && p.ctx.Err() == nil {
+		o.callerGone, o.died = true, true
 	}
 	return o
 }

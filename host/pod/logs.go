@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // logCapacity is how many lines a pod keeps for kubectl logs.
@@ -49,21 +50,27 @@ func (r *ring) snapshot() []Line {
 // Logs returns the last 1000 lines of the pod's log, oldest first.
 func (p *Pod) Logs() []Line { return p.logs.snapshot() }
 
-// log records one line in the ring buffer and passes it to Config.Log.
+// log records one line in the ring buffer and passes it to Config.Log,
+// its text escaped and cut by LogText: one line, whatever the pod wrote.
 func (p *Pod) log(stream string, level int, text string) {
-	if len(text) > maxLineBytes {
-		text = text[:maxLineBytes]
-	}
-	l := Line{Time: time.Now(), Stream: stream, Level: level, Text: text, Restart: p.logRestart.Load()}
+	l := Line{Time: time.Now(), Stream: stream, Level: level, Text: LogText(text), Restart: p.logRestart.Load()}
 	p.logs.add(l)
 	if p.cfg.Log != nil {
 		p.cfg.Log(l)
 	}
 }
 
-// nodef logs a line of the node about this pod, in the board's "[POD] ns/name ..." form.
+// nodef logs a line of the node about this pod, in the board's "[POD]
+// ns/name ..." form. A wazero stack trace follows its error on lines of
+// their own: each becomes a line of the log, so that a function name of
+// the module cannot start a line of its own choosing.
 func (p *Pod) nodef(level int, format string, args ...any) {
-	p.log("k32", level, "[POD] "+p.id+" "+fmt.Sprintf(format, args...))
+	text := "[POD] " + p.id + " " + fmt.Sprintf(format, args...)
+	for i, line := range strings.Split(text, "\n") {
+		if i == 0 || line != "" {
+			p.log("k32", level, line)
+		}
+	}
 }
 
 // lineWriter turns a WASI stream (fd 1 or 2) into log lines.
@@ -85,7 +92,7 @@ func (w *lineWriter) Write(b []byte) (int, error) {
 		i := bytes.IndexByte(w.buf.Bytes(), '\n')
 		if i < 0 {
 			if w.buf.Len() >= maxLineBytes {
-				w.emit(string(w.buf.Next(maxLineBytes)))
+				w.emit(string(w.buf.Next(runeCut(w.buf.Bytes(), maxLineBytes))))
 				continue
 			}
 			return len(b), nil
@@ -106,4 +113,19 @@ func (w *lineWriter) flush() {
 
 func (w *lineWriter) emit(s string) {
 	w.pod.log(w.stream, w.level, strings.TrimSuffix(s, "\r"))
+}
+
+// runeCut is where to cut b to at most n bytes without splitting a UTF-8
+// character: n, or before the character that n would split.
+func runeCut(b []byte, n int) int {
+	n = min(n, len(b))
+	for i := n - 1; i > 0 && i >= n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:n]) {
+				return n
+			}
+			return i
+		}
+	}
+	return n
 }

@@ -49,13 +49,17 @@ func (p *Pod) callbackEnd(inst *instance, what string, o outcome) *Termination {
 // renew replaces inst, which a trap or an exit in a callback left in a state
 // the pod must not run on, with a fresh instance of the compiled module: its
 // start exports run again, the pod stays Running and Ready, and the status
-// counts a restart with end as the last state. The caller holds the callback
-// lock, so no callback sees the pod between the two instances.
+// counts a restart with end as the last state, unless an in-process
+// caller's timeout ended it (reasonCallerTimeout). The caller holds the
+// callback lock, so no callback sees the pod between the two instances.
 func (p *Pod) renew(inst *instance, end Termination) {
+	counted := end.Reason != reasonCallerTimeout
 	inst.mod.Close(context.Background())
 	p.stdout.flush()
 	p.stderr.flush()
-	p.logRestart.Store(p.Status().RestartCount + 1) // the fresh instance's lines
+	if counted {
+		p.logRestart.Store(p.Status().RestartCount + 1) // the fresh instance's lines
+	}
 	fresh, serr := p.instantiate(p.ctx)
 
 	p.mu.Lock()
@@ -66,8 +70,10 @@ func (p *Pod) renew(inst *instance, end Termination) {
 		}
 		return
 	}
-	p.status.RestartCount++
-	p.status.LastTermination = &end
+	if counted {
+		p.status.RestartCount++
+		p.status.LastTermination = &end
+	}
 	if serr != nil {
 		p.inst = nil
 		p.mu.Unlock()
@@ -75,11 +81,15 @@ func (p *Pod) renew(inst *instance, end Termination) {
 		return
 	}
 	p.inst = fresh
-	p.status.StartedAt = fresh.startedAt
+	if counted {
+		p.status.StartedAt = fresh.startedAt
+	}
 	s := p.status
 	p.mu.Unlock()
-	p.notify(s)
-	p.nodef(1, "restarted on a fresh instance after %s (restart %d)", end.Reason, s.RestartCount)
+	if counted {
+		p.notify(s)
+		p.nodef(1, "restarted on a fresh instance after %s (restart %d)", end.Reason, s.RestartCount)
+	}
 	releaseMemory(inst)
 }
 

@@ -63,6 +63,10 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) *Terminatio
 		}
 	}
 	switch {
+	case o.callerGone: // an in-process caller's timeout (invoke)
+		end := p.callerTimeoutEnd(inst, st)
+		fail(http.StatusGatewayTimeout, fmt.Sprintf("pod %s: %s", p.id, end.Message))
+		return end
 	case o.err == nil:
 		code := int32(o.results[0])
 		switch {

@@ -14,7 +14,9 @@ import (
 // (the request's context), so two calls that cross each other's pods end
 // in K32_ERR_TIMEOUT rather than a deadlock.
 func callLocal(ctx context.Context, h http.Handler, t Target, call pod.Call) (pod.CallResult, error) {
-	req, err := http.NewRequestWithContext(ctx, call.Method, "http://"+t.HostHeader+t.RequestURI, bytes.NewReader(call.Body))
+	// pod.InProcessCall: the target's callback ends with ctx, the call's
+	// deadline, since it runs on the caller's goroutine.
+	req, err := http.NewRequestWithContext(pod.InProcessCall(ctx), call.Method, "http://"+t.HostHeader+t.RequestURI, bytes.NewReader(call.Body))
 	if err != nil {
 		return pod.CallResult{}, abi.ErrInval // a method net/http refuses
 	}

@@ -55,6 +55,13 @@ func startNode(t *testing.T, imgs fs.FS) *node {
 // startLoggingNode is startNode with log as the node's Config.Log.
 func startLoggingNode(t *testing.T, imgs fs.FS, log func(namespace, name string, line pod.Line)) *node {
 	t.Helper()
+	return startNodeWith(t, imgs, log, 2*time.Second)
+}
+
+// startNodeWith is startLoggingNode with handlerTimeout as the pods'
+// callback deadline.
+func startNodeWith(t *testing.T, imgs fs.FS, log func(namespace, name string, line pod.Line), handlerTimeout time.Duration) *node {
+	t.Helper()
 	n := &node{store: store.New()}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.kubelet.PodServer().ServeHTTP(w, r)
@@ -64,7 +71,7 @@ func startLoggingNode(t *testing.T, imgs fs.FS, log func(namespace, name string,
 	n.podURL = srv.URL
 	n.podPort, _ = strconv.Atoi(u.Port())
 	n.kubelet = New(Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
-		Store: n.store, Images: imgs, HandlerTimeout: 2 * time.Second, APIHost: apiHost, APIPort: apiPort, Log: log})
+		Store: n.store, Images: imgs, HandlerTimeout: handlerTimeout, APIHost: apiHost, APIPort: apiPort, Log: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); n.kubelet.Run(ctx) }()

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/host/admission"
+	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/internal/testpods"
+)
+
+// runCallTimeout has the relay pod web-cp call the sleeper pod
+// (internal/testpods/c/sleeper.c) with timeout_ms 2000 while the sleeper
+// sleeps 8 s or loops forever (docs/calls.md, "Timeouts"): on the control
+// plane, where the call runs in-process, and from the worker's relay pod b
+// for comparison. It reports how long each call took, its result, and
+// the restarts of the caller and of the sleeper it caused.
+func runCallTimeout(s *server) []row {
+	const fault = "call timeout 2000 ms"
+	if err := s.startSleeper(); err != nil {
+		return failed(fault, err)
+	}
+	var rows []row
+	for _, c := range []struct {
+		what, podURL, caller, path string
+	}{
+		{"same node, callee sleeps 8 s", s.c.PodURL(), "web-cp", "/sleep?8000"},
+		{"same node, callee loops", s.c.PodURL(), "web-cp", "/loop"},
+		{"across nodes, callee sleeps 8 s", s.c.Workers[0].PodURL(), "b", "/sleep?8000"},
+	} {
+		callerBefore, sleeperBefore := s.restarts(c.caller), s.restarts("sleeper")
+		start := time.Now()
+		out, err := testpods.Relay(c.podURL, "default/"+c.caller, "call GET http://sleeper"+c.path+" 2000 64\n")
+		took := time.Since(start)
+		if err != nil {
+			rows = append(rows, row{fault, c.what, fmt.Sprintf("%s, the caller answered: %v", took.Round(time.Millisecond), err)})
+			continue
+		}
+		_, next, _ := s.podGet("sleeper", "/") // waits for the sleeper's next instance, if any
+		rows = append(rows, row{fault, c.what + ": elapsed, result, restarts of caller/callee, callee's next answer",
+			fmt.Sprintf("%s, %s, %d/%d, %s", took.Round(time.Millisecond), callRC(out),
+				s.restarts(c.caller)-callerBefore, s.restarts("sleeper")-sleeperBefore, next)})
+	}
+	return rows
+}
+
+// startSleeper builds the sleeper pod into the image tree and runs it on
+// the control plane behind the Service sleeper.
+func (s *server) startSleeper() error {
+	src := filepath.Join(s.images, "src", "sleeper")
+	if err := copyFile(filepath.Join(testpods.Dir, "sleeper.c"), filepath.Join(src, "sleeper.c")); err != nil {
+		return err
+	}
+	m, err := compile.Compile(context.Background(), compile.Job{Name: "sleeper", Language: "c", SourceDir: src,
+		CacheDir: filepath.Join(s.images, "cache"), CFlags: []string{"-Wl,--initial-memory=65536"}})
+	if err != nil {
+		return fmt.Errorf("building sleeper: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(s.images, "firmware", "images", "wasm", "sleeper.wasm"), m.Wasm, 0o644); err != nil {
+		return err
+	}
+	for _, o := range []manifest.Object{benchPod("sleeper", "sleeper", cluster.ControlPlaneName), service("sleeper", 7000)} {
+		if errs := admission.Admit(o.Obj); len(errs) > 0 {
+			return errs.ToAggregate()
+		}
+		s.c.Store.Apply(o.Obj)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if status, _, _ := s.podGet("sleeper", "/"); status == http.StatusOK {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the sleeper pod did not answer within a minute")
+		}
+	}
+}
+
+// restarts is the restart count of the pod name on whichever node of the
+// process runs it.
+func (s *server) restarts(name string) int32 {
+	if p, ok := s.c.Kubelet.Pod("default", name); ok {
+		return p.Status().RestartCount
+	}
+	for _, w := range s.c.Workers {
+		if p, ok := w.Kubelet.Pod("default", name); ok {
+			return p.Status().RestartCount
+		}
+	}
+	return -1
+}
