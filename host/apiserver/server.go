@@ -172,7 +172,7 @@ func (s *Server) authorized(r *http.Request) bool {
 // next is.
 func (s *Server) authorize(r *http.Request) (ok bool, wait time.Duration) {
 	token, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !found && r.TLS != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	if !found && overHTTPS(r) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		if c, err := r.Cookie(abi.SessionCookie); err == nil {
 			token, found = c.Value, true
 		}

@@ -63,7 +63,7 @@ func uiFileServer(files fs.FS) http.Handler {
 // while the view needs the token: the view then lives on the HTTPS port
 // only, where its session cookie is Secure (docs/ui.md).
 func (s *Server) uiOverPlainHTTP(r *http.Request) bool {
-	if r.TLS != nil || s.cfg.Token == "" || s.cfg.TLSAddr == "" {
+	if overHTTPS(r) || s.cfg.Token == "" || s.cfg.TLSAddr == "" {
 		return false
 	}
 	return r.URL.Path == strings.TrimSuffix(abi.UIPath, "/") || strings.HasPrefix(r.URL.Path, abi.UIPath)

@@ -220,7 +220,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.serve(listeners["api"], api)
 	// TLS inside the connection budget, so that a connection stuck in its
 	// handshake is idle and makes room like any other.
-	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), api)
+	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), api.HTTPS())
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
 	c.serve(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })
