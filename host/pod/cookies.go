@@ -7,14 +7,16 @@ import (
 	"github.com/kube32/kube32/abi"
 )
 
-// dropReservedCookies takes the abi.ReservedCookies out of r's Cookie
-// headers before r reaches the pod: the web view's session cookie goes
-// with every request a browser makes to this host, whatever the port, and
-// a pod must never see the cluster token (docs/ui.md, "The token"). Every
-// request a pod handles passes here: from the Ingress, the pod port and
-// other pods' calls alike.
-func dropReservedCookies(r *http.Request) {
-	for name, values := range r.Header {
+// DropReservedCookies takes the abi.ReservedCookies out of the Cookie
+// headers of h: the web view's session cookie goes with every request a
+// browser makes to this host, whatever the port, and a pod must never see
+// the cluster token (docs/ui.md, "The token"). Pod.ServeHTTP calls it for
+// every request a pod handles (from the Ingress, the pod port and other
+// pods' calls alike); the Ingress and port-forward call it too before a
+// request leaves for another node, so that the token stays on the node
+// that received it.
+func DropReservedCookies(h http.Header) {
+	for name, values := range h {
 		if !strings.EqualFold(name, "Cookie") {
 			continue
 		}
@@ -25,9 +27,9 @@ func dropReservedCookies(r *http.Request) {
 			}
 		}
 		if len(kept) == 0 {
-			delete(r.Header, name)
+			delete(h, name)
 		} else {
-			r.Header[name] = kept
+			h[name] = kept
 		}
 	}
 }
