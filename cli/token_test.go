@@ -2,9 +2,12 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,6 +104,40 @@ func TestTokenFromFileOrEnvIsNotInArgv(t *testing.T) {
 		}
 		if bytes.Contains(argv, []byte(token)) || !bytes.Contains(argv, []byte(how.name)) {
 			t.Errorf("%s's command line %q holds the token", how.name, bytes.ReplaceAll(argv, []byte{0}, []byte{' '}))
+		}
+	}
+}
+
+// TestServeTakesTheTokenFromTheEnvironment: `kube32 serve` with
+// KUBE32_TOKEN and no flag requires that token on its API.
+func TestServeTakesTheTokenFromTheEnvironment(t *testing.T) {
+	const token = "env-serve-token-91ab"
+	t.Setenv(cli.TokenEnv, token)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the HTTPS port's CA
+	t.Chdir(t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &testserve.Output{}
+	done := make(chan int)
+	go func() {
+		done <- cli.Run(ctx, []string{"serve", "--ingress-port", "0", "--pod-port", "0", "--api-port", "0", "--api-tls-port", "0",
+			"--kubeconfig", filepath.Join(t.TempDir(), "config")}, cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out})
+	}()
+	defer func() { cancel(); <-done }()
+	api := regexp.MustCompile(`\n  api      (http://\S+)`)
+	testenv.Eventually(t, "serve to print its API address", func() bool { return api.MatchString(out.String()) })
+	url := api.FindStringSubmatch(out.String())[1] + "/api/v1/namespaces"
+	for bearer, want := range map[string]int{"": http.StatusUnauthorized, token: http.StatusOK} {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s with token %q: %d, want %d\n%s", url, bearer, resp.StatusCode, want, out)
 		}
 	}
 }
