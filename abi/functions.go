@@ -28,7 +28,7 @@ var Functions = []Function{
 	{Name: "k32_resp_status", Ext: true, Params: []Param{{"status", U32}}, Results: []Type{I32},
 		Doc: "Sets the response status; K32_ERR_INVAL outside 100..599 or once the head is sent."},
 	{Name: "k32_resp_header", Params: []Param{{"name", Ptr}, {"name_len", U32}, {"value", Ptr}, {"value_len", U32}}, Results: []Type{I32},
-		Doc: "Queues a response header until the head is sent; K32_ERR_INVAL for an invalid name or a value with CR/LF."},
+		Doc: "Queues a response header until the head is sent; K32_ERR_INVAL for an invalid name, a value with CR/LF, or a Set-Cookie of the web view's session cookie."},
 	{Name: "k32_resp_write", Ext: true, Params: []Param{{"data", Ptr}, {"len", U32}}, Results: []Type{I32},
 		Doc: "Sends the head on first use, then body bytes; returns len."},
 	{Name: "k32_resp_asset", Params: []Param{{"path", Ptr}, {"path_len", U32}, {"status", U32}}, Results: []Type{I32},

@@ -137,6 +137,20 @@ const (
 	WatchBookmarkInterval = time.Minute
 )
 
+// Guesses of the cluster token (docs/serve.md, "Hostile clients").
+const (
+	// TokenGuessBurst is how many wrong cluster tokens (bearer tokens, the
+	// web view's cookie or login) one client address may send at once.
+	TokenGuessBurst = 10
+	// TokenGuessRate is how many more per second refill that burst; a
+	// client past it gets 429 with Retry-After for every token it sends,
+	// right or wrong, until one has refilled.
+	TokenGuessRate = 2
+	// TokenGuessClients is how many client addresses the API server keeps
+	// count of at once; past it, the new ones share one count.
+	TokenGuessClients = 1024
+)
+
 // Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
@@ -182,6 +196,9 @@ var Limits = []Limit{
 	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
 	{"WatchHistory", WatchHistory, "", "Change events (all kinds together) kept for watches that resume from a resourceVersion; an older one gets 410 Gone.", "kubectl.md"},
 	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
+	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once.", "serve.md"},
+	{"TokenGuessRate", TokenGuessRate, "", "Wrong cluster tokens per second that refill a client's burst; past it the API answers 429 with Retry-After to every token it sends.", "serve.md"},
+	{"TokenGuessClients", TokenGuessClients, "", "Client addresses whose wrong tokens the API server counts apart; past it the new ones share one count.", "serve.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

@@ -97,11 +97,27 @@ const (
 	// UIPath serves the web view of the cluster (docs/ui.md); UIPath +
 	// "events" streams its activity as Server-Sent Events.
 	UIPath = "/ui/"
-	// TokenCookie holds the cluster token in the web view's browser, set by
-	// a POST to UIPath + "login"; the API accepts it for reads as it
-	// accepts the bearer token.
+	// TokenCookie is the name the web view's cookie had before
+	// SessionCookie: browsers may still hold it, so it stays reserved
+	// (ReservedCookies) and the API no longer accepts it.
 	TokenCookie = "kube32-token"
 )
+
+// The web view's session (docs/ui.md). Cookies ignore ports, so a browser
+// sends the view's cookie to the Ingress and pod ports of the same host
+// too: no pod may see or set one of ReservedCookies (cookies.go).
+const (
+	// SessionCookie holds the cluster token in the web view's browser, set
+	// by a POST to UIPath + "login" on the HTTPS API port (Secure,
+	// HttpOnly, SameSite=Strict; the __Host- prefix makes the browser
+	// refuse it without Secure, from plain HTTP, or with a Domain); the
+	// API accepts it over HTTPS for reads as it accepts the bearer token.
+	SessionCookie = "__Host-kube32-token"
+)
+
+// ReservedCookies are the cookie names that never reach a pod's
+// k32_handle and that no pod may set.
+var ReservedCookies = []string{SessionCookie, TokenCookie}
 
 // NodeStatsPath is where a node's pod server (the kubelet endpoint of its
 // Node) answers, to a request without HeaderPod, the usage of the node and
@@ -201,7 +217,11 @@ var ProtocolNames = []ProtocolName{
 	{GoName: "UIPath", Value: UIPath, See: "ui.md",
 		Doc: "The web view of the cluster on the API server; `events` below it streams requests, calls and channel messages as Server-Sent Events."},
 	{GoName: "TokenCookie", Value: TokenCookie, See: "ui.md",
-		Doc: "The cookie that holds the cluster token in the web view's browser; the API accepts it for reads (GET, HEAD) as it accepts the bearer token."},
+		Doc: "The web view's cookie before SessionCookie: reserved, never reaches a pod, no pod may set it; the API no longer accepts it."},
+	{GoName: "SessionCookie", Value: SessionCookie, See: "ui.md",
+		Doc: "The cookie that holds the cluster token in the web view's browser, on the HTTPS API port only (Secure, HttpOnly, SameSite=Strict); the API accepts it over HTTPS for reads (GET, HEAD) as it accepts the bearer token. It never reaches a pod, and no pod may set it."},
+	{GoName: "ReservedCookies", Value: strings.Join(ReservedCookies, ", "), See: "ui.md", Shared: true,
+		Doc: "The cookies that never reach a pod (the node takes them out of every request's Cookie header) and that no pod may set (k32_resp_header answers K32_ERR_INVAL)."},
 	{GoName: "NodeStatsPath", Value: NodeStatsPath, See: "kubectl.md",
 		Doc: "On a node's pod port, without the pod header: the usage of the node and its pods, which the Metrics API reads."},
 	{GoName: "LogUplinkUp", Value: LogUplinkUp, See: "nodes.md",

@@ -40,6 +40,7 @@ type NodeOptions struct {
 
 func newNodeCommand(io IOStreams) *cobra.Command {
 	opts := NodeOptions{IO: io}
+	var tokenFile string
 	cmd := &cobra.Command{
 		Use:   "node --join http://HOST:PORT",
 		Short: "Run a worker node that joins a running kube32 serve",
@@ -52,12 +53,16 @@ plane only over HTTP, as board workers do.`,
 			if opts.Join == "" {
 				return &usageError{fmt.Errorf("--join http://HOST:PORT is required")}
 			}
+			var err error
+			if opts.Token, err = resolveToken(opts.Token, tokenFile); err != nil {
+				return err
+			}
 			return runNode(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Join, "join", "", "the control plane's API server, http://HOST:PORT")
-	f.StringVar(&opts.Token, "token", "", "the cluster token (the API server's bearer token)")
+	addTokenFlags(f, &opts.Token, &tokenFile, "the cluster token (the API server's bearer token)")
 	f.StringVar(&opts.NodeIP, "node-ip", "127.0.0.2", "this node's InternalIP; its pod HTTP server listens there")
 	portFlag(f, &opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
 	f.StringVar(&opts.Name, "name", "", "the Node's name (default kube32-node-<node-ip>)")

@@ -67,7 +67,7 @@ type ServeOptions struct {
 
 func newServeCommand(io IOStreams) *cobra.Command {
 	opts := ServeOptions{IO: io}
-	var kubeconfigFlag string
+	var kubeconfigFlag, tokenFile string
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
 		Short: "Run the app locally on the full kube32 runtime",
@@ -82,6 +82,10 @@ With neither, it serves a built-in demo.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = argDir(args)
+			var err error
+			if opts.Token, err = resolveToken(opts.Token, tokenFile); err != nil {
+				return err
+			}
 			if opts.Context == "" {
 				return &usageError{fmt.Errorf("--context: want the name of a kubeconfig context")}
 			}
@@ -97,7 +101,7 @@ With neither, it serves a built-in demo.`,
 	portFlag(f, &opts.APITLSPort, "api-tls-port", 6444, "port of the Kubernetes API server over HTTPS (kubectl --context kube32)")
 	intFlag(f, &opts.Nodes, "nodes", 1, 1, cluster.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
-	f.StringVar(&opts.Token, "token", "", "bearer token the API server requires (the cluster token); default none")
+	addTokenFlags(f, &opts.Token, &tokenFile, "bearer token the API server requires (the cluster token); default none")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", kubeconfig.Name, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
@@ -158,7 +162,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
 	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  ui       %s%s\n  pods     %s\n",
-		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), c.APIURL(), abi.UIPath, c.PodURL())
+		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), uiURL(c, opts.Token), abi.UIPath, c.PodURL())
 	for i, w := range c.Workers {
 		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", cluster.WorkerName(i+1), w.PodURL())
 	}
@@ -192,6 +196,15 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	<-ctx.Done()
 	fmt.Fprintln(opts.IO.Out, "Stopping.")
 	return nil
+}
+
+// uiURL is where the web view is: with a token on the HTTPS port only,
+// where its session cookie is Secure (docs/ui.md).
+func uiURL(c *cluster.Cluster, token string) string {
+	if token != "" {
+		return c.APITLSURL()
+	}
+	return c.APIURL()
 }
 
 // source is what serve runs: image trees and manifests.

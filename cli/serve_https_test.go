@@ -83,8 +83,8 @@ func TestServeHTTPSWithTokenAndKubectl(t *testing.T) {
 	if !strings.Contains(out.String(), "api-tls  "+c.APITLSURL()+"  (CA ") {
 		t.Errorf("serve does not print the HTTPS endpoint:\n%s", out)
 	}
-	if !strings.Contains(out.String(), "\n  ui       "+c.APIURL()+"/ui/\n") {
-		t.Errorf("serve does not print the web view's address:\n%s", out)
+	if !strings.Contains(out.String(), "\n  ui       "+c.APITLSURL()+"/ui/\n") {
+		t.Errorf("serve does not print the web view's address on the HTTPS port:\n%s", out)
 	}
 	servingCert(t, server, ca)
 	roots := x509.NewCertPool()

@@ -26,6 +26,7 @@ type UplinkOptions struct {
 
 func newUplinkCommand(io IOStreams) *cobra.Command {
 	opts := UplinkOptions{IO: io}
+	var tokenFile string
 	cmd := &cobra.Command{
 		Use:   "uplink [up|down]",
 		Short: "Show, take down or bring up the control plane's uplink under kube32 serve",
@@ -42,12 +43,16 @@ lose the network. It prints the state after the change.`,
 				}
 				opts.Set = args[0]
 			}
+			var err error
+			if opts.Token, err = resolveToken(opts.Token, tokenFile); err != nil {
+				return err
+			}
 			return RunUplink(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.API, "api", "http://127.0.0.1:6443", "the control plane's API server (kube32 serve's --api-port)")
-	f.StringVar(&opts.Token, "token", "", "the cluster token (serve's --token)")
+	addTokenFlags(f, &opts.Token, &tokenFile, "the cluster token (serve's --token)")
 	return cmd
 }
 

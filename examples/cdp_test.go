@@ -3,6 +3,9 @@ package examples_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/internal/testenv"
 )
 
@@ -42,13 +46,15 @@ type cdpReply struct {
 var devtoolsURL = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 
 // openBrowser starts Chromium (testenv.Chromium: a fresh profile, nothing
-// beyond loopback) with remote debugging, and attaches to its page.
-func openBrowser(t *testing.T, width, height int) *browser {
+// beyond loopback) with remote debugging and the extra flags, and attaches
+// to its page.
+func openBrowser(t *testing.T, width, height int, extra ...string) *browser {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	cmd, _ := testenv.Chromium(ctx, t, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		fmt.Sprintf("--window-size=%d,%d", width, height), "about:blank")
+	args := append([]string{"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+		fmt.Sprintf("--window-size=%d,%d", width, height)}, extra...)
+	cmd, _ := testenv.Chromium(ctx, t, append(args, "about:blank")...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -223,4 +229,34 @@ func (b *browser) pageErrors() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.errors...)
+}
+
+// trustingCluster is the Chromium flag that trusts the certificate of the
+// cluster's HTTPS API port, checked against its CA first: the web view
+// with a token lives there (docs/ui.md).
+func trustingCluster(t *testing.T, c *cluster.Cluster) string {
+	t.Helper()
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(c.APICA())
+	conn, err := tls.Dial("tcp", strings.TrimPrefix(c.APITLSURL(), "https://"), &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"})
+	if err != nil {
+		t.Fatalf("the HTTPS API port: %v", err)
+	}
+	defer conn.Close()
+	spki := sha256.Sum256(conn.ConnectionState().PeerCertificates[0].RawSubjectPublicKeyInfo)
+	return "--ignore-certificate-errors-spki-list=" + base64.StdEncoding.EncodeToString(spki[:])
+}
+
+// cookies returns the cookies the browser would send to url, by name.
+func (b *browser) cookies(url string) map[string]string {
+	b.t.Helper()
+	var r struct {
+		Cookies []struct{ Name, Value string }
+	}
+	json.Unmarshal(b.call("Network.getCookies", map[string]any{"urls": []string{url}}), &r)
+	got := map[string]string{}
+	for _, c := range r.Cookies {
+		got[c.Name] = c.Value
+	}
+	return got
 }

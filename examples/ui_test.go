@@ -49,8 +49,13 @@ func TestUI(t *testing.T) {
 	_, sub := c.Activity.Subscribe()
 	defer sub.Close()
 
-	b := openBrowser(t, 1440, 1000)
+	// With a token the view lives on the HTTPS port: the plain HTTP one
+	// sends the browser there.
+	b := openBrowser(t, 1440, 1000, trustingCluster(t, c))
 	b.navigate(c.APIURL() + abi.UIPath)
+	testenv.Eventually(t, "the view opens on the HTTPS port", func() bool {
+		return b.eval(`location.href`) == c.APITLSURL()+abi.UIPath
+	})
 	visible := func(sel string) func() bool {
 		return func() bool { return b.eval(`!!document.querySelector(`+quoteJS(sel)+`)`) == "true" }
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/service"
+	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -25,6 +26,7 @@ func (s *Server) podHandler(namespace, name string, uid types.UID) http.Handler 
 	id := namespace + "/" + name
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(abi.HeaderCallChain) // only nodes set it
+		pod.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
 		obj, ok := s.cfg.Store.Get(store.Key{Kind: "Pod", Namespace: namespace, Name: name})
 		if !ok || obj.(*corev1.Pod).UID != uid {
 			http.Error(w, "pod "+id+" is gone", http.StatusServiceUnavailable)

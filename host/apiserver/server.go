@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -62,6 +63,13 @@ type Config struct {
 	// Activity, when set, is streamed to the web view at abi.UIPath
 	// (ui.go); the page itself is served either way.
 	Activity *activity.Stream
+	// TLSAddr is the HTTPS API endpoint (host:port). With a Token the web
+	// view lives there only, where its session cookie can be Secure: over
+	// plain HTTP abi.UIPath redirects to it (docs/ui.md).
+	TLSAddr string
+	// Logf receives the "[AUTH]" lines of clients that send wrong tokens,
+	// at most once per abi.LogRateInterval each; nil logs nothing.
+	Logf func(format string, args ...any)
 }
 
 // Server is the API server; it is an http.Handler.
@@ -69,13 +77,14 @@ type Server struct {
 	cfg       Config
 	mux       *http.ServeMux
 	encodings *encodingCache
+	guesses   guesses
 }
 
 var _ http.Handler = (*Server)(nil)
 
 // New returns the API server's handler.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), encodings: newEncodingCache()}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), encodings: newEncodingCache(), guesses: guesses{logf: cfg.Logf}}
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if cfg.Ready != nil && !cfg.Ready() {
 			http.Error(w, "pods are still starting", http.StatusServiceUnavailable)
@@ -123,6 +132,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveRelay(w, r) // it checks the token itself, or the node's address
 		return
 	}
+	if s.uiOverPlainHTTP(r) {
+		http.Redirect(w, r, "https://"+s.cfg.TLSAddr+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+		return
+	}
 	switch r.URL.Path {
 	case "/readyz", "/livez", "/healthz", "/version":
 	case abi.EgressPath:
@@ -131,26 +144,57 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fallthrough
 	default:
-		if s.cfg.Token != "" && !uiPublic(r) && !s.authorized(r) {
-			writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
-			return
+		if s.cfg.Token != "" && !uiPublic(r) {
+			if ok, wait := s.authorize(r); !ok {
+				if wait > 0 {
+					writeTooManyGuesses(w, wait)
+				} else {
+					writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
+				}
+				return
+			}
 		}
 	}
 	s.mux.ServeHTTP(w, r)
 }
 
-// authorized reports whether r carries the cluster token: as a bearer
-// token, or, for reads only, in the web view's abi.TokenCookie (a cookie
-// goes with any request the browser makes, so it never authorizes a
-// write).
+// authorized reports whether r carries the cluster token (authorize).
 func (s *Server) authorized(r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		if c, err := r.Cookie(abi.TokenCookie); err == nil {
-			token, ok = c.Value, true
+	ok, _ := s.authorize(r)
+	return ok
+}
+
+// authorize reports whether r carries the cluster token: as a bearer
+// token, or, over HTTPS and for reads only, in the web view's
+// abi.SessionCookie (a cookie goes with any request the browser makes, so
+// it never authorizes a write). A token is checked within its client's
+// budget of wrong ones (guesses.go): past it, wait is how long until the
+// next is.
+func (s *Server) authorize(r *http.Request) (ok bool, wait time.Duration) {
+	token, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !found && overHTTPS(r) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		if c, err := r.Cookie(abi.SessionCookie); err == nil {
+			token, found = c.Value, true
 		}
 	}
-	return ok && s.validToken(token)
+	if !found {
+		return false, 0
+	}
+	return s.checkToken(r, token)
+}
+
+// checkToken checks one token that r's client sent, unless the client has
+// spent its budget of wrong ones.
+func (s *Server) checkToken(r *http.Request, token string) (ok bool, wait time.Duration) {
+	addr := remoteAddr(r)
+	if wait := s.guesses.retryAfter(addr); wait > 0 {
+		return false, wait
+	}
+	if s.validToken(token) {
+		return true, 0
+	}
+	s.guesses.wrong(addr)
+	return false, 0
 }
 
 func (s *Server) validToken(token string) bool {

@@ -59,18 +59,42 @@ func uiFileServer(files fs.FS) http.Handler {
 	})
 }
 
+// uiOverPlainHTTP reports whether r is for the web view over plain HTTP
+// while the view needs the token: the view then lives on the HTTPS port
+// only, where its session cookie is Secure (docs/ui.md).
+func (s *Server) uiOverPlainHTTP(r *http.Request) bool {
+	if overHTTPS(r) || s.cfg.Token == "" || s.cfg.TLSAddr == "" {
+		return false
+	}
+	return r.URL.Path == strings.TrimSuffix(abi.UIPath, "/") || strings.HasPrefix(r.URL.Path, abi.UIPath)
+}
+
 // serveUILogin takes the cluster token from the form field "token" and,
-// when it is the cluster's, keeps it in the browser as abi.TokenCookie
-// (HttpOnly, SameSite=Strict); a wrong token gets 401.
+// when it is the cluster's, keeps it in the browser as abi.SessionCookie;
+// a wrong token gets 401, and a client past its budget of wrong tokens
+// 429 (guesses.go). The login also ends the cookie of the view before,
+// abi.TokenCookie, which the API no longer takes.
 func (s *Server) serveUILogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	token := r.PostFormValue("token")
-	if s.cfg.Token != "" && !s.validToken(token) {
+	token := strings.TrimSpace(r.PostFormValue("token"))
+	if s.cfg.Token == "" {
+		w.WriteHeader(http.StatusNoContent) // nothing to keep
+		return
+	}
+	if ok, wait := s.checkToken(r, token); !ok {
+		if wait > 0 {
+			writeTooManyGuesses(w, wait)
+			return
+		}
 		http.Error(w, "wrong cluster token", http.StatusUnauthorized)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: abi.TokenCookie, Value: strings.TrimSpace(token), Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	// __Host-: Secure, Path=/ and no Domain, so the browser keeps it for
+	// this host over HTTPS only; SameSite=Strict, so no other site's page
+	// makes the browser send it.
+	http.SetCookie(w, &http.Cookie{Name: abi.SessionCookie, Value: token, Path: "/",
+		HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: abi.TokenCookie, Path: "/", MaxAge: -1})
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -215,12 +215,13 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels, Activity: events})
 	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
-		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink, Local: c.Kubelet, Activity: events})
+		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink, Local: c.Kubelet, Activity: events,
+		TLSAddr: c.apiTLSAddr, Logf: opts.Logf})
 
 	c.serve(listeners["api"], api)
 	// TLS inside the connection budget, so that a connection stuck in its
 	// handshake is idle and makes room like any other.
-	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), api)
+	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), api.HTTPS())
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
 	c.serve(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })

@@ -30,6 +30,9 @@ var k32RespHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []
 	if s.headSent || !validHeaderName(name) || strings.ContainsAny(value, "\r\n\x00") {
 		return int64(abi.ErrInval)
 	}
+	if strings.EqualFold(name, "Set-Cookie") && abi.SetsReservedCookie(value) {
+		return int64(abi.ErrInval) // the web view's session cookie (docs/ui.md)
+	}
 	s.header.Add(name, value)
 	return 0
 })

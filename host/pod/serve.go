@@ -35,6 +35,7 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = rc.SetReadDeadline(connDeadline)
 	_ = rc.SetWriteDeadline(connDeadline)
 
+	DropReservedCookies(r.Header)
 	st := &callState{req: r, w: w, header: http.Header{}}
 	// The callback lives in the pod's context, not the request's: a client
 	// that goes away must not kill the instance.

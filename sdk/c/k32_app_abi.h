@@ -140,7 +140,8 @@ int32_t k32_resp_status(uint32_t status);
 
 /*
  * k32_resp_header: Queues a response header until the head is sent;
- * K32_ERR_INVAL for an invalid name or a value with CR/LF.
+ * K32_ERR_INVAL for an invalid name, a value with CR/LF, or a Set-Cookie of the
+ * web view's session cookie.
  */
 __attribute__((import_module("k32"), import_name("k32_resp_header")))
 int32_t k32_resp_header(const char* name, uint32_t name_len,

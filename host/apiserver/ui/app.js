@@ -323,6 +323,7 @@ async function start() {
       e.preventDefault();
       const r = await fetch('/ui/login', { method: 'POST', body: new URLSearchParams(new FormData(form)) });
       if (r.ok) location.reload();
+      else if (r.status === 429) $('#login-error').textContent = `too many wrong tokens: try again in ${r.headers.get('Retry-After')} s`;
       else $('#login-error').textContent = 'wrong token';
     }, { once: false });
     status('token needed');

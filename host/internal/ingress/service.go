@@ -13,6 +13,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	svcs "github.com/kube32/kube32/host/internal/service"
+	kpod "github.com/kube32/kube32/host/pod"
 )
 
 // serviceBackend balances requests round-robin over a Service's running
@@ -31,6 +32,7 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only nodes set the call chain: a client's would make its pod's calls
 	// fail with K32_ERR_LOOP.
 	r.Header.Del(abi.HeaderCallChain)
+	kpod.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
 	var unreachable error
 	for _, be := range b.order() {
 		// The pod runs on the control plane: call its k32_handle in-process.

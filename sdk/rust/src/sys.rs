@@ -101,7 +101,8 @@ extern "C" {
     pub fn k32_resp_status(status: u32) -> i32;
 
     /// k32_resp_header: Queues a response header until the head is sent;
-    /// K32_ERR_INVAL for an invalid name or a value with CR/LF.
+    /// K32_ERR_INVAL for an invalid name, a value with CR/LF, or a Set-Cookie
+    /// of the web view's session cookie.
     pub fn k32_resp_header(name: *const u8, name_len: u32, value: *const u8, value_len: u32) -> i32;
 
     /// k32_resp_write (ext): Sends the head on first use, then body bytes;
