@@ -137,6 +137,29 @@ const (
 	WatchBookmarkInterval = time.Minute
 )
 
+// What a pod may make its node hold for one request: past each, the host
+// function returns ErrTooBig before copying anything out of guest memory
+// (docs/serve.md, "Hostile clients").
+const (
+	// RespHeadersMax is how many response headers k32_resp_header queues
+	// for one response.
+	RespHeadersMax = 100
+	// RespHeaderBytesMax bounds the queued response headers of one
+	// response, counted as "Name: value\r\n" lines.
+	RespHeaderBytesMax = 32 << 10
+	// CallHeaderBytesMax bounds the headers argument of k32_http_call.
+	CallHeaderBytesMax = 32 << 10
+	// CallBodyMax bounds the request body of k32_http_call: a pod's port
+	// takes no larger one (docs/serve.md).
+	CallBodyMax = 1 << 20
+	// ChannelMessageMax bounds a channel message's payload (k32_publish):
+	// a message is copied into every subscriber's queue.
+	ChannelMessageMax = 64 << 10
+	// ChannelTopicMax bounds a channel topic's name; a longer one is
+	// refused with ErrInval.
+	ChannelTopicMax = 256
+)
+
 // Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
@@ -182,6 +205,12 @@ var Limits = []Limit{
 	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
 	{"WatchHistory", WatchHistory, "", "Change events (all kinds together) kept for watches that resume from a resourceVersion; an older one gets 410 Gone.", "kubectl.md"},
 	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
+	{"RespHeadersMax", RespHeadersMax, "", "Response headers k32_resp_header queues for one response; one more returns K32_ERR_TOOBIG.", "abi.md"},
+	{"RespHeaderBytesMax", kib(RespHeaderBytesMax), "KiB", "The queued response headers of one response, as \"Name: value\\r\\n\" lines; a header past it returns K32_ERR_TOOBIG.", "abi.md"},
+	{"CallHeaderBytesMax", kib(CallHeaderBytesMax), "KiB", "The headers argument of k32_http_call; a longer one returns K32_ERR_TOOBIG.", "calls.md"},
+	{"CallBodyMax", kib(CallBodyMax), "KiB", "The request body of k32_http_call; a longer one returns K32_ERR_TOOBIG.", "calls.md"},
+	{"ChannelMessageMax", kib(ChannelMessageMax), "KiB", "A channel message's payload; a larger one returns K32_ERR_TOOBIG from k32_publish.", "channels.md"},
+	{"ChannelTopicMax", ChannelTopicMax, "", "Bytes of a channel topic's name; a longer one returns K32_ERR_INVAL.", "channels.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }
