@@ -13,12 +13,13 @@ type callState struct {
 	req      *http.Request
 	w        http.ResponseWriter
 	header   http.Header // queued by k32_resp_header until the head is sent
-	// headers and headerBytes count what header holds, against
-	// abi.RespHeadersMax and abi.RespHeaderBytesMax.
-	headers, headerBytes int
 	status   int         // set by k32_resp_status; 0 = 200
 	headSent bool
 	bodyEOF  bool
+
+	// headers and headerBytes count what header holds, against
+	// abi.RespHeadersMax and abi.RespHeaderBytesMax.
+	headers, headerBytes int
 
 	// k32_event
 	event            bool
