@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // clientWriter is a k32_handle callback's way to its client. A client that
@@ -15,17 +17,19 @@ import (
 // (docs/serve.md, "Hostile clients").
 type clientWriter struct {
 	http.ResponseWriter
-	pod  *Pod
-	rc   *http.ResponseController
-	left time.Duration // of the client's time to take the answer
-	gone error         // the write that dropped the client failed with it
+	pod   *Pod
+	req   *http.Request
+	rc    *http.ResponseController
+	left  time.Duration // of the client's time to take the answer
+	gone  error         // the write that dropped the client failed with it
+	armed bool          // the connection resets if it closes
 }
 
 // errClientGone is what writes return once the client has been dropped.
 var errClientGone = errors.New("the client did not take the response in time")
 
-func newClientWriter(p *Pod, w http.ResponseWriter) *clientWriter {
-	return &clientWriter{ResponseWriter: w, pod: p, rc: http.NewResponseController(w), left: p.timeout}
+func newClientWriter(p *Pod, w http.ResponseWriter, r *http.Request) *clientWriter {
+	return &clientWriter{ResponseWriter: w, pod: p, req: r, rc: http.NewResponseController(w), left: p.timeout}
 }
 
 func (c *clientWriter) Write(b []byte) (int, error) {
@@ -35,6 +39,10 @@ func (c *clientWriter) Write(b []byte) (int, error) {
 	if c.left <= 0 {
 		c.drop(errClientGone)
 		return 0, errClientGone
+	}
+	if !c.armed { // a write that fails closes the connection: make that a reset
+		c.armed = true
+		httplimit.ResetOnClose(c.req.Context(), true)
 	}
 	resume := c.pod.holdDeadline()
 	defer resume()
@@ -48,8 +56,9 @@ func (c *clientWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// drop gives up on the client: its connection is closed once the callback
-// returns, as net/http closes a connection whose write failed.
+// drop gives up on the client. net/http has closed its connection already
+// if a write failed, with a reset (Write armed it), which drops what the
+// kernel still holds for the client.
 func (c *clientWriter) drop(err error) {
 	c.gone = err
 	_ = c.rc.SetWriteDeadline(time.Now()) // the buffered rest fails at once too
@@ -59,9 +68,13 @@ func (c *clientWriter) drop(err error) {
 // answer, which net/http sends once ServeHTTP returns (the pod's slot is
 // free by then).
 func (c *clientWriter) finish() {
-	if c.gone == nil {
-		_ = c.rc.SetWriteDeadline(time.Now().Add(max(c.left, time.Second)))
+	if c.gone != nil {
+		return
 	}
+	if c.armed {
+		httplimit.ResetOnClose(c.req.Context(), false)
+	}
+	_ = c.rc.SetWriteDeadline(time.Now().Add(max(c.left, time.Second)))
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -31,7 +31,7 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// instance's context cannot stop it; the connection's read deadline
 	// can. Writes to the client have deadlines of their own (clientWriter).
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(p.timeout + time.Second))
-	cw := newClientWriter(p, w)
+	cw := newClientWriter(p, w, r)
 
 	st := &callState{req: r, w: cw, header: http.Header{}}
 	// The callback lives in the pod's context, not the request's: a client
