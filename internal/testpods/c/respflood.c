@@ -8,9 +8,16 @@
  *   /headers?<count>,<size>  queues <count> headers X-Flood-<i> of <size>
  *                            bytes each, then answers "accepted=<n>
  *                            refused=<m> err=<code>"
+ *   /call?<hlen>,<blen>      calls k32_http_call with <hlen> bytes of
+ *                            headers and a body of <blen> bytes, answers
+ *                            "rc=<result>"
+ *   /publish?<len>           publishes <len> bytes on topic "flood" with
+ *                            k32_publish, answers "rc=<result>"
+ *   /log?<len>               logs one line of <len> bytes with k32_log,
+ *                            answers "rc=<result>"
  *   anything else            answers "ok"
- * Its 64 KiB buffer is a page it grows at the first request, so that the
- * module starts in one page. It includes only the C SDK, so that
+ * Its buffer is pages it grows (the first at the first request), so that
+ * the module starts in one page. It includes only the C SDK, so that
  * bench/faults builds it as a project's pod.
  */
 #include "k32.h"
@@ -46,13 +53,45 @@ static uint32_t putint(char *out, uint32_t n, int64_t v) {
 	return n;
 }
 
-static int grow_chunk(void) {
-	if (chunk) return 1;
-	unsigned long page = __builtin_wasm_memory_grow(0, 1);
-	if (page == (unsigned long)-1) return 0;
-	chunk = (char *)(page * 65536);
-	for (uint32_t i = 0; i < CHUNK; i++) chunk[i] = 'x';
+static uint32_t chunk_pages;
+
+// grow_chunk makes the buffer at chunk at least n bytes long, its bytes
+// 'x'; pages grown one after the other are contiguous.
+static int grow_chunk(uint32_t n) {
+	while (chunk_pages * CHUNK < n) {
+		unsigned long page = __builtin_wasm_memory_grow(0, 1);
+		if (page == (unsigned long)-1) return 0;
+		if (!chunk) chunk = (char *)(page * 65536);
+		char *p = (char *)(page * 65536);
+		for (uint32_t i = 0; i < CHUNK; i++) p[i] = 'x';
+		chunk_pages++;
+	}
 	return 1;
+}
+
+static int32_t answer_rc(int32_t rc) {
+	uint32_t o = putint(line, put(line, 0, "rc="), rc);
+	line[o++] = '\n';
+	k32_resp_write(line, o);
+	return 0;
+}
+
+// call sends hlen bytes of headers ("X-A: xxx...\r\n") at the start of
+// the buffer and the blen bytes after them as the body.
+static int32_t call(const char *p, const char *end) {
+	uint32_t hlen = number(&p, end), blen = number(&p, end);
+	if (hlen < 7) hlen = 0;
+	if (!grow_chunk(hlen + blen)) return k32_respond(507, "text/plain", K32_STR("no memory\n"));
+	if (hlen) {
+		chunk[0] = 'X'; chunk[1] = '-'; chunk[2] = 'A'; chunk[3] = ':'; chunk[4] = ' ';
+		chunk[hlen - 2] = '\r'; chunk[hlen - 1] = '\n';
+	}
+	uint8_t resp[16];
+	uint32_t resp_len = 0;
+	int32_t rc = k32_http_call(K32_STR("POST"), K32_STR("http://flood/"), chunk, hlen,
+	                           (const uint8_t *)chunk + hlen, blen, resp, sizeof resp, &resp_len, 0);
+	if (hlen) { chunk[0] = chunk[1] = chunk[2] = chunk[3] = chunk[4] = 'x'; chunk[hlen - 2] = chunk[hlen - 1] = 'x'; }
+	return answer_rc(rc);
 }
 
 static int32_t big(const char *p, const char *end) {
@@ -110,8 +149,20 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 	int32_t q = k32_req_query(query, sizeof query);
 	if (pn < 0 || pn > (int32_t)sizeof path) pn = 0;
 	if (q < 0 || q > (int32_t)sizeof query) q = 0;
-	if (!grow_chunk()) return k32_respond(507, "text/plain", K32_STR("no page for the buffer\n"));
+	if (!grow_chunk(CHUNK)) return k32_respond(507, "text/plain", K32_STR("no page for the buffer\n"));
+	const char *p = query, *end = query + q;
 	if (k32_equals(path, sizeof path, pn, "/big")) return big(query, query + q);
+	if (k32_equals(path, sizeof path, pn, "/call")) return call(query, query + q);
+	if (k32_equals(path, sizeof path, pn, "/publish")) {
+		uint32_t n = number(&p, end);
+		if (!grow_chunk(n)) return k32_respond(507, "text/plain", K32_STR("no memory\n"));
+		return answer_rc(k32_publish(K32_STR("flood"), chunk, n));
+	}
+	if (k32_equals(path, sizeof path, pn, "/log")) {
+		uint32_t n = number(&p, end);
+		if (!grow_chunk(n)) return k32_respond(507, "text/plain", K32_STR("no memory\n"));
+		return answer_rc(k32_log(K32_LOG_INFO, chunk, n));
+	}
 	if (k32_equals(path, sizeof path, pn, "/headers")) return headers(query, query + q);
 	return k32_respond(200, "text/plain", K32_STR("ok\n"));
 }
