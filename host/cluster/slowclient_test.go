@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
@@ -39,12 +40,26 @@ func respflood(name, node string) manifest.Object {
 const slowClientTimeout = 2 * time.Second
 
 // startRespflood runs a control plane with respflood pod "flood" behind
-// the Ingress ("/") and a worker with respflood pod "wflood".
+// the Ingress ("/") and a worker with respflood pod "wflood", behind the
+// Ingress for host wflood.test.
 func startRespflood(t *testing.T) *Cluster {
 	t.Helper()
 	return startReady(t, Options{Images: os.DirFS(fixtureImages(t, "respflood")), Nodes: 2, HandlerTimeout: slowClientTimeout,
-		Objects: []manifest.Object{respflood("flood", ControlPlaneName), respflood("wflood", w1), svc("flood"),
-			routes(map[string]string{"/": "flood"})}}, "flood", "wflood")
+		Objects: []manifest.Object{respflood("flood", ControlPlaneName), respflood("wflood", w1), svc("flood"), svc("wflood"),
+			routes(map[string]string{"/": "flood"}), hostIngress("wflood.test", "wflood")}}, "flood", "wflood")
+}
+
+// hostIngress sends every path of host to Service name, port 80.
+func hostIngress(host, name string) manifest.Object {
+	prefix := networkingv1.PathTypePrefix
+	return manifest.Object{Obj: &networkingv1.Ingress{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: host, IngressRuleValue: networkingv1.IngressRuleValue{
+			HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: &prefix,
+				Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: name,
+					Port: networkingv1.ServiceBackendPort{Number: 80}}}}}}}}}},
+	}}
 }
 
 // hugeAnswer is larger than what the kernel's socket buffers of a
@@ -56,25 +71,27 @@ const hugeAnswer = 32 << 20
 // node drops the client after one callback deadline of waiting, the pod's
 // k32_resp_write gets K32_ERR_IO, the callback ends as the pod decides,
 // and the next request is served. On the Ingress (a pod of the control
-// plane, in-process) and on the pod ports of both nodes.
+// plane, in-process; a pod of a worker, proxied, where the Ingress drops a
+// client that takes no write for httplimit.WriteStallTimeout) and on the
+// pod ports of both nodes.
 func TestSlowClientNeverCostsAPod(t *testing.T) {
 	c := startRespflood(t)
 	paths := []struct {
-		name, base, pod string
-		node            *kubelet.Kubelet
+		name, base, host, pod string
+		node                  *kubelet.Kubelet
 	}{
-		{"ingress", c.IngressURL(), "", c.Kubelet},
-		{"control plane pod port", c.PodURL(), "flood", c.Kubelet},
-		{"worker pod port", c.Workers[0].PodURL(), "wflood", c.Workers[0].Kubelet},
+		{"ingress", c.IngressURL(), "x", "flood", c.Kubelet},
+		{"ingress to a worker", c.IngressURL(), "wflood.test", "wflood", c.Workers[0].Kubelet},
+		{"control plane pod port", c.PodURL(), "x", "flood", c.Kubelet},
+		{"worker pod port", c.Workers[0].PodURL(), "x", "wflood", c.Workers[0].Kubelet},
 	}
 	for _, tc := range paths {
 		name := tc.pod
-		head := ""
-		if name != "" {
-			head = abi.HeaderPod + ": default/" + name + "\r\n"
-		} else {
-			name = "flood"
+		var headers []string
+		if tc.base != c.IngressURL() {
+			headers = []string{abi.HeaderPod + ": default/" + name}
 		}
+		headers = append(headers, "Host: "+tc.host)
 		p, ok := tc.node.Pod("default", name)
 		if !ok {
 			t.Fatalf("%s: no pod %s", tc.name, name)
@@ -82,7 +99,7 @@ func TestSlowClientNeverCostsAPod(t *testing.T) {
 		logsBefore := len(p.Logs())
 
 		conn := dialUnread(t, tc.base)
-		if _, err := fmt.Fprintf(conn, "GET /big?%d HTTP/1.1\r\nHost: x\r\n%s\r\n", hugeAnswer, head); err != nil {
+		if _, err := fmt.Fprintf(conn, "GET /big?%d HTTP/1.1\r\n%s\r\n\r\n", hugeAnswer, strings.Join(headers, "\r\n")); err != nil {
 			t.Fatal(err)
 		}
 		// The pod learns that the client is gone: its writes fail with K32_ERR_IO.
@@ -109,7 +126,7 @@ func TestSlowClientNeverCostsAPod(t *testing.T) {
 		}
 
 		// The next request is served by the same instance: no restart, no 504.
-		r := testhttp.Get(t, tc.base+"/next", headerArgs(tc.pod)...)
+		r := testhttp.Get(t, tc.base+"/next", headers...)
 		if r.Status != http.StatusOK || r.Body != "ok\n" {
 			t.Fatalf("%s: the next request: %s", tc.name, r)
 		}
@@ -132,13 +149,6 @@ func TestSlowClientNeverCostsAPod(t *testing.T) {
 			t.Fatalf("pod %s container statuses %+v, want 0 restarts", name, cs)
 		}
 	}
-}
-
-func headerArgs(pod string) []string {
-	if pod == "" {
-		return nil
-	}
-	return []string{abi.HeaderPod + ": default/" + pod}
 }
 
 // dialUnread opens a connection to base that never reads, with a small
@@ -165,14 +175,16 @@ func TestResponseHeadersAreBounded(t *testing.T) {
 	c := startRespflood(t)
 	for _, tc := range []struct {
 		name        string
-		base, pod   string
+		base        string
+		headers     []string
 		count, size int
 	}{
-		{"12000 headers of 64 KiB, Ingress", c.IngressURL(), "", 12000, 64 << 10},
-		{"12000 headers of 1 KiB, Ingress", c.IngressURL(), "", 12000, 1 << 10},
-		{"12000 headers of 1 KiB, worker", c.Workers[0].PodURL(), "wflood", 12000, 1 << 10},
-		{"12000 headers of 10 B, pod port", c.PodURL(), "flood", 12000, 10},
-		{"50 headers of 100 B", c.IngressURL(), "", 50, 100},
+		{"12000 headers of 64 KiB, Ingress", c.IngressURL(), nil, 12000, 64 << 10},
+		{"12000 headers of 1 KiB, Ingress", c.IngressURL(), nil, 12000, 1 << 10},
+		{"12000 headers of 1 KiB, Ingress to a worker", c.IngressURL(), []string{"Host: wflood.test"}, 12000, 1 << 10},
+		{"12000 headers of 1 KiB, worker pod port", c.Workers[0].PodURL(), []string{abi.HeaderPod + ": default/wflood"}, 12000, 1 << 10},
+		{"12000 headers of 10 B, pod port", c.PodURL(), []string{abi.HeaderPod + ": default/flood"}, 12000, 10},
+		{"50 headers of 100 B", c.IngressURL(), nil, 50, 100},
 	} {
 		accepted, bytes := 0, 0
 		for i := range tc.count {
@@ -186,7 +198,7 @@ func TestResponseHeadersAreBounded(t *testing.T) {
 			wantErr = int(abi.ErrTooBig)
 		}
 		want := fmt.Sprintf("accepted=%d refused=%d err=%d\n", accepted, tc.count-accepted, wantErr)
-		r := testhttp.Get(t, fmt.Sprintf("%s/headers?%d,%d", tc.base, tc.count, tc.size), headerArgs(tc.pod)...)
+		r := testhttp.Get(t, fmt.Sprintf("%s/headers?%d,%d", tc.base, tc.count, tc.size), tc.headers...)
 		if r.Status != http.StatusOK || r.Body != want {
 			t.Fatalf("%s: %s, want 200 %q", tc.name, r, want)
 		}
