@@ -18,8 +18,8 @@ type stallWriter struct {
 }
 
 // guardStalls returns w guarded, and the function that lifts the guard
-// once the answer is proxied, so that the connection's next request (an
-// event stream, say) has no deadline.
+// once the answer is proxied (net/http lifts the write deadline after
+// each request too).
 func guardStalls(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func()) {
 	rc := http.NewResponseController(w)
 	httplimit.ResetOnClose(r.Context(), true)
