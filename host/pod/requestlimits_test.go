@@ -77,3 +77,31 @@ func TestLogLineOfMegabytesIsCut(t *testing.T) {
 		t.Fatalf("the logged line has %d bytes, want %d", len(last.Text), maxLineBytes)
 	}
 }
+
+// One write of megabytes to stdout becomes lines of maxLineBytes, and the
+// pod's line buffer keeps no more than a few lines' worth afterwards.
+func TestHugeStdoutWriteKeepsNoBigBuffer(t *testing.T) {
+	p := startPod(t, respflood(t), nil)
+	const n = 4 << 20
+	if r := get(t, fmt.Sprintf("%s/stdout?%d", serve(t, p), n)); r.body != fmt.Sprintf("rc=%d\n", n) {
+		t.Fatalf("/stdout: %d %q", r.status, r.body)
+	}
+	lines := 0
+	for _, l := range p.Logs() {
+		if l.Stream == "stdout" {
+			if len(l.Text) != maxLineBytes {
+				t.Fatalf("a stdout line of %d bytes, want %d", len(l.Text), maxLineBytes)
+			}
+			lines++
+		}
+	}
+	if lines != n/maxLineBytes {
+		t.Fatalf("%d stdout lines, want %d", lines, n/maxLineBytes)
+	}
+	p.stdout.mu.Lock()
+	kept := p.stdout.buf.Cap()
+	p.stdout.mu.Unlock()
+	if kept > 4*maxLineBytes {
+		t.Fatalf("the stdout line buffer keeps %d bytes after the write, want at most %d", kept, 4*maxLineBytes)
+	}
+}

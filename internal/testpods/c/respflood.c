@@ -15,11 +15,14 @@
  *                            k32_publish, answers "rc=<result>"
  *   /log?<len>               logs one line of <len> bytes with k32_log,
  *                            answers "rc=<result>"
+ *   /stdout?<len>            writes <len> bytes without a newline to stdout
+ *                            in one write, answers "rc=<bytes written>"
  *   anything else            answers "ok"
  * Its buffer is pages it grows (the first at the first request), so that
  * the module starts in one page. It includes only the C SDK, so that
  * bench/faults builds it as a project's pod.
  */
+#include <unistd.h>
 #include "k32.h"
 
 #define CHUNK 65536
@@ -157,6 +160,11 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 		uint32_t n = number(&p, end);
 		if (!grow_chunk(n)) return k32_respond(507, "text/plain", K32_STR("no memory\n"));
 		return answer_rc(k32_publish(K32_STR("flood"), chunk, n));
+	}
+	if (k32_equals(path, sizeof path, pn, "/stdout")) {
+		uint32_t n = number(&p, end);
+		if (!grow_chunk(n)) return k32_respond(507, "text/plain", K32_STR("no memory\n"));
+		return answer_rc((int32_t)write(1, chunk, n));
 	}
 	if (k32_equals(path, sizeof path, pn, "/log")) {
 		uint32_t n = number(&p, end);
