@@ -33,8 +33,10 @@ type budgetKey struct{}
 // after now, or with parent, and its cancel function.
 func withBudget(parent context.Context, d time.Duration) (*budgetCtx, context.CancelFunc) {
 	c := &budgetCtx{Context: parent, done: make(chan struct{}), left: d, since: time.Now()}
+	c.mu.Lock() // end waits until both are set
 	c.timer = time.AfterFunc(d, func() { c.end(context.DeadlineExceeded) })
 	c.stopParent = context.AfterFunc(parent, func() { c.end(parent.Err()) })
+	c.mu.Unlock()
 	return c, func() { c.end(context.Canceled) }
 }
 
