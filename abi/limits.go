@@ -147,8 +147,9 @@ const (
 	// RespHeaderBytesMax bounds the queued response headers of one
 	// response, counted as "Name: value\r\n" lines.
 	RespHeaderBytesMax = 32 << 10
-	// CallHeaderBytesMax bounds the headers argument of k32_http_call.
-	CallHeaderBytesMax = 32 << 10
+	// CallHeadBytesMax bounds the method, URL and headers arguments of
+	// one k32_http_call together.
+	CallHeadBytesMax = 32 << 10
 	// CallBodyMax bounds the request body of k32_http_call: a pod's port
 	// takes no larger one (docs/serve.md).
 	CallBodyMax = 1 << 20
@@ -207,7 +208,7 @@ var Limits = []Limit{
 	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
 	{"RespHeadersMax", RespHeadersMax, "", "Response headers k32_resp_header queues for one response; one more returns K32_ERR_TOOBIG.", "abi.md"},
 	{"RespHeaderBytesMax", kib(RespHeaderBytesMax), "KiB", "The queued response headers of one response, as \"Name: value\\r\\n\" lines; a header past it returns K32_ERR_TOOBIG.", "abi.md"},
-	{"CallHeaderBytesMax", kib(CallHeaderBytesMax), "KiB", "The headers argument of k32_http_call; a longer one returns K32_ERR_TOOBIG.", "calls.md"},
+	{"CallHeadBytesMax", kib(CallHeadBytesMax), "KiB", "The method, URL and headers arguments of one k32_http_call together; longer ones return K32_ERR_TOOBIG.", "calls.md"},
 	{"CallBodyMax", kib(CallBodyMax), "KiB", "The request body of k32_http_call; a longer one returns K32_ERR_TOOBIG.", "calls.md"},
 	{"ChannelMessageMax", kib(ChannelMessageMax), "KiB", "A channel message's payload; a larger one returns K32_ERR_TOOBIG from k32_publish.", "channels.md"},
 	{"ChannelTopicMax", ChannelTopicMax, "", "Bytes of a channel topic's name; a longer one returns K32_ERR_INVAL.", "channels.md"},

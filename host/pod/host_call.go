@@ -20,7 +20,8 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	if p.cfg.Caller == nil {
 		return int64(abi.ErrNotSup)
 	}
-	if u32(a, 5) > abi.CallHeaderBytesMax || u32(a, 7) > abi.CallBodyMax { // before copying them out
+	head := uint64(u32(a, 1)) + uint64(u32(a, 3)) + uint64(u32(a, 5))
+	if head > abi.CallHeadBytesMax || u32(a, 7) > abi.CallBodyMax { // before copying them out
 		return int64(abi.ErrTooBig)
 	}
 	method, ok1 := argString(mod, a, 0)

@@ -13,21 +13,23 @@ import (
 // respflood is internal/testpods/c/respflood.c, which grows its own buffer.
 func respflood(t testing.TB) []byte { return testpods.Fixture(t, "respflood", 65536) }
 
-// k32_http_call takes headers up to abi.CallHeaderBytesMax and a body up
-// to abi.CallBodyMax; past either it returns K32_ERR_TOOBIG and the Caller
-// never sees the call, so the node copies nothing out of the pod for it.
+// k32_http_call takes a method, URL and headers up to abi.CallHeadBytesMax
+// together and a body up to abi.CallBodyMax; past either it returns
+// K32_ERR_TOOBIG and the Caller never sees the call, so the node copies
+// nothing out of the pod for it.
 func TestCallArgumentsAreBoundedBeforeTheyAreCopied(t *testing.T) {
 	caller := &fakeCaller{}
 	url := serve(t, startPod(t, respflood(t), func(c *Config) {
 		c.Capabilities = []string{"SERVICE_CALL"}
 		c.Caller = caller
 	}))
+	const line = len("POST") + len("http://flood/") // what respflood.c calls
 	for _, tc := range []struct {
 		headers, body int
 		want          int
 	}{
-		{abi.CallHeaderBytesMax, 0, 201},
-		{abi.CallHeaderBytesMax + 1, 0, int(abi.ErrTooBig)},
+		{abi.CallHeadBytesMax - line, 0, 201},
+		{abi.CallHeadBytesMax - line + 1, 0, int(abi.ErrTooBig)},
 		{0, abi.CallBodyMax, 201},
 		{0, abi.CallBodyMax + 1, int(abi.ErrTooBig)},
 	} {
