@@ -26,7 +26,7 @@ func (c *Conns) NewServer(h http.Handler, lim Limits) *Server {
 		ReadHeaderTimeout: lim.HeaderTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		ConnState:         c.setState,
-		ConnContext:       withConn, // for Abort
+		ConnContext:       withConn, // for ResetOnClose
 	}
 	return &Server{Server: s, conns: c}
 }
