@@ -35,7 +35,7 @@ var Errors = []Error{
 	{Name: "K32_ERR_NOENT", Code: ErrNoEnt, Doc: "No such value, file, Service, port, ready pod or host name."},
 	{Name: "K32_ERR_INTR", Code: ErrIntr, Ext: true, Doc: "Interrupted because the pod is being stopped."},
 	{Name: "K32_ERR_IO", Code: ErrIO, Doc: "Target node or host unreachable, or the connection failed."},
-	{Name: "K32_ERR_TOOBIG", Code: ErrTooBig, Doc: "Response body exceeded resp_cap; the first resp_cap bytes are copied."},
+	{Name: "K32_ERR_TOOBIG", Code: ErrTooBig, Doc: "Response body exceeded resp_cap (the first resp_cap bytes are copied), or an argument exceeded its limit (limits.md)."},
 	{Name: "K32_ERR_NOMEM", Code: ErrNoMem, Doc: "Insufficient native stack for an in-process call."},
 	{Name: "K32_ERR_FAULT", Code: ErrFault, Doc: "Pointer or length out of bounds in linear memory."},
 	{Name: "K32_ERR_BUSY", Code: ErrBusy, Doc: "Every TLS session of the control plane is in use; retry later."},

@@ -1,5 +1,7 @@
 package abi
 
+import "strconv"
+
 // Functions is every host function of k32_app_abi, in the order in which
 // docs/abi.md ("Host functions") lists them.
 var Functions = []Function{
@@ -28,22 +30,24 @@ var Functions = []Function{
 	{Name: "k32_resp_status", Ext: true, Params: []Param{{"status", U32}}, Results: []Type{I32},
 		Doc: "Sets the response status; K32_ERR_INVAL outside 100..599 or once the head is sent."},
 	{Name: "k32_resp_header", Params: []Param{{"name", Ptr}, {"name_len", U32}, {"value", Ptr}, {"value_len", U32}}, Results: []Type{I32},
-		Doc: "Queues a response header until the head is sent; K32_ERR_INVAL for an invalid name, a value with CR/LF, or a Set-Cookie of the web view's session cookie."},
+		Doc: "Queues a response header until the head is sent; K32_ERR_INVAL for an invalid name, a value with CR/LF, or a Set-Cookie of the web view's session cookie; K32_ERR_TOOBIG past " +
+			strconv.Itoa(RespHeadersMax) + " headers or " + strconv.Itoa(RespHeaderBytesMax>>10) + " KiB of them."},
 	{Name: "k32_resp_write", Ext: true, Params: []Param{{"data", Ptr}, {"len", U32}}, Results: []Type{I32},
-		Doc: "Sends the head on first use, then body bytes; returns len."},
+		Doc: "Sends the head on first use, then body bytes; returns len, or K32_ERR_IO once the client has not taken the response in time (later writes too)."},
 	{Name: "k32_resp_asset", Params: []Param{{"path", Ptr}, {"path_len", U32}, {"status", U32}}, Results: []Type{I32},
 		Doc: "Streams a file of the pod's image bundle as the response; K32_ERR_NOENT sends nothing."},
 	{Name: "k32_http_call", Capability: ServiceCall, Params: []Param{
 		{"method", Ptr}, {"method_len", U32}, {"url", Ptr}, {"url_len", U32},
 		{"headers", Ptr}, {"headers_len", U32}, {"body", Ptr}, {"body_len", U32},
 		{"resp", Ptr}, {"resp_cap", U32}, {"resp_len", Ptr}, {"timeout_ms", U32}}, Results: []Type{I32},
-		Doc: "Synchronous HTTP call to a Service or an outside host; returns the status or a K32_ERR_* code."},
+		Doc: "Synchronous HTTP call to a Service or an outside host; returns the status or a K32_ERR_* code (K32_ERR_TOOBIG for a method, URL and headers over " +
+			strconv.Itoa(CallHeadBytesMax>>10) + " KiB or a body over " + strconv.Itoa(CallBodyMax>>20) + " MiB)."},
 	{Name: "k32_http_status", Results: []Type{I32},
 		Doc: "Status of the last k32_http_call (also after K32_ERR_TOOBIG)."},
 	{Name: "k32_http_header", Ext: true, Params: []Param{{"name", Ptr}, {"name_len", U32}, {"out", Ptr}, {"cap", U32}}, Results: []Type{I32},
 		Doc: "A header of the last call's response."},
 	{Name: "k32_publish", Ext: true, Capability: ChannelIPC, Params: []Param{{"topic", Ptr}, {"topic_len", U32}, {"data", Ptr}, {"data_len", U32}}, Results: []Type{I32},
-		Doc: "Publishes a message on a channel topic, cluster-wide."},
+		Doc: "Publishes a message on a channel topic, cluster-wide; K32_ERR_TOOBIG for data over " + strconv.Itoa(ChannelMessageMax>>10) + " KiB."},
 	{Name: "k32_event_topic", Ext: true, Params: []Param{{"out", Ptr}, {"cap", U32}}, Results: []Type{I32},
 		Doc: "Inside k32_event: the message's topic."},
 	{Name: "k32_event_data", Ext: true, Params: []Param{{"out", Ptr}, {"cap", U32}}, Results: []Type{I32},

@@ -151,6 +151,30 @@ const (
 	TokenGuessClients = 1024
 )
 
+// What a pod may make its node hold for one request: past each, the host
+// function returns ErrTooBig before copying anything out of guest memory
+// (docs/serve.md, "Hostile clients").
+const (
+	// RespHeadersMax is how many response headers k32_resp_header queues
+	// for one response.
+	RespHeadersMax = 100
+	// RespHeaderBytesMax bounds the queued response headers of one
+	// response, counted as "Name: value\r\n" lines.
+	RespHeaderBytesMax = 32 << 10
+	// CallHeadBytesMax bounds the method, URL and headers arguments of
+	// one k32_http_call together.
+	CallHeadBytesMax = 32 << 10
+	// CallBodyMax bounds the request body of k32_http_call: a pod's port
+	// takes no larger one (docs/serve.md).
+	CallBodyMax = 1 << 20
+	// ChannelMessageMax bounds a channel message's payload (k32_publish):
+	// a message is copied into every subscriber's queue.
+	ChannelMessageMax = 64 << 10
+	// ChannelTopicMax bounds a channel topic's name; a longer one is
+	// refused with ErrInval.
+	ChannelTopicMax = 256
+)
+
 // Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
@@ -199,6 +223,12 @@ var Limits = []Limit{
 	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once.", "serve.md"},
 	{"TokenGuessRate", TokenGuessRate, "", "Wrong cluster tokens per second that refill a client's burst; past it the API answers 429 with Retry-After to every token it sends.", "serve.md"},
 	{"TokenGuessClients", TokenGuessClients, "", "Client addresses whose wrong tokens the API server counts apart; past it the new ones share one count.", "serve.md"},
+	{"RespHeadersMax", RespHeadersMax, "", "Response headers k32_resp_header queues for one response; one more returns K32_ERR_TOOBIG.", "abi.md"},
+	{"RespHeaderBytesMax", kib(RespHeaderBytesMax), "KiB", "The queued response headers of one response, as \"Name: value\\r\\n\" lines; a header past it returns K32_ERR_TOOBIG.", "abi.md"},
+	{"CallHeadBytesMax", kib(CallHeadBytesMax), "KiB", "The method, URL and headers arguments of one k32_http_call together; longer ones return K32_ERR_TOOBIG.", "calls.md"},
+	{"CallBodyMax", kib(CallBodyMax), "KiB", "The request body of k32_http_call; a longer one returns K32_ERR_TOOBIG.", "calls.md"},
+	{"ChannelMessageMax", kib(ChannelMessageMax), "KiB", "A channel message's payload; a larger one returns K32_ERR_TOOBIG from k32_publish.", "channels.md"},
+	{"ChannelTopicMax", ChannelTopicMax, "", "Bytes of a channel topic's name; a longer one returns K32_ERR_INVAL.", "channels.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

@@ -71,7 +71,7 @@ func main() {
 	}
 	defer stop()
 	var rows []row
-	for _, run := range []func(*server) []row{runTraps, runMemoryBomb, runConns, runStreams, runLogFlood, runUplink, runNetDest, runCallTimeout, runToken, runDeadWorker} {
+	for _, run := range []func(*server) []row{runTraps, runMemoryBomb, runConns, runStreams, runLogFlood, runUplink, runNetDest, runCallTimeout, runToken, runSlowClients, runHeaderFlood, runDeadWorker} {
 		rows = append(rows, run(s)...)
 	}
 	rows = append([]row{{"fault", "figure", "kube32"}}, rows...)
@@ -106,6 +106,7 @@ func start() (*server, func(), error) {
 		benchPod("faults", "faults", cluster.ControlPlaneName), benchPod("membomb", "membomb", cluster.ControlPlaneName),
 		benchPod("flood", "flood", cluster.ControlPlaneName),
 		relayPod("b", "b", cluster.WorkerName(1)), relayPod("web-cp", "web", cluster.ControlPlaneName), relayPod("web-ext", "web", joinedNode),
+		benchPod("respflood", "respflood", cluster.ControlPlaneName), benchPod("respflood-w", "respflood", cluster.WorkerName(1)),
 		service("faults", 7000), service("web", 80),
 		ingress("faults", "/check", networkingv1.PathTypeExact), ingress("web", "/web", networkingv1.PathTypePrefix),
 	}
@@ -146,7 +147,7 @@ func buildPods(images string) error {
 	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
 		return err
 	}
-	for name, source := range map[string]string{"faults": "faults.c", "flood": "logflood.c", "relay": "relay.c", "membomb": ""} {
+	for name, source := range map[string]string{"faults": "faults.c", "flood": "logflood.c", "relay": "relay.c", "membomb": "", "respflood": "respflood.c"} {
 		job := compile.Job{Name: name, Language: "go", SourceDir: filepath.Join(testpods.GoDir, name), CacheDir: filepath.Join(images, "cache")}
 		if source != "" { // one fixture of the shared folder
 			job.Language, job.SourceDir = "c", filepath.Join(images, "src", name)

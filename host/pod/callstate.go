@@ -17,6 +17,10 @@ type callState struct {
 	headSent bool
 	bodyEOF  bool
 
+	// headers and headerBytes count what header holds, against
+	// abi.RespHeadersMax and abi.RespHeaderBytesMax.
+	headers, headerBytes int
+
 	// k32_event
 	event            bool
 	topic, eventData []byte

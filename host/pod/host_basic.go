@@ -16,10 +16,11 @@ func k32Log(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
 	if level < 0 || level > 3 {
 		return int64(abi.ErrInval)
 	}
-	msg, ok := argString(mod, a, 1)
-	if !ok {
+	if _, ok := argBytes(mod, a, 1); !ok {
 		return int64(abi.ErrFault)
 	}
+	// Only what a line keeps is copied out of guest memory (log cuts it).
+	msg, _ := readString(mod, u32(a, 1), min(u32(a, 2), maxLineBytes))
 	p.log("k32", int(level), strings.TrimRight(msg, "\r\n"))
 	return 0
 }

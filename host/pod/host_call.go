@@ -20,6 +20,10 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	if p.cfg.Caller == nil {
 		return int64(abi.ErrNotSup)
 	}
+	head := uint64(u32(a, 1)) + uint64(u32(a, 3)) + uint64(u32(a, 5))
+	if head > abi.CallHeadBytesMax || u32(a, 7) > abi.CallBodyMax { // before copying them out
+		return int64(abi.ErrTooBig)
+	}
 	method, ok1 := argString(mod, a, 0)
 	url, ok2 := argString(mod, a, 2)
 	rawHeaders, ok3 := argString(mod, a, 4)
@@ -59,8 +63,10 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 	if respLenPtr != 0 {
 		mod.Memory().WriteUint32Le(respLenPtr, uint32(n))
 	}
+	truncated := res.Truncated || len(res.Body) > len(resp)
+	res.Body = nil // copied out; the pod keeps only the status and headers
 	p.lastCall = &res
-	if res.Truncated || len(res.Body) > len(resp) {
+	if truncated {
 		return int64(abi.ErrTooBig)
 	}
 	return int64(res.Status)
@@ -146,6 +152,13 @@ func k32HTTPHeader(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 
 func k32Publish(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
 	if p.cfg.Publisher == nil {
 		return int64(abi.ErrNotSup)
+	}
+	// The Publisher refuses these too; checked here before copying them.
+	if u32(a, 1) > abi.ChannelTopicMax {
+		return int64(abi.ErrInval)
+	}
+	if u32(a, 3) > abi.ChannelMessageMax {
+		return int64(abi.ErrTooBig)
 	}
 	topic, ok1 := argString(mod, a, 0)
 	data, ok2 := argBytes(mod, a, 2)

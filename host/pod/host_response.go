@@ -20,8 +20,14 @@ var k32RespStatus = duringHandle(func(_ *Pod, s *callState, _ api.Module, a []ui
 })
 
 // k32RespHeader: (name ptr, name_len u32, value ptr, value_len u32) -> i32.
-// Queues the header until the head is sent.
+// Queues the header until the head is sent, at most abi.RespHeadersMax
+// headers of abi.RespHeaderBytesMax in all, checked before anything is
+// copied out of guest memory.
 var k32RespHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
+	size := int(u32(a, 1)) + int(u32(a, 3)) + len(": \r\n")
+	if s.headers >= abi.RespHeadersMax || size > abi.RespHeaderBytesMax-s.headerBytes {
+		return int64(abi.ErrTooBig)
+	}
 	name, nameOK := argString(mod, a, 0)
 	value, valueOK := argString(mod, a, 2)
 	if !nameOK || !valueOK {
@@ -34,6 +40,7 @@ var k32RespHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []
 		return int64(abi.ErrInval) // the web view's session cookie (docs/ui.md)
 	}
 	s.header.Add(name, value)
+	s.headers, s.headerBytes = s.headers+1, s.headerBytes+size
 	return 0
 })
 

@@ -25,14 +25,15 @@ type outcome struct {
 }
 
 // invoke calls fn of inst with the callback state st (nil for lifecycle
-// exports). With deadline, the call gets HandlerTimeout; wazero's
+// exports). With deadline, the call gets HandlerTimeout of its own time
+// (budgetCtx: a write held by a slow client does not count); wazero's
 // CloseOnContextDone closes the instance when the context ends, which is the
 // only way to stop guest code that never returns to the host.
 func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st *callState, deadline bool) outcome {
 	var ctx context.Context
 	var cancel context.CancelFunc
 	if deadline {
-		ctx, cancel = context.WithTimeout(parent, p.timeout)
+		ctx, cancel = withBudget(parent, p.timeout)
 	} else {
 		ctx, cancel = context.WithCancel(parent)
 	}

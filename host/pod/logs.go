@@ -83,22 +83,28 @@ type lineWriter struct {
 }
 
 // Write logs each complete line; a partial line waits for its newline, or is
-// cut at maxLineBytes.
+// cut at maxLineBytes. b goes into the buffer a line's worth at a time, so
+// the buffer never grows past two lines whatever one write holds.
 func (w *lineWriter) Write(b []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf.Write(b)
-	for {
-		i := bytes.IndexByte(w.buf.Bytes(), '\n')
-		if i < 0 {
-			if w.buf.Len() >= maxLineBytes {
+	for rest := b; len(rest) > 0; {
+		n := min(len(rest), maxLineBytes)
+		w.buf.Write(rest[:n])
+		rest = rest[n:]
+		for {
+			i := bytes.IndexByte(w.buf.Bytes(), '\n')
+			if i < 0 {
+				if w.buf.Len() < maxLineBytes {
+					break
+				}
 				w.emit(string(w.buf.Next(runeCut(w.buf.Bytes(), maxLineBytes))))
 				continue
 			}
-			return len(b), nil
+			w.emit(string(w.buf.Next(i + 1)[:i]))
 		}
-		w.emit(string(w.buf.Next(i + 1)[:i]))
 	}
+	return len(b), nil
 }
 
 // flush logs a pending partial line, e.g. when the instance ends.

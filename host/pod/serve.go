@@ -27,20 +27,19 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// A guest blocked reading a slow body or writing to a slow client is in
-	// the host, where the instance's context cannot stop it; connection
-	// deadlines can. The grace leaves time to send the error response.
-	rc := http.NewResponseController(w)
-	connDeadline := time.Now().Add(p.timeout + time.Second)
-	_ = rc.SetReadDeadline(connDeadline)
-	_ = rc.SetWriteDeadline(connDeadline)
+	// A guest blocked reading a slow body is in the host, where the
+	// instance's context cannot stop it; the connection's read deadline
+	// can. Writes to the client have deadlines of their own (clientWriter).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(p.timeout + time.Second))
+	cw := newClientWriter(p, w, r)
 
 	DropReservedCookies(r.Header)
-	st := &callState{req: r, w: w, header: http.Header{}}
+	st := &callState{req: r, w: cw, header: http.Header{}}
 	// The callback lives in the pod's context, not the request's: a client
 	// that goes away must not kill the instance.
 	o := p.invoke(p.ctx, inst, inst.handle, st, true)
 	end := p.finishHandle(inst, st, o)
+	cw.finish()
 	if end == nil {
 		release()
 		return

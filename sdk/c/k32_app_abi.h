@@ -31,7 +31,10 @@ extern "C" {
 #define K32_ERR_INTR (-4)
 /* Target node or host unreachable, or the connection failed. */
 #define K32_ERR_IO (-5)
-/* Response body exceeded resp_cap; the first resp_cap bytes are copied. */
+/*
+ * Response body exceeded resp_cap (the first resp_cap bytes are copied), or an
+ * argument exceeded its limit (limits.md).
+ */
 #define K32_ERR_TOOBIG (-7)
 /* Insufficient native stack for an in-process call. */
 #define K32_ERR_NOMEM (-12)
@@ -141,7 +144,7 @@ int32_t k32_resp_status(uint32_t status);
 /*
  * k32_resp_header: Queues a response header until the head is sent;
  * K32_ERR_INVAL for an invalid name, a value with CR/LF, or a Set-Cookie of the
- * web view's session cookie.
+ * web view's session cookie; K32_ERR_TOOBIG past 100 headers or 32 KiB of them.
  */
 __attribute__((import_module("k32"), import_name("k32_resp_header")))
 int32_t k32_resp_header(const char* name, uint32_t name_len,
@@ -149,7 +152,8 @@ int32_t k32_resp_header(const char* name, uint32_t name_len,
 
 /*
  * k32_resp_write (ext): Sends the head on first use, then body bytes; returns
- * len.
+ * len, or K32_ERR_IO once the client has not taken the response in time (later
+ * writes too).
  */
 __attribute__((import_module("k32"), import_name("k32_resp_write")))
 int32_t k32_resp_write(const void* data, uint32_t len);
@@ -163,8 +167,9 @@ int32_t k32_resp_asset(const char* path, uint32_t path_len, uint32_t status);
 
 /*
  * k32_http_call: Synchronous HTTP call to a Service or an outside host; returns
- * the status or a K32_ERR_* code. Needs capability SERVICE_CALL; without it the
- * call returns K32_ERR_PERM.
+ * the status or a K32_ERR_* code (K32_ERR_TOOBIG for a method, URL and headers
+ * over 32 KiB or a body over 1 MiB). Needs capability SERVICE_CALL; without it
+ * the call returns K32_ERR_PERM.
  */
 __attribute__((import_module("k32"), import_name("k32_http_call")))
 int32_t k32_http_call(const char* method, uint32_t method_len,
@@ -187,8 +192,9 @@ int32_t k32_http_header(const char* name, uint32_t name_len,
                         char* out, uint32_t cap);
 
 /*
- * k32_publish (ext): Publishes a message on a channel topic, cluster-wide.
- * Needs capability CHANNEL_IPC; without it the call returns K32_ERR_PERM.
+ * k32_publish (ext): Publishes a message on a channel topic, cluster-wide;
+ * K32_ERR_TOOBIG for data over 64 KiB. Needs capability CHANNEL_IPC; without it
+ * the call returns K32_ERR_PERM.
  */
 __attribute__((import_module("k32"), import_name("k32_publish")))
 int32_t k32_publish(const char* topic, uint32_t topic_len,

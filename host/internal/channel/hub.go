@@ -20,11 +20,11 @@ type Message struct {
 }
 
 // maxTopicLen bounds a topic name; longer ones are refused with an error.
-const maxTopicLen = 256
+const maxTopicLen = abi.ChannelTopicMax
 
 // maxDataLen bounds a message's payload (K32_ERR_TOOBIG beyond it): a
 // message is copied into every subscriber's queue.
-const maxDataLen = 64 << 10
+const maxDataLen = abi.ChannelMessageMax
 
 // Options configure a hub.
 type Options struct {

@@ -73,3 +73,11 @@ func (l Limits) orDefaults() Limits {
 	}
 	return l
 }
+
+// The simulator's limit of a client that does not read what it asked for.
+const (
+	// WriteStallTimeout is how long the Ingress waits for a client to take
+	// a write of a pod's answer proxied from a worker; past it the client is
+	// dropped, as the pod's own node drops it (docs/serve.md).
+	WriteStallTimeout = 10 * time.Second
+)

@@ -27,7 +27,7 @@ func (c *Conns) NewServer(h http.Handler, lim Limits) *Server {
 		ReadHeaderTimeout: lim.HeaderTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		ConnState:         c.setState,
-		ConnContext:       withConn,
+		ConnContext:       withConn, // for ResetOnClose
 	}
 	return &Server{Server: s, conns: c}
 }

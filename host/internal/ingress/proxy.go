@@ -119,7 +119,9 @@ func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) error {
 	p := &proxied{pod: b}
 	p.trace.GotConn = p.gotConn
 	ctx := context.WithValue(httptrace.WithClientTrace(r.Context(), &p.trace), proxiedKey{}, p)
-	workerProxy.ServeHTTP(w, r.WithContext(ctx))
+	guarded, lift := guardStalls(w, r)
+	defer lift()
+	workerProxy.ServeHTTP(guarded, r.WithContext(ctx))
 	return p.notSent
 }
 

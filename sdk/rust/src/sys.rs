@@ -18,8 +18,8 @@ pub const K32_ERR_NOENT: i32 = -2;
 pub const K32_ERR_INTR: i32 = -4;
 /// K32_ERR_IO: Target node or host unreachable, or the connection failed.
 pub const K32_ERR_IO: i32 = -5;
-/// K32_ERR_TOOBIG: Response body exceeded resp_cap; the first resp_cap bytes
-/// are copied.
+/// K32_ERR_TOOBIG: Response body exceeded resp_cap (the first resp_cap bytes
+/// are copied), or an argument exceeded its limit (limits.md).
 pub const K32_ERR_TOOBIG: i32 = -7;
 /// K32_ERR_NOMEM: Insufficient native stack for an in-process call.
 pub const K32_ERR_NOMEM: i32 = -12;
@@ -102,11 +102,13 @@ extern "C" {
 
     /// k32_resp_header: Queues a response header until the head is sent;
     /// K32_ERR_INVAL for an invalid name, a value with CR/LF, or a Set-Cookie
-    /// of the web view's session cookie.
+    /// of the web view's session cookie; K32_ERR_TOOBIG past 100 headers or 32
+    /// KiB of them.
     pub fn k32_resp_header(name: *const u8, name_len: u32, value: *const u8, value_len: u32) -> i32;
 
     /// k32_resp_write (ext): Sends the head on first use, then body bytes;
-    /// returns len.
+    /// returns len, or K32_ERR_IO once the client has not taken the response in
+    /// time (later writes too).
     pub fn k32_resp_write(data: *const u8, len: u32) -> i32;
 
     /// k32_resp_asset: Streams a file of the pod's image bundle as the
@@ -114,8 +116,9 @@ extern "C" {
     pub fn k32_resp_asset(path: *const u8, path_len: u32, status: u32) -> i32;
 
     /// k32_http_call: Synchronous HTTP call to a Service or an outside host;
-    /// returns the status or a K32_ERR_* code. Needs capability SERVICE_CALL;
-    /// without it the call returns K32_ERR_PERM.
+    /// returns the status or a K32_ERR_* code (K32_ERR_TOOBIG for a method, URL
+    /// and headers over 32 KiB or a body over 1 MiB). Needs capability
+    /// SERVICE_CALL; without it the call returns K32_ERR_PERM.
     pub fn k32_http_call(method: *const u8, method_len: u32, url: *const u8, url_len: u32, headers: *const u8, headers_len: u32, body: *const u8, body_len: u32, resp: *mut u8, resp_cap: u32, resp_len: *mut u32, timeout_ms: u32) -> i32;
 
     /// k32_http_status: Status of the last k32_http_call (also after
@@ -125,8 +128,9 @@ extern "C" {
     /// k32_http_header (ext): A header of the last call's response.
     pub fn k32_http_header(name: *const u8, name_len: u32, out: *mut u8, cap: u32) -> i32;
 
-    /// k32_publish (ext): Publishes a message on a channel topic, cluster-wide.
-    /// Needs capability CHANNEL_IPC; without it the call returns K32_ERR_PERM.
+    /// k32_publish (ext): Publishes a message on a channel topic, cluster-wide;
+    /// K32_ERR_TOOBIG for data over 64 KiB. Needs capability CHANNEL_IPC;
+    /// without it the call returns K32_ERR_PERM.
     pub fn k32_publish(topic: *const u8, topic_len: u32, data: *const u8, data_len: u32) -> i32;
 
     /// k32_event_topic (ext): Inside k32_event: the message's topic.
