@@ -71,7 +71,7 @@ func main() {
 	}
 	defer stop()
 	var rows []row
-	for _, run := range []func(*server) []row{runTraps, runMemoryBomb, runConns, runLogFlood, runUplink, runDeadWorker} {
+	for _, run := range []func(*server) []row{runModuleBudget, runTraps, runMemoryBomb, runConns, runLogFlood, runUplink, runDeadWorker} {
 		rows = append(rows, run(s)...)
 	}
 	rows = append([]row{{"fault", "figure", "kube32"}}, rows...)
