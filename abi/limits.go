@@ -156,7 +156,7 @@ const (
 	CodeBytesMax = 16 << 20
 	// BlockDepthMax bounds how deep blocks, loops and ifs nest in one
 	// function.
-	BlockDepthMax = 4096
+	BlockDepthMax = 16384
 	// BrTableTargetsMax bounds the targets of one br_table, its default
 	// not counted.
 	BrTableTargetsMax = 16384

@@ -122,6 +122,9 @@ func (s *scanner) functionBody(r, body *reader, at place, size uint32) {
 	}
 	s.fig.blocks, s.fig.brTableWeight = 0, 0
 	s.expr(body, at)
+	if body.err != nil { // over a budget of its own, or not decodable
+		return
+	}
 	// At most FunctionBytesMax blocks and BrTableTargetsMax² per byte:
 	// neither square nor sum can overflow.
 	w := s.fig.blocks*s.fig.blocks + s.fig.brTableWeight

@@ -25,7 +25,7 @@ var overBudgetModules = []struct {
 	{"20M locals", testpods.Hostile{Locals: 20_000_000}, "FunctionLocalsMax",
 		`function "handle" declares 20000000 locals, over the limit of 50000 (abi.FunctionLocalsMax)`},
 	{"100k nested blocks", testpods.Hostile{Depth: 100_000}, "BlockDepthMax",
-		`function "handle" nests blocks deeper than the limit of 4096 (abi.BlockDepthMax)`},
+		`function "handle" nests blocks deeper than the limit of 16384 (abi.BlockDepthMax)`},
 	{"500k-entry br_table", testpods.Hostile{BrTable: 500_000}, "BrTableTargetsMax",
 		`function "handle" has a br_table of 500000 targets, over the limit of 16384 (abi.BrTableTargetsMax)`},
 	{"a 1 MiB function", testpods.Hostile{Nops: abi.FunctionBytesMax}, "FunctionBytesMax",
