@@ -28,10 +28,10 @@ func TestServeRefusesAPodOverAModuleBudget(t *testing.T) {
 	root := t.TempDir()
 	wasmDir := filepath.Join(root, filepath.FromSlash(images.InRoot(images.Firmware, images.FirmwareWasmDir)))
 	modules := map[string]testpods.Hostile{
-		"locals":   {Locals: 20_000_000},
-		"nested":   {Depth: 100_000},
-		"brtable":  {BrTable: 500_000},
-		"within": {Locals: abi.FunctionLocalsMax, Depth: 4096, BrTable: 4096},
+		"locals":  {Locals: 20_000_000},
+		"nested":  {Depth: 100_000},
+		"brtable": {BrTable: 500_000},
+		"within":  {Locals: abi.FunctionLocalsMax, Depth: 4096, BrTable: 4096},
 	}
 	manifest := ""
 	for name, h := range modules {
