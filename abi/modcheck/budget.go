@@ -50,12 +50,12 @@ const (
 // figures are what a module reaches of each budget: the largest of one
 // function, or the module's total. The tests compare real pods with them.
 type figures struct {
-	locals, bodyBytes, depth, brTable     uint64 // the largest in one function
-	functions, globals, types, codeBytes  uint64
-	tableEntries, totalLocals, weight     uint64
-	heaviest                              place // the function of most weight
-	heaviestWeight                        uint64
-	blocks, brTableWeight, functionWeight uint64 // of the function being read
+	locals, bodyBytes, depth, brTable    uint64 // the largest in one function
+	functions, globals, types, codeBytes uint64
+	tableEntries, totalLocals, weight    uint64
+	heaviest                             place // the function of most weight
+	heaviestWeight                       uint64
+	blocks, brTableWeight                uint64 // of the function being read
 }
 
 // over records that at exceeds a budget and fails r, which ends what r

@@ -86,6 +86,7 @@ func TestModulesJustWithinTheBudgetsPass(t *testing.T) {
 		"GlobalsMax globals":        {Globals: abi.GlobalsMax},
 		"TypesMax types":            {Types: abi.TypesMax - 1},
 		"TableEntriesMax entries":   {Table: abi.TableEntriesMax},
+		"CompileWeightMax weight":   {Functions: 2, Ifs: 8191},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Check(context.Background(), h.Wasm(), Options{MemoryLimit: 64 << 10}); err != nil {

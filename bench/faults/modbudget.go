@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,21 +77,61 @@ func runModuleBudget(s *server) []row {
 	for _, m := range modules {
 		s.c.Store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: m.name})
 	}
-	return rows
+	return append(rows, runWithinBudget(s, wasmDir)...)
+}
+
+// runWithinBudget starts a pod whose module is as costly to compile as
+// the budgets allow: two functions of 8191 ifs each, just within
+// abi.CompileWeightMax (an if weighs two blocks). It reports how long the
+// pod took to run (check and compile) and serve's peak RSS meanwhile.
+func runWithinBudget(s *server, wasmDir string) []row {
+	const fault, name = "module within the budgets", "budget-within"
+	if err := os.WriteFile(filepath.Join(wasmDir, name+".wasm"), testpods.Hostile{Functions: 2, Ifs: 8191}.Wasm(), 0o644); err != nil {
+		return failed(fault, err)
+	}
+	runtime.GC()
+	before := rss()
+	resetPeakRSS()
+	stop := samplePeakRSS()
+	o := benchPod(name, name, cluster.ControlPlaneName)
+	p := o.Obj.(*corev1.Pod)
+	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}
+	start := time.Now()
+	s.c.Store.Apply(p)
+	phase, err := waitPhase(s, name, 5*time.Minute, corev1.PodRunning, corev1.PodFailed)
+	took := time.Since(start)
+	during := max(stop(), peakRSS())
+	defer s.c.Store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+	if err != nil {
+		return failed(fault, err)
+	}
+	return []row{
+		{fault, "2 functions of 8191 ifs: phase, time to start", fmt.Sprintf("%s in %s", phase, took.Round(time.Millisecond))},
+		{fault, "RSS before / peak while compiling", fmt.Sprintf("%d / %d MB", before>>20, during>>20)},
+	}
 }
 
 // waitFailed waits for pod name to be Failed.
 func waitFailed(s *server, name string, timeout time.Duration) (*corev1.Pod, error) {
+	if _, err := waitPhase(s, name, timeout, corev1.PodFailed); err != nil {
+		return nil, err
+	}
+	o, _ := s.c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+	return o.(*corev1.Pod), nil
+}
+
+// waitPhase waits for pod name to reach one of phases, and returns it.
+func waitPhase(s *server, name string, timeout time.Duration, phases ...corev1.PodPhase) (corev1.PodPhase, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		if o, ok := s.c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
-			if p, ok := o.(*corev1.Pod); ok && p.Status.Phase == corev1.PodFailed {
-				return p, nil
+			if p, ok := o.(*corev1.Pod); ok && slices.Contains(phases, p.Status.Phase) {
+				return p.Status.Phase, nil
 			}
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	return nil, fmt.Errorf("pod %s not Failed after %s", name, timeout)
+	return "", fmt.Errorf("pod %s not %v after %s", name, phases, timeout)
 }
 
 // firstProblem shortens a status message to its first sentence's head.

@@ -12,6 +12,7 @@ type Hostile struct {
 	Locals    uint32 // i64 locals each function declares
 	Depth     int    // blocks nested in each function
 	Blocks    int    // blocks one after another in each function
+	Ifs       int    // ifs one after another in each function
 	BrTable   int    // targets of a br_table in each function
 	Nops      int    // nop instructions in each function, to make it long
 	Functions int    // functions, at least 1: the first is k32_handle, named "handle"
@@ -86,6 +87,7 @@ func (h Hostile) body() []byte {
 	}
 	b = append(b, bytes.Repeat([]byte{0x01}, h.Nops)...)
 	b = append(b, bytes.Repeat([]byte{0x02, 0x40, 0x0B}, h.Blocks)...)
+	b = append(b, bytes.Repeat([]byte{0x41, 0, 0x04, 0x40, 0x0B}, h.Ifs)...) // i32.const 0, if, end
 	b = append(b, bytes.Repeat([]byte{0x02, 0x40}, h.Depth)...)
 	b = append(b, bytes.Repeat([]byte{0x0B}, h.Depth)...)
 	if h.BrTable > 0 { // block, i32.const 0, br_table 0 … 0 0, end
