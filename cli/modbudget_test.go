@@ -19,7 +19,7 @@ import (
 )
 
 // serve refuses, before compiling it, a module over a module budget (the
-// three modules of issue 18 that took gigabytes and tens of seconds of CPU
+// three modules that once took gigabytes and tens of seconds of CPU
 // from serve; docs/boards.md, "Module budgets"): each pod is Failed with
 // reason ModuleLimitExceeded and a message naming the limit and the
 // function, and the cluster goes on serving a pod made the same way

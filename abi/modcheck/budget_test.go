@@ -13,9 +13,10 @@ import (
 	"github.com/kube32/kube32/internal/testpods"
 )
 
-// The hostile modules of issue 18, and one over each other budget, each
-// refused with a message naming the limit and the function (or the
-// module), before wazero compiles anything.
+// The hostile modules that once took serve gigabytes or tens of seconds of
+// CPU to compile, and one over each other budget, each refused with a
+// message naming the limit and the function (or the module), before
+// wazero compiles anything.
 var overBudgetModules = []struct {
 	name   string
 	module testpods.Hostile

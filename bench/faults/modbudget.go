@@ -24,9 +24,9 @@ import (
 const rssBudget = 300 << 20
 
 // runModuleBudget starts, one after another, three pods whose modules
-// once took serve gigabytes or tens of seconds of CPU to compile (issue
-// 18): 20 million locals in one function, 100,000 nested blocks, a
-// br_table of 500,000 targets. Each must be Failed with reason
+// once took serve gigabytes or tens of seconds of CPU to compile: 20
+// million locals in one function, 100,000 nested blocks, a br_table of
+// 500,000 targets. Each must be Failed with reason
 // ModuleLimitExceeded; it reports how long the refusal took (from the
 // Pod's creation to its Failed status), and serve's RSS before and at its
 // peak while they were refused, sampled every 2 ms and read as VmHWM
