@@ -175,6 +175,44 @@ const (
 	ChannelTopicMax = 256
 )
 
+// Module budgets: what a module may hold, as the boards' interpreter would
+// refuse it at load. abi/modcheck counts them on the module's bytes before
+// anything compiles it, so that refusing a module costs a node one pass
+// over its bytes, and compiling one within them a bounded time and memory
+// (docs/boards.md, "Module budgets", explains the numbers).
+const (
+	// FunctionLocalsMax bounds the locals one function declares, its
+	// parameters not counted.
+	FunctionLocalsMax = 50000
+	// ModuleLocalsMax bounds the locals a module's functions declare
+	// together.
+	ModuleLocalsMax = 1 << 20
+	// FunctionBytesMax bounds one function's body: its locals and code.
+	FunctionBytesMax = 1 << 20
+	// CodeBytesMax bounds a module's code section, every function's body
+	// together: no board's app image holds more.
+	CodeBytesMax = 16 << 20
+	// BlockDepthMax bounds how deep blocks, loops and ifs nest in one
+	// function.
+	BlockDepthMax = 16384
+	// BrTableTargetsMax bounds the targets of one br_table, its default
+	// not counted.
+	BrTableTargetsMax = 16384
+	// CompileWeightMax bounds the sum, over a module's functions, of the
+	// square of each one's blocks, loops and ifs (an if counting twice),
+	// and over its br_tables, of the square of each one's targets: what
+	// compiling a function costs grows with those squares.
+	CompileWeightMax = 1 << 29
+	// FunctionsMax bounds a module's functions, imported and defined.
+	FunctionsMax = 100000
+	// GlobalsMax bounds a module's globals, imported and defined.
+	GlobalsMax = 65536
+	// TypesMax bounds the entries of a module's type section.
+	TypesMax = 65536
+	// TableEntriesMax bounds the initial size of a module's tables.
+	TableEntriesMax = 1 << 18
+)
+
 // Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
@@ -229,6 +267,17 @@ var Limits = []Limit{
 	{"CallBodyMax", kib(CallBodyMax), "KiB", "The request body of k32_http_call; a longer one returns K32_ERR_TOOBIG.", "calls.md"},
 	{"ChannelMessageMax", kib(ChannelMessageMax), "KiB", "A channel message's payload; a larger one returns K32_ERR_TOOBIG from k32_publish.", "channels.md"},
 	{"ChannelTopicMax", ChannelTopicMax, "", "Bytes of a channel topic's name; a longer one returns K32_ERR_INVAL.", "channels.md"},
+	{"FunctionLocalsMax", FunctionLocalsMax, "", "Locals one function of a module declares, its parameters not counted; a module over any module budget does not build or start.", "boards.md"},
+	{"ModuleLocalsMax", ModuleLocalsMax, "", "Locals that the functions of a module declare together.", "boards.md"},
+	{"FunctionBytesMax", kib(FunctionBytesMax), "KiB", "The body of one function of a module, locals and code.", "boards.md"},
+	{"CodeBytesMax", kib(CodeBytesMax), "KiB", "A module's code section, every function's body together.", "boards.md"},
+	{"BlockDepthMax", BlockDepthMax, "", "How deep blocks, loops and ifs nest in one function.", "boards.md"},
+	{"BrTableTargetsMax", BrTableTargetsMax, "", "Targets of one br_table, its default not counted.", "boards.md"},
+	{"CompileWeightMax", CompileWeightMax, "", "The sum over a module's functions of the square of their blocks, loops and ifs (an if counts twice), and over its br_tables of the square of their targets.", "boards.md"},
+	{"FunctionsMax", FunctionsMax, "", "Functions of a module, imported and defined.", "boards.md"},
+	{"GlobalsMax", GlobalsMax, "", "Globals of a module, imported and defined.", "boards.md"},
+	{"TypesMax", TypesMax, "", "Entries of a module's type section.", "boards.md"},
+	{"TableEntriesMax", TableEntriesMax, "", "The initial size of a module's tables.", "boards.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

@@ -47,6 +47,10 @@ type Error struct {
 	// Unsupported are the features the module uses that the target does not
 	// run; a node reports such a pod as UnsupportedWasmFeature.
 	Unsupported []abi.WasmFeature
+	// OverBudget names the module budgets exceeded, by their constant in
+	// package abi ("FunctionLocalsMax"); a node reports such a pod as
+	// ModuleLimitExceeded. The other problems are then not looked for.
+	OverBudget []string
 }
 
 // Error joins the problems with "; ".
@@ -55,11 +59,17 @@ func (e *Error) Error() string { return strings.Join(e.Problems, "; ") }
 // wasmMagic opens every WebAssembly binary.
 var wasmMagic = []byte("\x00asm")
 
-// Check scans wasm for post-MVP features, compiles it (wazero interpreter: fast) and checks it against the ABI: no
-// feature outside opts.Features, every import known (module k32 from abi.Functions, wasi_snapshot_preview1 from
-// abi.WASISubset) with the right signature, memory exported as "memory", one of abi.EntryExports present with the right
-// signature, initial memory within opts.MemoryLimit. The error lists every problem, each naming the function, import,
-// export or limit; callers prefix the pod name. A failed check returns an *Error, except for an unreadable binary.
+// Check scans wasm for post-MVP features and the module budgets
+// (abi.FunctionLocalsMax and the rest), compiles it (wazero interpreter:
+// fast) and checks it against the ABI: no feature outside opts.Features,
+// every import known (module k32 from abi.Functions,
+// wasi_snapshot_preview1 from abi.WASISubset) with the right signature,
+// memory exported as "memory", one of abi.EntryExports present with the
+// right signature, initial memory within opts.MemoryLimit. A module over a
+// budget is refused before wazero sees it. The error lists every problem,
+// each naming the function, import, export or limit; callers prefix the
+// pod name. A failed check returns an *Error, except for an unreadable
+// binary.
 func Check(ctx context.Context, wasm []byte, opts Options) (Report, error) {
 	rep := Report{ModuleBytes: len(wasm)}
 	if !bytes.HasPrefix(wasm, wasmMagic) {
@@ -72,6 +82,11 @@ func Check(ctx context.Context, wasm []byte, opts Options) (Report, error) {
 	scan, err := scanFeatures(wasm)
 	if err != nil {
 		return rep, fmt.Errorf("invalid WebAssembly binary: %w", err)
+	}
+	// Over a budget (budget.go) the module goes no further: what wazero
+	// would spend on it is what the budgets bound.
+	if problems, limits := scan.budgetProblems(); len(problems) > 0 {
+		return rep, &Error{Problems: problems, OverBudget: limits}
 	}
 	rep.Features = scan.features()
 	problems, unsupported := scan.problems(runner(opts.Features))

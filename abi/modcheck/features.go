@@ -47,6 +47,11 @@ type featureScan struct {
 	funcNames  map[uint32]string // from the "name" custom section
 	exportName map[uint32]string // the first export of each function
 	k32Imports []string          // names of the functions imported from module k32
+	// overBudget are the budgets the module exceeds (budget.go), at most
+	// maxOverBudget functions of them; overMore counts the others.
+	overBudget []overBudget
+	overMore   int
+	fig        figures
 }
 
 // errMalformed marks a module whose structure the scan cannot follow: Check
@@ -85,17 +90,30 @@ func scanFeatures(wasm []byte) (*featureScan, error) {
 	for r.err == nil && r.more() {
 		id := r.byte()
 		size := r.u32()
+		if id == 10 {
+			s.fig.codeBytes = uint64(size)
+			if size > abi.CodeBytesMax {
+				s.over(r, place{kind: "module"}, fmt.Sprintf("has %d bytes of code, over", size), budgetCode, abi.CodeBytesMax)
+				break
+			}
+		}
 		body := r.sub(int(size))
 		if r.err != nil {
 			break
 		}
 		s.section(id, body)
+		if errors.Is(body.err, errOverBudget) {
+			return &s.featureScan, nil // the rest is not read
+		}
 		if body.err != nil {
 			return nil, fmt.Errorf("%w: section %d at offset %d: %v", errMalformed, id, body.base, body.err)
 		}
 		if body.more() {
 			return nil, fmt.Errorf("%w: section %d at offset %d: %d bytes left over", errMalformed, id, body.base, len(body.b)-body.pos)
 		}
+	}
+	if errors.Is(r.err, errOverBudget) {
+		return &s.featureScan, nil
 	}
 	if r.err != nil {
 		return nil, fmt.Errorf("%w: %v", errMalformed, r.err)
@@ -127,7 +145,10 @@ func (s *scanner) section(id byte, r *reader) {
 	case 2:
 		s.importSection(r)
 	case 3:
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
+		n := r.u32()
+		s.fig.functions = uint64(s.funcImports) + uint64(n)
+		s.count(r, s.fig.functions, "functions", budgetFunctions, abi.FunctionsMax)
+		for ; n > 0 && r.err == nil; n-- {
 			r.u32()
 		}
 	case 4:
@@ -139,7 +160,7 @@ func (s *scanner) section(id byte, r *reader) {
 				s.use(abi.FeatureGC, at, "table with an initializer")
 			}
 			s.valType(r, at, "table", true)
-			s.limits(r, at, false)
+			s.tableSize(r, at, s.limits(r, at, false))
 			if withInit {
 				s.expr(r, at)
 			}
@@ -151,7 +172,10 @@ func (s *scanner) section(id byte, r *reader) {
 			s.memories++
 		}
 	case 6:
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
+		n := r.u32()
+		s.fig.globals = uint64(len(s.globalsMut)) + uint64(n)
+		s.count(r, s.fig.globals, "globals", budgetGlobals, abi.GlobalsMax)
+		for ; n > 0 && r.err == nil; n-- {
 			at := place{kind: "global", index: uint32(len(s.globalsMut))}
 			s.valType(r, at, "global", false)
 			s.globalsMut = append(s.globalsMut, r.byte() == 1)
@@ -198,7 +222,10 @@ func (s *scanner) custom(r *reader) {
 		names := map[uint32]string{}
 		for n := sub.u32(); n > 0 && sub.err == nil; n-- {
 			idx := sub.u32()
-			names[idx] = sub.name()
+			name := sub.bytes(int(sub.u32()))
+			if idx < abi.FunctionsMax { // no more functions than that to name
+				names[idx] = string(name)
+			}
 		}
 		if sub.err == nil {
 			s.funcNames = names
@@ -208,7 +235,10 @@ func (s *scanner) custom(r *reader) {
 }
 
 func (s *scanner) typeSection(r *reader) {
-	for n := r.u32(); n > 0 && r.err == nil; n-- {
+	n := r.u32()
+	s.fig.types = uint64(n)
+	s.count(r, s.fig.types, "types", budgetTypes, abi.TypesMax)
+	for ; n > 0 && r.err == nil; n-- {
 		at := place{kind: "type", index: uint32(len(s.types))}
 		switch form := r.peek(); form {
 		case 0x4E: // rec group
@@ -282,7 +312,7 @@ func (s *scanner) importSection(r *reader) {
 			}
 		case 1:
 			s.valType(r, at, "table", true)
-			s.limits(r, at, false)
+			s.tableSize(r, at, s.limits(r, at, false))
 			s.tables++
 		case 2:
 			s.limits(r, at, true)
@@ -302,6 +332,8 @@ func (s *scanner) importSection(r *reader) {
 			r.fail("unknown import kind %d", kind)
 		}
 	}
+	s.count(r, uint64(s.funcImports), "imported functions", budgetFunctions, abi.FunctionsMax)
+	s.count(r, uint64(len(s.globalsMut)), "imported globals", budgetGlobals, abi.GlobalsMax)
 }
 
 func (s *scanner) exportSection(r *reader) {
@@ -310,7 +342,7 @@ func (s *scanner) exportSection(r *reader) {
 		kind, idx := r.byte(), r.u32()
 		switch kind {
 		case 0:
-			if _, ok := s.exportName[idx]; !ok {
+			if _, ok := s.exportName[idx]; !ok && idx < abi.FunctionsMax {
 				s.exportName[idx] = name
 			}
 		case 3:
@@ -323,12 +355,12 @@ func (s *scanner) exportSection(r *reader) {
 	}
 }
 
-// limits reads the limits of a memory or a table.
-func (s *scanner) limits(r *reader, at place, memory bool) {
+// limits reads the limits of a memory or a table and returns the minimum.
+func (s *scanner) limits(r *reader, at place, memory bool) (min uint64) {
 	flags := r.byte()
 	if flags&^0x07 != 0 {
 		r.fail("unknown limits flags 0x%02x", flags)
-		return
+		return 0
 	}
 	if flags&0x02 != 0 {
 		s.use(abi.FeatureThreads, at, "shared memory")
@@ -340,10 +372,11 @@ func (s *scanner) limits(r *reader, at place, memory bool) {
 		}
 		s.use(abi.FeatureMemory64, at, what)
 	}
-	r.u64()
+	min = r.u64()
 	if flags&0x01 != 0 {
 		r.u64()
 	}
+	return min
 }
 
 func (s *scanner) elemSection(r *reader) {
@@ -409,19 +442,19 @@ func (s *scanner) dataSection(r *reader) {
 }
 
 func (s *scanner) codeSection(r *reader) {
-	for i, n := uint32(0), r.u32(); i < n && r.err == nil; i++ {
+	n := r.u32()
+	s.count(r, uint64(s.funcImports)+uint64(n), "functions", budgetFunctions, abi.FunctionsMax)
+	for i := uint32(0); i < n && r.err == nil; i++ {
 		at := place{kind: "function", index: s.funcImports + i}
-		body := r.sub(int(r.u32()))
+		size := r.u32()
+		body := r.sub(int(size))
 		if r.err != nil {
 			return
 		}
-		for groups := body.u32(); groups > 0 && body.err == nil; groups-- {
-			body.u32()
-			s.valType(body, at, "local", false)
-		}
-		s.expr(body, at)
+		s.functionBody(r, body, at, size)
 		var u *undecodableError
 		switch {
+		case errors.Is(body.err, errOverBudget): // named; the next function
 		case errors.As(body.err, &u):
 			s.undecoded = append(s.undecoded, undecodable{at, u.what, u.offset})
 		case body.err != nil:
@@ -529,10 +562,16 @@ func (s *scanner) expr(r *reader, at place) {
 		case op == 0x02, op == 0x03, op == 0x04: // block loop if
 			s.blockType(r, at)
 			depth++
+			if !s.enterBlock(r, at, depth, op == 0x04) {
+				return
+			}
 		case op == 0x06:
 			s.use(abi.FeatureExceptionHandling, at, "try")
 			s.blockType(r, at)
 			depth++
+			if !s.enterBlock(r, at, depth, false) {
+				return
+			}
 		case op == 0x07, op == 0x08, op == 0x09: // catch throw rethrow
 			s.use(abi.FeatureExceptionHandling, at, [...]string{"catch", "throw", "rethrow"}[op-0x07])
 			r.u32()
@@ -546,7 +585,11 @@ func (s *scanner) expr(r *reader, at place) {
 		case op == 0x0C, op == 0x0D: // br br_if
 			r.u32()
 		case op == 0x0E: // br_table
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
+			n := r.u32()
+			if !s.brTableWithin(r, at, n) {
+				return
+			}
+			for ; n > 0 && r.err == nil; n-- {
 				r.u32()
 			}
 			r.u32()
@@ -599,6 +642,9 @@ func (s *scanner) expr(r *reader, at place) {
 				}
 			}
 			depth++
+			if !s.enterBlock(r, at, depth, false) {
+				return
+			}
 		case op >= 0x20 && op <= 0x24: // local.get … global.set
 			r.u32()
 		case op == 0x25, op == 0x26:
@@ -826,6 +872,9 @@ func CapabilityImports(wasm []byte) ([]abi.Function, error) {
 	scan, err := scanFeatures(wasm)
 	if err != nil {
 		return nil, err
+	}
+	if problems, _ := scan.budgetProblems(); len(problems) > 0 {
+		return nil, errors.New(problems[0]) // the scan stopped: its imports may be partial
 	}
 	var fns []abi.Function
 	for _, name := range scan.k32Imports {

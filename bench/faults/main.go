@@ -71,7 +71,7 @@ func main() {
 	}
 	defer stop()
 	var rows []row
-	for _, run := range []func(*server) []row{runTraps, runMemoryBomb, runConns, runStreams, runLogFlood, runUplink, runNetDest, runCallTimeout, runToken, runSlowClients, runHeaderFlood, runDeadWorker} {
+	for _, run := range []func(*server) []row{runTraps, runMemoryBomb, runConns, runStreams, runLogFlood, runUplink, runNetDest, runCallTimeout, runToken, runSlowClients, runHeaderFlood, runModuleBudget, runDeadWorker} {
 		rows = append(rows, run(s)...)
 	}
 	rows = append([]row{{"fault", "figure", "kube32"}}, rows...)

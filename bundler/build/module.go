@@ -64,6 +64,9 @@ func checkError(pod string, limit int64, err error) error {
 	if !errors.As(err, &cerr) {
 		return fmt.Errorf("checking pod %s: %w", pod, err)
 	}
+	if len(cerr.OverBudget) > 0 {
+		return fmt.Errorf("checking pod %s: the module is over the module budgets a board loads (docs/boards.md):\n  %s", pod, strings.Join(cerr.Problems, "\n  "))
+	}
 	what := []string{"k32_app_abi"}
 	if len(cerr.Unsupported) > 0 {
 		what = append(what, "the WebAssembly features the boards run")

@@ -106,6 +106,11 @@ const (
 	reasonError                  = "Error"
 )
 
+// ReasonModuleLimitExceeded: the module is over one of the module budgets,
+// abi.FunctionLocalsMax and the rest (docs/boards.md), and was refused
+// before anything compiled it.
+const ReasonModuleLimitExceeded = "ModuleLimitExceeded"
+
 // Restart policies.
 const (
 	restartAlways    = "Always"

@@ -99,6 +99,10 @@ func (p *Pod) checkError(rep modcheck.Report, err error) *startError {
 	if !errors.As(err, &cerr) {
 		return &startError{reasonModuleInvalid, err.Error()}
 	}
+	if len(cerr.OverBudget) > 0 {
+		// Refused before anything compiled it; only a smaller module helps.
+		return &startError{ReasonModuleLimitExceeded, "module is over the module budgets a board loads: " + cerr.Error()}
+	}
 	if len(cerr.Unsupported) > 0 {
 		// Neither a larger limit nor a restart helps: the module must be built without them.
 		return &startError{ReasonUnsupportedWasmFeature, "module uses WebAssembly features the boards do not run: " + cerr.Error()}

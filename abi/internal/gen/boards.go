@@ -37,6 +37,7 @@ func Boards() ([]byte, error) {
 		Features                                   []featureRow
 		AppPartition4M, PSRAMReserve, SDCard, Page string
 		CallbackStack, InProcessCallStack          string
+		Budget                                     map[string]string // the module budgets' values, by constant
 	}{
 		GeneratedBy:        generatedBy,
 		AppPartition4M:     modcheck.FormatBytes(abi.AppPartition(4 << 20)),
@@ -45,6 +46,12 @@ func Boards() ([]byte, error) {
 		Page:               modcheck.FormatBytes(modcheck.PageSize),
 		CallbackStack:      modcheck.FormatBytes(abi.CallbackStack),
 		InProcessCallStack: modcheck.FormatBytes(abi.InProcessCallStackBoard),
+	}
+	d.Budget = map[string]string{}
+	for _, l := range abi.Limits {
+		if l.See == "boards.md" {
+			d.Budget[l.GoName] = strings.TrimSpace(fmt.Sprintf("%d %s", l.Value, l.Unit))
+		}
 	}
 	size := func(n int64) string {
 		if n == 0 {
