@@ -41,7 +41,7 @@ var Functions = []Function{
 		{"headers", Ptr}, {"headers_len", U32}, {"body", Ptr}, {"body_len", U32},
 		{"resp", Ptr}, {"resp_cap", U32}, {"resp_len", Ptr}, {"timeout_ms", U32}}, Results: []Type{I32},
 		Doc: "Synchronous HTTP call to a Service or an outside host; returns the status or a K32_ERR_* code (K32_ERR_TOOBIG for a method, URL and headers over " +
-			strconv.Itoa(CallHeadBytesMax>>10) + " KiB or a body over " + strconv.Itoa(CallBodyMax>>20) + " MiB)."},
+			strconv.Itoa(CallHeadBytesMax>>10) + " KiB)."},
 	{Name: "k32_http_status", Results: []Type{I32},
 		Doc: "Status of the last k32_http_call (also after K32_ERR_TOOBIG)."},
 	{Name: "k32_http_header", Ext: true, Params: []Param{{"name", Ptr}, {"name_len", U32}, {"out", Ptr}, {"cap", U32}}, Results: []Type{I32},

@@ -164,9 +164,6 @@ const (
 	// CallHeadBytesMax bounds the method, URL and headers arguments of
 	// one k32_http_call together.
 	CallHeadBytesMax = 32 << 10
-	// CallBodyMax bounds the request body of k32_http_call: a pod's port
-	// takes no larger one (docs/serve.md).
-	CallBodyMax = 1 << 20
 	// ChannelMessageMax bounds a channel message's payload (k32_publish):
 	// a message is copied into every subscriber's queue.
 	ChannelMessageMax = 64 << 10
@@ -264,7 +261,6 @@ var Limits = []Limit{
 	{"RespHeadersMax", RespHeadersMax, "", "Response headers k32_resp_header queues for one response; one more returns K32_ERR_TOOBIG.", "abi.md"},
 	{"RespHeaderBytesMax", kib(RespHeaderBytesMax), "KiB", "The queued response headers of one response, as \"Name: value\\r\\n\" lines; a header past it returns K32_ERR_TOOBIG.", "abi.md"},
 	{"CallHeadBytesMax", kib(CallHeadBytesMax), "KiB", "The method, URL and headers arguments of one k32_http_call together; longer ones return K32_ERR_TOOBIG.", "calls.md"},
-	{"CallBodyMax", kib(CallBodyMax), "KiB", "The request body of k32_http_call; a longer one returns K32_ERR_TOOBIG.", "calls.md"},
 	{"ChannelMessageMax", kib(ChannelMessageMax), "KiB", "A channel message's payload; a larger one returns K32_ERR_TOOBIG from k32_publish.", "channels.md"},
 	{"ChannelTopicMax", ChannelTopicMax, "", "Bytes of a channel topic's name; a longer one returns K32_ERR_INVAL.", "channels.md"},
 	{"FunctionLocalsMax", FunctionLocalsMax, "", "Locals one function of a module declares, its parameters not counted; a module over any module budget does not build or start.", "boards.md"},

@@ -168,8 +168,8 @@ int32_t k32_resp_asset(const char* path, uint32_t path_len, uint32_t status);
 /*
  * k32_http_call: Synchronous HTTP call to a Service or an outside host; returns
  * the status or a K32_ERR_* code (K32_ERR_TOOBIG for a method, URL and headers
- * over 32 KiB or a body over 1 MiB). Needs capability SERVICE_CALL; without it
- * the call returns K32_ERR_PERM.
+ * over 32 KiB). Needs capability SERVICE_CALL; without it the call returns
+ * K32_ERR_PERM.
  */
 __attribute__((import_module("k32"), import_name("k32_http_call")))
 int32_t k32_http_call(const char* method, uint32_t method_len,

@@ -117,8 +117,8 @@ extern "C" {
 
     /// k32_http_call: Synchronous HTTP call to a Service or an outside host;
     /// returns the status or a K32_ERR_* code (K32_ERR_TOOBIG for a method, URL
-    /// and headers over 32 KiB or a body over 1 MiB). Needs capability
-    /// SERVICE_CALL; without it the call returns K32_ERR_PERM.
+    /// and headers over 32 KiB). Needs capability SERVICE_CALL; without it the
+    /// call returns K32_ERR_PERM.
     pub fn k32_http_call(method: *const u8, method_len: u32, url: *const u8, url_len: u32, headers: *const u8, headers_len: u32, body: *const u8, body_len: u32, resp: *mut u8, resp_cap: u32, resp_len: *mut u32, timeout_ms: u32) -> i32;
 
     /// k32_http_status: Status of the last k32_http_call (also after
