@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -40,13 +41,19 @@ func Decode(contentType string, data []byte) (obj runtime.Object, strictErr, err
 	default:
 		return nil, nil, fmt.Errorf("%w (Content-Type %q)", ErrUnsupportedMediaType, contentType)
 	}
-	js, err := yaml.YAMLToJSON(data)
+	js, yamlStrictErr, err := toJSON(mediaType, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	obj, _, err = strictDecoder.Decode(js, nil, nil)
 	if obj != nil && err != nil && runtime.IsStrictDecodingError(err) {
+		if yamlStrictErr != nil {
+			return obj, fmt.Errorf("%v, %s", yamlStrictErr, cleanDecodeError(err)), nil
+		}
 		return obj, errors.New(cleanDecodeError(err)), nil
+	}
+	if err == nil && yamlStrictErr != nil {
+		return obj, yamlStrictErr, nil
 	}
 	if err != nil {
 		if path, value, ok := findBadQuantity(js); ok {
@@ -55,6 +62,26 @@ func Decode(contentType string, data []byte) (obj runtime.Object, strictErr, err
 		return nil, nil, errors.New(cleanDecodeError(err))
 	}
 	return obj, nil, nil
+}
+
+// toJSON is data as JSON for the strict decoder. A JSON body goes as it
+// is, so that the JSON decoder sees a key given twice (`duplicate field
+// "metadata.name"`); YAML (or YAML sent as JSON) is converted, which keeps
+// the last of duplicate keys, so it is first parsed strictly and what that
+// finds comes back as strictErr, as kube-apiserver's YAML decoder reports it.
+func toJSON(mediaType string, data []byte) (js []byte, strictErr, err error) {
+	if mediaType == runtime.ContentTypeJSON && json.Valid(data) {
+		return data, nil, nil
+	}
+	js, err = yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := yaml.YAMLToJSONStrict(data); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+		strictErr = errors.New(strings.ReplaceAll(msg, "\n  ", " ")) // one line, for a Warning header
+	}
+	return js, strictErr, nil
 }
 
 // cleanDecodeError turns apimachinery's decode errors into "field: problem".

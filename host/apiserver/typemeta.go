@@ -60,9 +60,13 @@ func withTypeMeta(contentType string, data []byte, res *resource) (string, []byt
 		out, err := json.Marshal(fields)
 		return runtime.ContentTypeJSON, out, err
 	}
-	// Splice the missing fields in front, keeping the body as it was sent
-	// so that the strict decoder still sees its duplicate fields.
+	// Splice the missing fields in front, keeping a JSON body as it was
+	// sent so that the strict decoder still sees its duplicate fields
+	// (converting YAML keeps only the last of them).
 	head, _ := json.Marshal(want)
+	if json.Valid(data) {
+		js = data
+	}
 	rest := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(js), []byte("{")))
 	out := head[:len(head)-1]
 	if !bytes.HasPrefix(rest, []byte("}")) {
