@@ -46,14 +46,18 @@ func Decode(contentType string, data []byte) (obj runtime.Object, strictErr, err
 		return nil, nil, err
 	}
 	obj, _, err = strictDecoder.Decode(js, nil, nil)
-	if obj != nil && err != nil && runtime.IsStrictDecodingError(err) {
+	if strict, ok := runtime.AsStrictDecodingError(err); ok && obj != nil {
+		var all StrictErrors
 		if yamlStrictErr != nil {
-			return obj, fmt.Errorf("%v, %s", yamlStrictErr, cleanDecodeError(err)), nil
+			all = append(all, yamlStrictErr)
 		}
-		return obj, errors.New(cleanDecodeError(err)), nil
+		for _, e := range strict.Errors() {
+			all = append(all, errors.New(cleanDecodeError(e)))
+		}
+		return obj, all, nil
 	}
 	if err == nil && yamlStrictErr != nil {
-		return obj, yamlStrictErr, nil
+		return obj, StrictErrors{yamlStrictErr}, nil
 	}
 	if err != nil {
 		if path, value, ok := findBadQuantity(js); ok {
@@ -63,6 +67,22 @@ func Decode(contentType string, data []byte) (obj runtime.Object, strictErr, err
 	}
 	return obj, nil, nil
 }
+
+// StrictErrors are the unknown and duplicate fields of a body, each its
+// own error: the API sends one Warning header per field, as kube-apiserver
+// does, and prints them together, comma-separated.
+type StrictErrors []error
+
+func (e StrictErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, ", ")
+}
+
+// Unwrap returns each field's error.
+func (e StrictErrors) Unwrap() []error { return e }
 
 // toJSON is data as JSON for the strict decoder. A JSON body goes as it
 // is, so that the JSON decoder sees a key given twice (`duplicate field
