@@ -132,4 +132,20 @@ func TestServerSideApplyOfServedManifestsIsANoOp(t *testing.T) {
 			t.Errorf("a second server-side apply wrote %v: resourceVersion %s -> %s", k, versions[k], rv)
 		}
 	}
+
+	// serve's objects carry the last-applied annotation of a client-side
+	// apply, so kubectl's first server-side apply took kube32-serve's fields
+	// over, as kube-apiserver upgrades an object applied client-side: a
+	// changed manifest then applies without conflicts.
+	changed := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(changed, []byte(strings.Replace(twoPods, "targetPort: 7000", "targetPort: 7001", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, false, "apply", "--server-side", "-f", changed)
+	if out := e.run(t, false, "get", "svc", "web", "-o", "jsonpath={.spec.ports[0].targetPort}"); out != "7001" {
+		t.Errorf("targetPort after a server-side apply of the changed manifest: %q", out)
+	}
+	if after := statesOf(t, c.Store); after["a"].generation != before["a"].generation || after["b"].uid != before["b"].uid {
+		t.Errorf("a Service change touched the pods: %+v -> %+v", before, after)
+	}
 }
