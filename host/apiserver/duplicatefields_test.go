@@ -21,6 +21,7 @@ func TestDuplicateFieldsAreStrictDecodingErrors(t *testing.T) {
 	for _, tc := range []struct{ name, method, url, ctype, body, want string }{
 		{"JSON create", "POST", base + "?fieldValidation=Strict", "application/json", dupJSON, `duplicate field \"metadata.name\"`},
 		{"YAML create", "POST", base + "?fieldValidation=Strict", "application/yaml", dupYAML, `key \"name\" already set in map`},
+		{"YAML create without kind", "POST", base + "?fieldValidation=Strict", "application/yaml", strings.Replace(dupYAML, "apiVersion: v1\nkind: Pod\n", "", 1), `key \"name\" already set in map`},
 		{"server-side apply", "PATCH", base + "/b?fieldManager=t&fieldValidation=Strict", "application/apply-patch+yaml", dupYAML, `error strict decoding YAML`},
 	} {
 		r := testhttp.Do(t, tc.method, tc.url, tc.body, "Content-Type: "+tc.ctype)
