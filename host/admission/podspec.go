@@ -20,10 +20,11 @@ import (
 // kube-apiserver would default (dnsPolicy, imagePullPolicy) pass.
 
 var (
-	dnsPolicies         = []corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone}
-	pullPolicies        = []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}
-	tolerationOperators = []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists, corev1.TolerationOpLt, corev1.TolerationOpGt}
-	taintEffects        = []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}
+	dnsPolicies                = []corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone}
+	pullPolicies               = []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}
+	terminationMessagePolicies = []corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError}
+	tolerationOperators        = []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists, corev1.TolerationOpLt, corev1.TolerationOpGt}
+	taintEffects               = []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}
 )
 
 // validatePodSpecExtras checks the pod-level fields beside containers.
@@ -42,9 +43,14 @@ func validatePodSpecExtras(spec *corev1.PodSpec, path *field.Path) field.ErrorLi
 	if p := spec.DNSPolicy; p != "" && !sets.New(dnsPolicies...).Has(p) {
 		errs = append(errs, field.NotSupported(path.Child("dnsPolicy"), p, dnsPolicies))
 	}
-	if name := spec.ServiceAccountName; name != "" {
-		for _, msg := range apivalidation.NameIsDNSSubdomain(name, false) {
-			errs = append(errs, field.Invalid(path.Child("serviceAccountName"), name, msg))
+	for _, f := range []struct{ name, value string }{
+		{"serviceAccountName", spec.ServiceAccountName}, {"nodeName", spec.NodeName},
+		{"priorityClassName", spec.PriorityClassName}, {"schedulerName", spec.SchedulerName},
+	} {
+		if f.value != "" {
+			for _, msg := range apivalidation.NameIsDNSSubdomain(f.value, false) {
+				errs = append(errs, field.Invalid(path.Child(f.name), f.value, msg))
+			}
 		}
 	}
 	for i, gate := range spec.ReadinessGates {
@@ -107,6 +113,9 @@ func validateContainerExtras(c *corev1.Container, volumes sets.Set[string], path
 	var errs field.ErrorList
 	if p := c.ImagePullPolicy; p != "" && !sets.New(pullPolicies...).Has(p) {
 		errs = append(errs, field.NotSupported(path.Child("imagePullPolicy"), p, pullPolicies))
+	}
+	if p := c.TerminationMessagePolicy; p != "" && !sets.New(terminationMessagePolicies...).Has(p) {
+		errs = append(errs, field.NotSupported(path.Child("terminationMessagePolicy"), p, terminationMessagePolicies))
 	}
 	mountPaths := sets.New[string]()
 	for i, m := range c.VolumeMounts {
