@@ -30,9 +30,8 @@ func validateServiceNetworking(svc *corev1.Service, spec *field.Path) field.Erro
 		name := strings.TrimSuffix(svc.Spec.ExternalName, ".") // a CNAME may end in a dot
 		if name == "" {
 			errs = append(errs, field.Required(spec.Child("externalName"), ""))
-		}
-		for _, msg := range validation.IsDNS1123Subdomain(name) {
-			if name != "" {
+		} else {
+			for _, msg := range validation.IsDNS1123Subdomain(name) {
 				errs = append(errs, field.Invalid(spec.Child("externalName"), name, msg))
 			}
 		}
