@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +20,9 @@ import (
 	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/host/kubeconfig"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
 
@@ -89,7 +92,7 @@ var admissionRules = []admissionRule{
 	{"PodHasContainers", podHead + "  containers: []\n", "spec.containers"},
 	{"PodImageIsWasmEmbeddedOrSD", podHead + "  containers: [{name: c, image: 'nginx:1.27'}]\n", "spec.containers[0].image"},
 	{"PodImageNameIsOnePathElement", podHead + "  containers: [{name: c, image: 'wasm://embedded/../../etc/x'}]\n", "spec.containers[0].image"},
-	{"PodImageNameIsDNSLabel", podHead + "  containers: [{name: c, image: 'wasm://sd/a_b'}]\n", "spec.containers[0].image"},
+	{"PodImageNameIsAnImageName", podHead + "  containers: [{name: c, image: 'wasm://sd/A_b'}]\n", "spec.containers[0].image"},
 	{"PodImageIsRequired", podHead + "  containers: [{name: c}]\n", "spec.containers[0].image"},
 	{"ContainerNameIsDNSLabel", podHead + "  containers: [{name: C, image: 'wasm://embedded/echo'}]\n", "spec.containers[0].name"},
 	{"ContainerNamesAreUnique", podHead + "  containers: [{name: c, image: 'wasm://embedded/echo'}, {name: c, image: 'wasm://embedded/echo'}]\n", "spec.containers[1].name"},
@@ -122,12 +125,42 @@ var admissionRules = []admissionRule{
 	{"IngressBackendPortIsAPortNumber", ingressHead + "  defaultBackend: {service: {name: web, port: {number: 65536}}}\n", "spec.defaultBackend.service.port.number"},
 }
 
+// Issue 19, item 4: the objects kube-apiserver refuses that kube32 once
+// admitted: the rest of a Pod's, a Service's and an Ingress's fields, as
+// kube-apiserver checks them (host/admission/podspec.go, affinity.go,
+// servicenet.go, ingress.go).
+var kubeAPIServerRules = []admissionRule{
+	{"PodActiveDeadlineSecondsAtLeast1", podHead + container + "  activeDeadlineSeconds: 0\n", "spec.activeDeadlineSeconds"},
+	{"PodHostnameIsDNSLabel", podHead + container + "  hostname: Web\n", "spec.hostname"},
+	{"PodDNSPolicyIsSupported", podHead + container + "  dnsPolicy: Sometimes\n", "spec.dnsPolicy"},
+	{"ContainerImagePullPolicyIsSupported", pod("imagePullPolicy: Sometimes"), "spec.containers[0].imagePullPolicy"},
+	{"VolumeMountNamesAVolume", pod("volumeMounts: [{name: data, mountPath: /data}]"), "spec.containers[0].volumeMounts[0].name"},
+	{"ProbeHasAHandler", pod("livenessProbe: {periodSeconds: 5}"), "spec.containers[0].livenessProbe"},
+	{"TolerationOperatorIsSupported", podHead + container + "  tolerations: [{key: k, operator: Above}]\n", "spec.tolerations[0].operator"},
+	{"InitContainerNameIsNotAContainerName", podHead + container + "  initContainers: [{name: c, image: 'wasm://embedded/echo'}]\n", "spec.initContainers[0].name"},
+	{"NodeNameIsDNSSubdomain", podHead + container + "  nodeName: Node_1\n", "spec.nodeName"},
+	{"PriorityClassNameIsDNSSubdomain", podHead + container + "  priorityClassName: High_Priority\n", "spec.priorityClassName"},
+	{"ContainerTerminationMessagePolicyIsSupported", pod("terminationMessagePolicy: Never"), "spec.containers[0].terminationMessagePolicy"},
+	{"ServiceAccountNameIsDNSSubdomain", podHead + container + "  serviceAccountName: Bad_Name\n", "spec.serviceAccountName"},
+	{"NodeAffinityOperatorIsSupported", podHead + container + "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: disk, operator: Near, values: [ssd]}]}]}}}\n",
+		"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator"},
+	{"ReadinessGateConditionTypeIsQualifiedName", podHead + container + "  readinessGates: [{conditionType: 'a b'}]\n", "spec.readinessGates[0].conditionType"},
+	{"ServiceClusterIPIsAnIP", serviceHead + "  clusterIP: not-an-ip\n  ports: [{port: 80}]\n", "spec.clusterIPs[0]"},
+	{"ExternalNameServiceHasAName", "apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec:\n  type: ExternalName\n", "spec.externalName"},
+	{"NodePortIsForbiddenOnClusterIP", serviceHead + "  ports: [{port: 80, nodePort: 30080}]\n", "spec.ports[0].nodePort"},
+	{"ExternalTrafficPolicyNeedsAnExternalService", serviceHead + "  externalTrafficPolicy: Local\n  ports: [{port: 80}]\n", "spec.externalTrafficPolicy"},
+	{"IPFamilyPolicyIsSupported", serviceHead + "  ipFamilyPolicy: TripleStack\n  ports: [{port: 80}]\n", "spec.ipFamilyPolicy"},
+	{"LoadBalancerSourceRangesAreCIDRs", serviceHead + "  type: LoadBalancer\n  loadBalancerSourceRanges: [not-a-cidr]\n  ports: [{port: 80}]\n", "spec.LoadBalancerSourceRanges[0]"},
+	{"ExternalIPsAreIPs", serviceHead + "  externalIPs: [not-an-ip]\n  ports: [{port: 80}]\n", "spec.externalIPs[0]"},
+	{"IngressTLSHostIsDNSName", ingressHead + "  defaultBackend: {service: {name: web, port: {number: 80}}}\n  tls: [{hosts: ['a b']}]\n", "spec.tls[0].hosts[0]"},
+}
+
 // Each rule is enforced alike by the API (a 422 naming the field, the store
 // unchanged) and by `kube32 serve -f` (refusing to start, naming the file,
 // the object and the same field with the same message).
 func TestAdmissionRules(t *testing.T) {
 	api := newAPI(t)
-	for _, rule := range admissionRules {
+	for _, rule := range append(admissionRules, kubeAPIServerRules...) {
 		t.Run(rule.name, func(t *testing.T) {
 			cause := api.createInvalid(t, rule.manifest, rule.field)
 			if t.Failed() {
@@ -299,5 +332,35 @@ func TestServeWithAnInvalidManifestExitsNonZero(t *testing.T) {
 	want := "kube32: " + file + ": document 1 (NetworkPolicy default/x): spec.egress[0].ports[0].endPort: Invalid value: 65537: must be between 1 and 65535, inclusive"
 	if code == 0 || !strings.Contains(stderr.String(), want) {
 		t.Errorf("exit code %d, stderr:\n%s\nwant non-zero and %q", code, stderr.String(), want)
+	}
+}
+
+// Issue 19, item 4: real kubectl gets kube-apiserver's answer for each
+// object kube-apiserver refuses: the 422's field path and message.
+func TestKubectlApplyRefusesWhatKubeAPIServerRefuses(t *testing.T) {
+	kubectl := testenv.Tool(t, "kubectl")
+	api := newAPI(t)
+	dir := t.TempDir()
+	config := filepath.Join(dir, "kubeconfig")
+	if err := kubeconfig.Write(config, kubeconfig.Entry{Server: api.url}); err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range kubeAPIServerRules {
+		t.Run(rule.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "bad.yaml")
+			if err := os.WriteFile(file, []byte(rule.manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := api.store.Version()
+			cmd := exec.Command(kubectl, "--context", "kube32", "--cache-dir", filepath.Join(dir, "cache"), "apply", "-f", file)
+			cmd.Env = append(os.Environ(), "KUBECONFIG="+config)
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "is invalid: ") || !strings.Contains(string(out), rule.field+": ") {
+				t.Errorf("kubectl apply: %v\n%s\nwant a 422 naming %s", err, out, rule.field)
+			}
+			if api.store.Version() != before {
+				t.Error("the store changed")
+			}
+		})
 	}
 }

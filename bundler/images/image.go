@@ -35,10 +35,6 @@ type Image struct {
 // letter or digit (so never "." or "..").
 var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
 
-// labelPattern is a DNS-1123 label, what an image name is: the API checks
-// Pods' images with ParseImage, so every reference it admits resolves.
-var labelPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
-
 // maxNameLen is the longest image or bundle name (a DNS label's length).
 const maxNameLen = 63
 
@@ -56,7 +52,9 @@ func ValidateName(name string) error {
 }
 
 // ParseImage parses "wasm://embedded/<name>" or "wasm://sd/<name>", <name>
-// a DNS-1123 label, and nothing else.
+// one safe path element by ValidateName, and nothing else. It is the one
+// image rule: admission checks Pods' images with it and the kubelet
+// resolves them with it, so every reference the API admits resolves.
 func ParseImage(ref string) (Image, error) {
 	rest, ok := strings.CutPrefix(ref, scheme)
 	if !ok {
@@ -75,9 +73,6 @@ func ParseImage(ref string) (Image, error) {
 	}
 	if err := ValidateName(name); err != nil {
 		return Image{}, fmt.Errorf("image %q: %v", ref, err)
-	}
-	if !labelPattern.MatchString(name) {
-		return Image{}, fmt.Errorf("image %q: the name %q must be a DNS-1123 label (lowercase letters, digits and '-')", ref, name)
 	}
 	return Image{Ref: ref, Storage: storage, Name: name}, nil
 }

@@ -49,3 +49,16 @@ func Admit(obj runtime.Object) field.ErrorList {
 		return field.ErrorList{field.Forbidden(field.NewPath("kind"), fmt.Sprintf("%T cannot be written", obj))}
 	}
 }
+
+// AdmitUpdate admits obj as Admit does, as the replacement of old, the
+// stored object of the same kind: a Pod's spec may then change only where
+// kube-apiserver allows it (podupdate.go).
+func AdmitUpdate(obj, old runtime.Object) field.ErrorList {
+	errs := Admit(obj)
+	if pod, ok := obj.(*corev1.Pod); ok {
+		if oldPod, ok := old.(*corev1.Pod); ok {
+			errs = append(errs, validatePodUpdate(pod, oldPod)...)
+		}
+	}
+	return errs
+}

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -40,13 +41,23 @@ func Decode(contentType string, data []byte) (obj runtime.Object, strictErr, err
 	default:
 		return nil, nil, fmt.Errorf("%w (Content-Type %q)", ErrUnsupportedMediaType, contentType)
 	}
-	js, err := yaml.YAMLToJSON(data)
+	js, yamlStrictErr, err := toJSON(mediaType, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	obj, _, err = strictDecoder.Decode(js, nil, nil)
-	if obj != nil && err != nil && runtime.IsStrictDecodingError(err) {
-		return obj, errors.New(cleanDecodeError(err)), nil
+	if strict, ok := runtime.AsStrictDecodingError(err); ok && obj != nil {
+		var all StrictErrors
+		if yamlStrictErr != nil {
+			all = append(all, yamlStrictErr)
+		}
+		for _, e := range strict.Errors() {
+			all = append(all, errors.New(cleanDecodeError(e)))
+		}
+		return obj, all, nil
+	}
+	if err == nil && yamlStrictErr != nil {
+		return obj, StrictErrors{yamlStrictErr}, nil
 	}
 	if err != nil {
 		if path, value, ok := findBadQuantity(js); ok {
@@ -55,6 +66,42 @@ func Decode(contentType string, data []byte) (obj runtime.Object, strictErr, err
 		return nil, nil, errors.New(cleanDecodeError(err))
 	}
 	return obj, nil, nil
+}
+
+// StrictErrors are the unknown and duplicate fields of a body, each its
+// own error: the API sends one Warning header per field, as kube-apiserver
+// does, and prints them together, comma-separated.
+type StrictErrors []error
+
+func (e StrictErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, ", ")
+}
+
+// Unwrap returns each field's error.
+func (e StrictErrors) Unwrap() []error { return e }
+
+// toJSON is data as JSON for the strict decoder. A JSON body goes as it
+// is, so that the JSON decoder sees a key given twice (`duplicate field
+// "metadata.name"`); YAML (or YAML sent as JSON) is converted, which keeps
+// the last of duplicate keys, so it is first parsed strictly and what that
+// finds comes back as strictErr, as kube-apiserver's YAML decoder reports it.
+func toJSON(mediaType string, data []byte) (js []byte, strictErr, err error) {
+	if mediaType == runtime.ContentTypeJSON && json.Valid(data) {
+		return data, nil, nil
+	}
+	js, err = yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := yaml.YAMLToJSONStrict(data); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+		strictErr = errors.New(strings.ReplaceAll(msg, "\n  ", " ")) // one line, for a Warning header
+	}
+	return js, strictErr, nil
 }
 
 // cleanDecodeError turns apimachinery's decode errors into "field: problem".

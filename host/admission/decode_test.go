@@ -3,6 +3,7 @@ package admission
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,5 +46,22 @@ func TestDecodeReportsUnknownFieldsApart(t *testing.T) {
 	obj, strictErr, err := Decode("application/yaml", []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {contaners: []}\n"))
 	if err != nil || obj == nil || strictErr == nil || strictErr.Error() != `unknown field "spec.contaners"` {
 		t.Fatalf("Decode = %v, %v, %v", obj, strictErr, err)
+	}
+}
+
+// Issue 19, item 3: a body with a key twice is a strict decoding error, as
+// kube-apiserver's strict decoder reports it, whether JSON (the JSON
+// decoder's "duplicate field") or YAML (the YAML parser's "already set"),
+// rather than the last value winning unseen.
+func TestDecodeReportsDuplicateFields(t *testing.T) {
+	for _, tc := range []struct{ contentType, body, want string }{
+		{"application/json", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}}`, `duplicate field "metadata.name"`},
+		{"", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"x","image":"y"}]}}`, `duplicate field "spec.containers[0].image"`},
+		{"application/yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n", `line 5: key "name" already set in map`},
+	} {
+		obj, strictErr, err := Decode(tc.contentType, []byte(tc.body))
+		if err != nil || obj == nil || strictErr == nil || !strings.Contains(strictErr.Error(), tc.want) {
+			t.Errorf("Decode(%q, %s) = %v, strict %v, %v; want a strict error saying %s", tc.contentType, tc.body, obj, strictErr, err, tc.want)
+		}
 	}
 }

@@ -33,6 +33,7 @@ func validateIngress(ing *networkingv1.Ingress) field.ErrorList {
 	if len(ing.Spec.Rules) == 0 && ing.Spec.DefaultBackend == nil {
 		errs = append(errs, field.Invalid(spec, "", "either `defaultBackend` or `rules` must be specified"))
 	}
+	errs = append(errs, validateIngressTLS(ing.Spec.TLS, spec.Child("tls"))...)
 	for i, rule := range ing.Spec.Rules {
 		rulePath := spec.Child("rules").Index(i)
 		if rule.Host != "" {
@@ -47,6 +48,30 @@ func validateIngress(ing *networkingv1.Ingress) field.ErrorList {
 		}
 		for j, p := range rule.HTTP.Paths {
 			errs = append(errs, validateIngressPath(p, paths.Index(j))...)
+		}
+	}
+	return errs
+}
+
+// validateIngressTLS: TLS hosts are DNS names or single-label wildcards,
+// secret names DNS subdomains, as kube-apiserver checks them.
+func validateIngressTLS(tls []networkingv1.IngressTLS, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range tls {
+		for j, host := range t.Hosts {
+			hostPath := path.Index(i).Child("hosts").Index(j)
+			check := validation.IsDNS1123Subdomain
+			if strings.Contains(host, "*") {
+				check = validation.IsWildcardDNS1123Subdomain
+			}
+			for _, msg := range check(host) {
+				errs = append(errs, field.Invalid(hostPath, host, msg))
+			}
+		}
+		if t.SecretName != "" {
+			for _, msg := range nameIsDNSSubdomain(t.SecretName, false) {
+				errs = append(errs, field.Invalid(path.Index(i).Child("secretName"), t.SecretName, msg))
+			}
 		}
 	}
 	return errs

@@ -51,6 +51,10 @@ func validatePod(pod *corev1.Pod) field.ErrorList {
 	if len(pod.Spec.Containers) == 0 {
 		errs = append(errs, field.Required(containers, ""))
 	}
+	volumes := sets.New[string]()
+	for _, v := range pod.Spec.Volumes {
+		volumes.Insert(v.Name)
+	}
 	names := sets.New[string]()
 	for i, c := range pod.Spec.Containers {
 		path := containers.Index(i)
@@ -59,7 +63,20 @@ func validatePod(pod *corev1.Pod) field.ErrorList {
 		errs = append(errs, validateContainerPorts(c.Ports, path.Child("ports"))...)
 		errs = append(errs, validateEnv(pod, c.Env, path.Child("env"))...)
 		errs = append(errs, validateMemory(c.Resources, path.Child("resources"))...)
+		errs = append(errs, validateContainerExtras(&c, volumes, path)...)
 	}
+	// Init containers do not run under kube32 (so any image passes), but
+	// their names share the containers' and they are otherwise checked as
+	// kube-apiserver checks them.
+	for i, c := range pod.Spec.InitContainers {
+		path := spec.Child("initContainers").Index(i)
+		errs = append(errs, validateContainerName(c.Name, names, path.Child("name"))...)
+		if c.Image == "" {
+			errs = append(errs, field.Required(path.Child("image"), ""))
+		}
+		errs = append(errs, validateContainerExtras(&c, volumes, path)...)
+	}
+	errs = append(errs, validatePodSpecExtras(&pod.Spec, spec)...)
 	switch p := pod.Spec.RestartPolicy; {
 	case p == "":
 		errs = append(errs, field.Required(spec.Child("restartPolicy"), ""))

@@ -61,6 +61,7 @@ func validateService(svc *corev1.Service) field.ErrorList {
 		}
 		portProtocols.Insert(key)
 	}
+	errs = append(errs, validateServiceNetworking(svc, spec)...)
 	return append(errs, validateSelectorLabels(svc.Spec.Selector, spec.Child("selector"))...)
 }
 

@@ -17,3 +17,13 @@ func admit(res *resource, obj runtime.Object) error {
 	}
 	return apierrors.NewInvalid(res.groupKind(), obj.(metav1.Object).GetName(), errs)
 }
+
+// admitUpdate is admit for a write that replaces cur: it adds the rules of
+// updates, such as a Pod's immutable spec.
+func admitUpdate(res *resource, obj, cur runtime.Object) error {
+	errs := admission.AdmitUpdate(obj, cur)
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(res.groupKind(), obj.(metav1.Object).GetName(), errs)
+}

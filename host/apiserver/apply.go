@@ -2,8 +2,10 @@ package apiserver
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +45,9 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, req request)
 	}
 	config, err := applyConfiguration(body, req)
 	if err != nil {
+		return err
+	}
+	if err := checkApplyDuplicates(w, r, body); err != nil {
 		return err
 	}
 	m, err := fieldManager(req)
@@ -106,4 +111,25 @@ func applyConfiguration(body []byte, req request) (*unstructured.Unstructured, e
 		return nil, badRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return config, nil
+}
+
+// checkApplyDuplicates looks for a key given twice in an apply body, which
+// reading it as a map silently drops: a 400 with fieldValidation=Strict
+// (kubectl's default), a Warning header with Warn (the API's default), as
+// kube-apiserver's apply does.
+func checkApplyDuplicates(w http.ResponseWriter, r *http.Request, body []byte) error {
+	directive := r.URL.Query().Get("fieldValidation")
+	if directive == metav1.FieldValidationIgnore {
+		return nil
+	}
+	err := yaml.UnmarshalStrict(body, &map[string]any{})
+	if err == nil {
+		return nil
+	}
+	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), "\n  ", " ")
+	if directive == metav1.FieldValidationStrict {
+		return badRequest("error strict decoding YAML: %s", msg)
+	}
+	w.Header().Add("Warning", fmt.Sprintf("299 - %q", msg))
+	return nil
 }

@@ -21,7 +21,7 @@ func storeEnv(t *testing.T) (*env, *store.Store) {
 	s := store.New()
 	srv, _ := bareServer(t, s, "")
 	dir := t.TempDir()
-	e := &env{kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache")}
+	e := &env{kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache"), apiURL: srv.URL}
 	if err := kubeconfig.Write(e.kubeconfig, kubeconfig.Entry{Server: srv.URL}); err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,10 @@ func TestBadInputAnswersAPreciseStatusAndChangesNothing(t *testing.T) {
 		{"server-side apply of an unknown field", "PATCH", "pods/web?fieldManager=t", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},"spec":{"nodeNmae":"x"}}`, 400, metav1.StatusReasonBadRequest, ".spec.nodeNmae: field not declared in schema", ""},
 		{"force on a merge patch", "PATCH", "pods/web?force=true", "application/merge-patch+json", `{}`, 422, metav1.StatusReasonInvalid, "may not be specified for non-apply patch", "force"},
 		{"create with another API version", "POST", "services", "application/json", strings.Replace(goodService, `"v1"`, `"apps/v1"`, 1), 400, metav1.StatusReasonBadRequest, "the API version in the data (apps/v1) does not match the expected API version (v1)", ""},
-		{"bad JSON patch", "PATCH", "pods/web", "application/json-patch+json", `[{"op":"nope"}]`, 400, metav1.StatusReasonBadRequest, "applying the application/json-patch+json", ""},
+		{"malformed JSON patch", "PATCH", "pods/web", "application/json-patch+json", `{"op":"add"}`, 400, metav1.StatusReasonBadRequest, "applying the application/json-patch+json", ""},
+		// Issue 19, item 4: a JSON patch that does not apply is a 422, as kube-apiserver answers it.
+		{"JSON patch of an unknown op", "PATCH", "pods/web", "application/json-patch+json", `[{"op":"nope"}]`, 422, metav1.StatusReasonInvalid, "applying the application/json-patch+json", ""},
+		{"JSON patch whose test fails", "PATCH", "pods/web", "application/json-patch+json", `[{"op":"test","path":"/metadata/name","value":"other"}]`, 422, metav1.StatusReasonInvalid, "testing value /metadata/name failed", ""},
 		{"patch to an invalid object", "PATCH", "pods/web", "application/merge-patch+json", `{"spec":{"containers":[{"name":"c","image":"docker.io/x"}]}}`, 422, metav1.StatusReasonInvalid, "wasm://embedded/<name>", "spec.containers[0].image"},
 		{"writing Endpoints (read-only)", "PUT", "endpoints/web", "application/json", `{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"web"}}`, 405, metav1.StatusReasonMethodNotAllowed, "is not supported", ""},
 		{"deleting Endpoints (read-only)", "DELETE", "endpoints/web", "", "", 405, metav1.StatusReasonMethodNotAllowed, "is not supported", ""},

@@ -48,7 +48,13 @@ func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte)
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("strict decoding error: %v", strictErr))
 		case metav1.FieldValidationIgnore:
 		default:
-			w.Header().Add("Warning", fmt.Sprintf("299 - %q", strictErr.Error()))
+			warnings := []error{strictErr}
+			if list, ok := strictErr.(interface{ Unwrap() []error }); ok {
+				warnings = list.Unwrap()
+			}
+			for _, warning := range warnings { // one per field, as kube-apiserver sends them
+				w.Header().Add("Warning", fmt.Sprintf("299 - %q", warning.Error()))
+			}
 		}
 	}
 	meta := obj.(metav1.Object)

@@ -106,6 +106,35 @@ func recordUpdate(req request, manager string, live, obj runtime.Object) (runtim
 	return m.UpdateNoErrors(live, obj, manager), nil
 }
 
+// ServeManager is the field manager of what `kube32 serve` writes from its
+// manifests (-f, a project's, and --watch's re-applies), so that a later
+// `kubectl apply --server-side` by the user finds the fields owned and
+// shares them, rather than taking every field over as kubectl does with
+// an object no manager owns (docs/kubectl.md, "Server-side apply").
+const ServeManager = "kube32-serve"
+
+// RecordServeWrite sets obj's managedFields for a write by serve (an
+// Update operation, as the client-side `kubectl apply` it mirrors): live
+// is the stored object obj replaces, nil for a create.
+func RecordServeWrite(live, obj runtime.Object) (runtime.Object, error) {
+	meta, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, fmt.Errorf("%T has no metadata", obj)
+	}
+	res := byKind(obj.GetObjectKind().GroupVersionKind().Kind)
+	if res == nil || res.Computed {
+		return nil, fmt.Errorf("%s: not a kind the API writes", obj.GetObjectKind().GroupVersionKind().Kind)
+	}
+	req := request{res: res, namespace: meta.GetNamespace(), name: meta.GetName()}
+	if live == nil {
+		var err error
+		if live, err = newObject(req, meta.GetName()); err != nil {
+			return nil, err
+		}
+	}
+	return recordUpdate(req, ServeManager, live, obj)
+}
+
 // newObject is an empty object of req's kind named as the URL names it:
 // the live object of a create.
 func newObject(req request, name string) (runtime.Object, error) {

@@ -57,6 +57,7 @@ type env struct {
 	kubectl    string
 	kubeconfig string
 	cacheDir   string
+	apiURL     string // the API server's address
 }
 
 func startCluster(t *testing.T, token string) *env {
@@ -68,7 +69,7 @@ func startCluster(t *testing.T, token string) *env {
 	}
 	t.Cleanup(func() { c.Close() })
 	dir := t.TempDir()
-	e := &env{c: c, kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache")}
+	e := &env{c: c, kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache"), apiURL: c.APIURL()}
 	if err := kubeconfig.Write(e.kubeconfig, kubeconfig.Entry{Server: c.APIURL(), Token: token}); err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,17 @@ spec:
 		}
 	})
 
-	t.Run("logs -f follows the pod across a restart by a spec change", func(t *testing.T) {
+	t.Run("logs -f follows the pod across a restart by an image change", func(t *testing.T) {
+		// A Pod's spec changes only in what kube-apiserver allows (its
+		// images among them): the same module as a second image.
+		wasm := filepath.Join(echoImages(t), "firmware", "images", "wasm")
+		module, err := os.ReadFile(filepath.Join(wasm, "echo.wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(wasm, "echo_v2.wasm"), module, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		follow := e.cmd(t, nil, "logs", "-f", "echo")
 		var buf safeBuffer
 		follow.Stdout, follow.Stderr = &buf, &buf
@@ -145,16 +155,20 @@ spec:
 		}
 		defer follow.Process.Kill()
 		testenv.Eventually(t, "logs -f to print the start", func() bool { return strings.Count(buf.String(), "started") == 1 })
-		e.run(t, false, "patch", "pod", "echo", "-p", `{"spec":{"containers":[{"name":"echo","env":[{"name":"GREETING","value":"hello again"}]}]}}`)
+		e.run(t, false, "patch", "pod", "echo", "-p", `{"spec":{"containers":[{"name":"echo","image":"wasm://embedded/echo_v2"}]}}`)
 		testenv.Eventually(t, "logs -f to print the restart", func() bool { return strings.Count(buf.String(), "started") >= 2 })
-		testenv.Eventually(t, "the restarted pod to answer with its new env", func() bool {
+		testenv.Eventually(t, "the restarted pod to answer from its new image", func() bool {
+			o, ok := e.c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: "echo"})
+			if !ok || len(o.(*corev1.Pod).Status.ContainerStatuses) == 0 || o.(*corev1.Pod).Status.ContainerStatuses[0].Image != "wasm://embedded/echo_v2" {
+				return false
+			}
 			resp, err := http.Post(e.c.IngressURL()+"/echo/x", "text/plain", nil)
 			if err != nil {
 				return false
 			}
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			return strings.Contains(string(body), "hello again")
+			return strings.Contains(string(body), "hello from echo")
 		})
 	})
 

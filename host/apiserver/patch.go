@@ -8,6 +8,7 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -53,10 +54,19 @@ func applyPatch(patchType types.PatchType, original, patch []byte, schema runtim
 	var err error
 	switch patchType {
 	case types.JSONPatchType:
-		var p jsonpatch.Patch
-		if p, err = jsonpatch.DecodePatch(patch); err == nil {
-			out, err = p.Apply(original)
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, badRequest("applying the %s: %v", patchType, err)
 		}
+		if out, err = p.Apply(original); err != nil {
+			// A well-formed patch that does not apply (a failed "test", a
+			// missing path) is a 422, as kube-apiserver answers it.
+			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
+				Message: fmt.Sprintf("the server rejected our request due to an error in our request: applying the %s: %v", patchType, err),
+			}}
+		}
+		return out, nil
 	case types.MergePatchType:
 		out, err = jsonpatch.MergePatch(original, patch)
 	default:

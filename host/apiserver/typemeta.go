@@ -61,8 +61,24 @@ func withTypeMeta(contentType string, data []byte, res *resource) (string, []byt
 		return runtime.ContentTypeJSON, out, err
 	}
 	// Splice the missing fields in front, keeping the body as it was sent
-	// so that the strict decoder still sees its duplicate fields.
+	// so that the strict decoder still sees its duplicate fields
+	// (converting YAML keeps only the last of them): a block-style YAML
+	// body gets YAML lines, anything else JSON fields.
+	if trimmed := bytes.TrimSpace(data); !json.Valid(data) && len(trimmed) > 0 && !bytes.ContainsAny(trimmed[:1], "{-%") {
+		var lines []byte
+		for _, name := range []string{"kind", "apiVersion"} {
+			if value, ok := want[name]; ok {
+				lines = append(lines, name+": "+value+"\n"...)
+			}
+		}
+		if out := append(lines, data...); yamlObject(out) {
+			return runtime.ContentTypeYAML, out, nil
+		}
+	}
 	head, _ := json.Marshal(want)
+	if json.Valid(data) {
+		js = data
+	}
 	rest := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(js), []byte("{")))
 	out := head[:len(head)-1]
 	if !bytes.HasPrefix(rest, []byte("}")) {
@@ -84,4 +100,11 @@ func stringField(fields map[string]json.RawMessage, name string) (string, bool) 
 		return string(raw), true
 	}
 	return s, true
+}
+
+// yamlObject reports whether data is one YAML mapping.
+func yamlObject(data []byte) bool {
+	js, err := yaml.YAMLToJSON(data)
+	var fields map[string]json.RawMessage
+	return err == nil && json.Unmarshal(js, &fields) == nil && fields != nil
 }

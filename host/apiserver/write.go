@@ -154,7 +154,7 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 			if req.res.Status {
 				copyStatus(obj, cur)
 			}
-			if err := admit(req.res, obj); err != nil {
+			if err := admitUpdate(req.res, obj, cur); err != nil {
 				return nil, err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/host/admission"
+	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/store"
 )
@@ -89,11 +90,11 @@ func (c *Cluster) Apply(objs []manifest.Object) (Applied, error) {
 		cur, ok := c.Store.Get(key)
 		switch {
 		case !ok:
-			c.Store.Apply(obj)
+			c.Store.Apply(recordServeWrite(nil, obj))
 			done.Created = append(done.Created, kubectlName(key))
 		case lastApplied(cur) != lastApplied(obj):
 			keepServerFields(obj, cur)
-			c.Store.Apply(obj)
+			c.Store.Apply(recordServeWrite(cur, obj))
 			done.Configured = append(done.Configured, kubectlName(key))
 		}
 	}
@@ -138,6 +139,17 @@ func keepServerFields(obj, cur runtime.Object) {
 	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName == "" {
 		p.Spec.NodeName = cur.(*corev1.Pod).Spec.NodeName
 	}
+}
+
+// recordServeWrite gives obj the managedFields of serve's write over cur
+// (nil: a create), as every write through the API has them; a kind the
+// field manager cannot track keeps cur's (none for a create).
+func recordServeWrite(cur, obj runtime.Object) runtime.Object {
+	recorded, err := apiserver.RecordServeWrite(cur, obj)
+	if err != nil {
+		return obj
+	}
+	return recorded
 }
 
 // kubectlName is how kubectl names an object in its reports: "pod/echo".

@@ -136,7 +136,7 @@ func decodeDocument(raw []byte) (runtime.Object, error) {
 	if !served {
 		return nil, fmt.Errorf("%s: kind: %q is not served by kube32 (served: %s)", who, head.Kind, servedKindList())
 	}
-	obj, strictErr, err := admission.Decode("", js)
+	obj, strictErr, err := admission.Decode(runtime.ContentTypeYAML, raw) // the YAML as written: a key given twice is an error
 	if err == nil {
 		err = strictErr // a manifest is read with fieldValidation=Strict
 	}
