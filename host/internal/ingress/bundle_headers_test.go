@@ -8,7 +8,8 @@ import (
 // previousHeaders are the headers (all but Date) that the StaticBundle
 // backend answered with before its answers were prepared at load, recorded
 // from that implementation: a prepared answer must send the same, plus an
-// ETag and Accept-Ranges on a 200.
+// ETag and Accept-Ranges on a 200. The 404s are since the JSON errors of
+// docs/ingress.md ("Errors").
 var previousHeaders = []struct {
 	method, path, accept string
 	status               int
@@ -46,14 +47,14 @@ var previousHeaders = []struct {
 	{"GET", "/products/42", "gzip", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
 	{"GET", "/products/42", "br", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
 	{"GET", "/products/42", "gzip, br", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
-	{"GET", "/lone.txt", "", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"GET", "/lone.txt", "gzip", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"GET", "/lone.txt", "br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"GET", "/lone.txt", "gzip, br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"GET", "/nothere.js", "", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"GET", "/nothere.js", "gzip", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"GET", "/nothere.js", "br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"GET", "/nothere.js", "gzip, br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/lone.txt", "", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/lone.txt", "gzip", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/lone.txt", "br", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/lone.txt", "gzip, br", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/nothere.js", "", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/nothere.js", "gzip", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/nothere.js", "br", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"GET", "/nothere.js", "gzip, br", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
 	{"HEAD", "/", "", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
 	{"HEAD", "/", "gzip", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
 	{"HEAD", "/", "br", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
@@ -86,14 +87,14 @@ var previousHeaders = []struct {
 	{"HEAD", "/products/42", "gzip", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
 	{"HEAD", "/products/42", "br", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
 	{"HEAD", "/products/42", "gzip, br", 200, map[string]string{"Cache-Control": "no-cache", "Content-Length": "66", "Content-Type": "text/html; charset=utf-8", "Vary": "Accept-Encoding"}},
-	{"HEAD", "/lone.txt", "", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"HEAD", "/lone.txt", "gzip", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"HEAD", "/lone.txt", "br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"HEAD", "/lone.txt", "gzip, br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"HEAD", "/nothere.js", "", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"HEAD", "/nothere.js", "gzip", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"HEAD", "/nothere.js", "br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
-	{"HEAD", "/nothere.js", "gzip, br", 404, map[string]string{"Content-Length": "19", "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/lone.txt", "", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/lone.txt", "gzip", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/lone.txt", "br", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/lone.txt", "gzip, br", 404, map[string]string{"Content-Length": "44", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/nothere.js", "", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/nothere.js", "gzip", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/nothere.js", "br", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
+	{"HEAD", "/nothere.js", "gzip, br", 404, map[string]string{"Content-Length": "46", "Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}},
 }
 
 func TestStaticBundleHeadersAreThoseOfBefore(t *testing.T) {
