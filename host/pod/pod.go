@@ -50,6 +50,12 @@ type Pod struct {
 	logRestart atomic.Int32
 	cpu        cpuMeter // the callbacks' running time (usage.go)
 
+	// starting counts a Start in progress, which Stop waits for: a module
+	// compiles into a runtime and a compilation cache that its owner
+	// closes once every pod has stopped. Added to under mu, never once
+	// stopped is set.
+	starting sync.WaitGroup
+
 	mu        sync.Mutex // guards the fields below
 	status    Status
 	started   bool // Start was called

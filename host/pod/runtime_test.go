@@ -3,6 +3,7 @@ package pod
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 
@@ -52,5 +53,26 @@ func TestPodsShareARuntimeButNotTheirState(t *testing.T) {
 	b.Stop()
 	if refs(cache) != 0 {
 		t.Fatalf("after both pods stopped: %d holders, want the runtime closed", refs(cache))
+	}
+}
+
+// A pod stopped while it compiles holds Stop until the compilation ends, so
+// that the owner of the compilation cache (serve, on its way out) closes it
+// only once no pod uses it: closing it under a compilation crashed the
+// process (a wazero engine's map written after Close).
+func TestStopWaitsForACompilationUnderWay(t *testing.T) {
+	module := testpods.Go(t, "membomb") // megabytes of code: a compilation long enough to stop under
+	for i := range 3 {
+		cache, err := NewDiskCache(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := New(Config{Namespace: "default", Name: "compiling", Module: module, Cache: cache})
+		started := make(chan error, 1)
+		go func() { started <- p.Start(context.Background()) }()
+		time.Sleep(time.Duration(i) * 20 * time.Millisecond) // into the check, the compilation or after
+		p.Stop()
+		cache.Close(context.Background())
+		<-started // Start ends, stopped or started, without a panic
 	}
 }

@@ -29,7 +29,13 @@ func (p *Pod) Start(ctx context.Context) error {
 		return fmt.Errorf("pod %s: already started", p.id)
 	}
 	p.started = true
+	if p.stopped {
+		p.mu.Unlock()
+		return fmt.Errorf("pod %s: stopped before it started", p.id)
+	}
+	p.starting.Add(1)
 	p.mu.Unlock()
+	defer p.starting.Done()
 
 	if serr := p.prepare(ctx); serr != nil {
 		return p.fail(serr)

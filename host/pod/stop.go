@@ -26,6 +26,10 @@ func (p *Pod) Stop() {
 	p.notify(s)
 
 	p.cancel()
+	// A Start under way finishes first (its compilation cannot be cut
+	// short, and the module budgets bound it); it sees stopped and lets go
+	// of what it took.
+	p.starting.Wait()
 	t := time.NewTimer(stopWait)
 	defer t.Stop()
 	select {
