@@ -157,11 +157,19 @@ func (k *Key) Tool(path string, args ...string) *Key {
 // Sum is the key's hex digest.
 func (k *Key) Sum() string { return hex.EncodeToString(k.h.Sum(nil)) }
 
+// fixtureCache is the cache as one process sees it: the entries in dir,
+// and those it already read or built in memory.
+type fixtureCache struct {
+	dir   string // "" keeps entries in memory only
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+	memo  map[string][]byte
+	prune sync.Once
+}
+
 var (
-	cacheMu    sync.Mutex
-	cacheLocks = map[string]*sync.Mutex{}
-	cacheMemo  = map[string][]byte{}
-	pruneOnce  sync.Once
+	processCacheMu sync.Mutex
+	processCaches  = map[string]*fixtureCache{}
 )
 
 // Cached returns the fixture of key: from this process's memory, else from
@@ -172,51 +180,71 @@ var (
 // once both build, and the last rename wins with equal bytes.
 func Cached(t testing.TB, key *Key, valid func([]byte) bool, build func() ([]byte, error)) []byte {
 	t.Helper()
-	sum := key.Sum()
-	cacheMu.Lock()
-	mu := cacheLocks[sum]
-	if mu == nil {
-		mu = new(sync.Mutex)
-		cacheLocks[sum] = mu
-	}
-	cacheMu.Unlock()
-	mu.Lock() // one build per key per process
-	defer mu.Unlock()
-
-	cacheMu.Lock()
-	b, ok := cacheMemo[sum]
-	cacheMu.Unlock()
-	if ok {
-		return b
-	}
 	dir := CacheDir()
+	processCacheMu.Lock()
+	c := processCaches[dir]
+	if c == nil {
+		c = newFixtureCache(dir)
+		processCaches[dir] = c
+	}
+	processCacheMu.Unlock()
+	b, err := c.get(key.Sum(), valid, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func newFixtureCache(dir string) *fixtureCache {
+	return &fixtureCache{dir: dir, locks: map[string]*sync.Mutex{}, memo: map[string][]byte{}}
+}
+
+func (c *fixtureCache) get(sum string, valid func([]byte) bool, build func() ([]byte, error)) ([]byte, error) {
+	c.mu.Lock()
+	lock := c.locks[sum]
+	if lock == nil {
+		lock = new(sync.Mutex)
+		c.locks[sum] = lock
+	}
+	c.mu.Unlock()
+	lock.Lock() // one build per key per process
+	defer lock.Unlock()
+
+	c.mu.Lock()
+	b, ok := c.memo[sum]
+	c.mu.Unlock()
+	if ok {
+		return b, nil
+	}
 	var path string
-	if dir != "" {
-		pruneOnce.Do(func() { prune(dir) })
-		path = filepath.Join(dir, sum[:2], sum)
+	if c.dir != "" {
+		c.prune.Do(func() { prune(c.dir) })
+		path = c.path(sum)
 		if b, ok := readEntry(path); ok && valid(b) {
-			return remember(sum, b)
+			return c.remember(sum, b), nil
 		}
 	}
 	b, err := build()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if !valid(b) {
-		t.Fatalf("fixture cache: the build made %d bytes that are not a valid fixture", len(b))
+		return nil, fmt.Errorf("fixture cache: the build made %d bytes that are not a valid fixture", len(b))
 	}
 	if path != "" {
-		if err := writeEntry(path, b); err != nil {
-			t.Logf("fixture cache: not stored: %v", err) // the next process builds again
-		}
+		// Not stored (a full disk, a read-only home): the next process
+		// builds again, which is slower but as right.
+		writeEntry(path, b)
 	}
-	return remember(sum, b)
+	return c.remember(sum, b), nil
 }
 
-func remember(sum string, b []byte) []byte {
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	cacheMemo[sum] = b
+func (c *fixtureCache) path(sum string) string { return filepath.Join(c.dir, sum[:2], sum) }
+
+func (c *fixtureCache) remember(sum string, b []byte) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.memo[sum] = b
 	return b
 }
 
@@ -269,8 +297,8 @@ func writeEntry(path string, payload []byte) error {
 	return err
 }
 
-// prune removes the entries nobody read for cacheMaxAge, and temporary
-// files a killed process left.
+// prune removes the entries nobody read for cacheMaxAge, and the
+// temporary files killed processes left as long ago.
 func prune(dir string) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
