@@ -42,11 +42,7 @@ func C(t testing.TB, src string, initialMemory int, extra ...string) []byte {
 	// The headers it may include: beside it, in each -I folder, and the
 	// C SDK's (which k32test.h includes by a relative path).
 	headerDirs := []string{filepath.Dir(abs), filepath.Join(testenv.ModuleRoot, "sdk", "c")}
-	for _, a := range extra {
-		if dir, ok := strings.CutPrefix(a, "-I"); ok {
-			headerDirs = append(headerDirs, dir)
-		}
-	}
+	headerDirs = append(headerDirs, includeDirs(extra)...)
 	for _, dir := range headerDirs {
 		key.Tree(dir, func(rel string, isDir bool) bool { return !isDir && strings.HasSuffix(rel, ".h") })
 	}
@@ -87,4 +83,21 @@ func wasiLibc(clang string) string {
 		}
 	})
 	return libcID
+}
+
+// includeDirs lists the folders flags add to the header search path, in
+// either spelling: "-Idir" or "-I", "dir" (and -isystem, -iquote).
+func includeDirs(flags []string) []string {
+	var dirs []string
+	for i, f := range flags {
+		for _, opt := range []string{"-I", "-isystem", "-iquote"} {
+			switch {
+			case f == opt && i+1 < len(flags):
+				dirs = append(dirs, flags[i+1])
+			case f != opt && strings.HasPrefix(f, opt):
+				dirs = append(dirs, strings.TrimPrefix(f, opt))
+			}
+		}
+	}
+	return dirs
 }

@@ -29,3 +29,16 @@ func TestCRebuildsWhenAHeaderChanges(t *testing.T) {
 		t.Error("the initial memory changed but the module did not")
 	}
 }
+
+func TestIncludeDirsReadsBothSpellings(t *testing.T) {
+	got := includeDirs([]string{"-O0", "-Ia", "-I", "b", "-isystem", "c", "-iquoted", "-Xclang", "-O2"})
+	want := []string{"a", "b", "c", "d"}
+	if len(got) != len(want) {
+		t.Fatalf("includeDirs = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("includeDirs = %q, want %q", got, want)
+		}
+	}
+}
