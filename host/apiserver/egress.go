@@ -34,6 +34,9 @@ type Egress struct {
 	// Logf receives "[EGRESS] gateway refused <address> (pod <pod>):
 	// <reason>", at most once per abi.LogRateInterval; nil logs nothing.
 	Logf func(format string, args ...any)
+	// LogClock is the time of the line's limit; nil is time.Now (tests
+	// move it on instead of waiting out abi.LogRateInterval).
+	LogClock func() time.Time
 
 	refusals lograte.Limiter
 }
@@ -177,7 +180,7 @@ func (s *Server) egressRefusal(r *http.Request, namespace, name string) string {
 // logged less than a second ago.
 func (s *Server) refuseEgress(w http.ResponseWriter, r *http.Request, from, reason string) {
 	e := s.cfg.Egress
-	if e.Logf != nil && e.refusals.Allow() {
+	if e.Logf != nil && e.refusals.AllowAt(lograte.Now(e.LogClock)) {
 		address := r.RemoteAddr
 		if a := remoteAddr(r); a.IsValid() {
 			address = a.String()

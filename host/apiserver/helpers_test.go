@@ -6,48 +6,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/host/kubeconfig"
+	"github.com/kube32/kube32/internal/testbuild"
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-var echoBuild struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// echoImages builds a temporary copy of examples/echo once per test run, as
-// `kube32 build` does, and returns its build directory.
+// echoImages returns the build directory of examples/echo, built as
+// `kube32 build` does (once per test run, through the fixture cache).
 func echoImages(t *testing.T) string {
 	t.Helper()
 	testenv.Tool(t, "clang")
-	echoBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "kube32-apiserver-test-")
-		if err != nil {
-			echoBuild.err = err
-			return
-		}
-		src := filepath.Join("..", "..", "examples", "echo")
-		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-			echoBuild.err = err
-			return
-		}
-		res, err := build.Build(context.Background(), dir, build.Options{})
-		if err != nil {
-			echoBuild.err = err
-			return
-		}
-		echoBuild.dir = res.BuildDir
-	})
-	if echoBuild.err != nil {
-		t.Fatalf("building examples/echo: %v", echoBuild.err)
-	}
-	return echoBuild.dir
+	return testbuild.Project(t, filepath.Join("..", "..", "examples", "echo"))
 }
 
 // env is a running cluster with nothing applied, and a kubectl with a fresh

@@ -101,6 +101,9 @@ type Options struct {
 
 	// limits are the servers' timeouts (tests shorten them).
 	limits httplimit.Limits
+	// logClock is the time of the [EGRESS] lines' limits; nil is time.Now
+	// (tests move it on instead of waiting out abi.LogRateInterval).
+	logClock func() time.Time
 }
 
 // Cluster is a running control plane.
@@ -170,7 +173,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	// The control plane's TLS sessions, shared by its pods and the egress
 	// gateway of the workers' pods.
 	uplink := call.NewUplink(!opts.UplinkDown, call.SystemNameServer("/etc/resolv.conf"), opts.Logf)
-	httpsCalls := &call.TLS{Roots: roots, Route: uplink, Logf: opts.Logf}
+	httpsCalls := &call.TLS{Roots: roots, Route: uplink, Logf: opts.Logf, LogClock: opts.logClock}
 	identity, err := apiIdentity(opts.CertDir, opts.Logf)
 	if err != nil {
 		return nil, err
@@ -215,7 +218,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels, Activity: events})
 	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
-		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf}, Uplink: uplink, Local: c.Kubelet, Activity: events,
+		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet, Activity: events,
 		TLSAddr: c.apiTLSAddr, Logf: opts.Logf})
 
 	c.serve(listeners["api"], api)

@@ -13,54 +13,38 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
-	"github.com/kube32/kube32/bundler/build"
 	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/internal/testbuild"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
-// buildEcho builds a copy of examples/echo with the bundler, as `kube32
-// build` does, adds the two-page module "big" to its firmware image, and
-// returns the build directory and the manifests: echo.yaml and
-// testdata/extra.yaml.
+// buildEcho builds examples/echo as `kube32 build` does (once per test
+// run, through the fixture cache), adds the two-page module "big" to its
+// firmware image, and returns the build directory and the manifests:
+// echo.yaml and testdata/extra.yaml.
 func buildEcho(t *testing.T) (string, []manifest.Object) {
 	t.Helper()
 	testenv.Tool(t, "clang")
-	dir := t.TempDir()
 	src := filepath.Join("..", "..", "examples", "echo")
-	for _, name := range []string{"kube32.yaml", "echo.yaml"} {
-		b, err := os.ReadFile(filepath.Join(src, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.CopyFS(filepath.Join(dir, "pods"), os.DirFS(filepath.Join(src, "pods"))); err != nil {
-		t.Fatal(err)
-	}
-	res, err := build.Build(context.Background(), dir, build.Options{})
-	if err != nil {
-		t.Fatalf("building examples/echo: %v", err)
-	}
+	buildDir := testbuild.Project(t, src)
 
 	big := testpods.Fixture(t, "bigmem", 131072)
-	bigPath := filepath.Join(res.BuildDir, filepath.FromSlash(images.InRoot(images.Firmware, images.FirmwareWasmDir)), "big.wasm")
+	bigPath := filepath.Join(buildDir, filepath.FromSlash(images.InRoot(images.Firmware, images.FirmwareWasmDir)), "big.wasm")
 	if err := os.WriteFile(bigPath, big, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	objs, err := manifest.DecodeFiles([]string{filepath.Join(dir, "echo.yaml"), filepath.Join("testdata", "extra.yaml")})
+	objs, err := manifest.DecodeFiles([]string{filepath.Join(src, "echo.yaml"), filepath.Join("testdata", "extra.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.BuildDir, objs
+	return buildDir, objs
 }
 
 // fetch sends a request with the header lines ("Name: value") and returns

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,10 +83,15 @@ func TestHTTPSCalls(t *testing.T) {
 	slow2 := serve("127.0.0.66", testtls.Leaf{IPs: []string{"127.0.0.66"}}, 0, 0, slow)
 
 	logs := &lineLog{}
+	// The [EGRESS] lines are let through once per abi.LogRateInterval of
+	// this clock, which the test moves on rather than waiting.
+	var skew atomic.Int64
+	nextLogInterval := func() { skew.Add(int64(abi.LogRateInterval)) }
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("a2", "a2", ControlPlaneName), relay("b", "b", w1)}
 	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 10 * time.Second, EgressCA: ca.WritePEM(t),
-		Logf: func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
+		logClock: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) },
+		Logf:     func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
 		PodLog: func(namespace, name string, line pod.Line) {
 			logs.add(fmt.Sprintf("[%s/%s] %s", namespace, name, line.Text))
 		}}, "a", "a2", "b")
@@ -107,7 +113,7 @@ func TestHTTPSCalls(t *testing.T) {
 			}
 		}
 		logs.waitLog(t, "[EGRESS] default/a -> https://"+misnamed+": certificate rejected: ")
-		time.Sleep(1100 * time.Millisecond) // the line is logged at most once per second
+		nextLogInterval() // the line is logged at most once per interval
 		testpods.Contains(t, callFrom("b", "https://"+expired+"/", 4096), testpods.CallRC(abi.ErrCert))
 		logs.waitLog(t, "[EGRESS] default/b -> https://"+expired+": certificate rejected: ")
 	})
@@ -167,7 +173,7 @@ func TestHTTPSCalls(t *testing.T) {
 			{"pod=default/b&timeout=5000&limit=10", "", "(pod default/b): no bearer token"},
 			{"pod=default/nope&timeout=5000&limit=10", testToken, "(pod default/nope): no such pod"},
 		} {
-			time.Sleep(1100 * time.Millisecond) // the line is logged at most once per second
+			nextLogInterval() // the line is logged at most once per interval
 			resp := post(tt.query, tt.token)
 			if resp.StatusCode != 403 || resp.Header.Get(abi.HeaderEgressResult) != testpods.Code(abi.ErrPerm) {
 				t.Errorf("%s with token %q: %d %v", tt.query, tt.token, resp.StatusCode, resp.Header)
@@ -179,7 +185,7 @@ func TestHTTPSCalls(t *testing.T) {
 		}
 	})
 	t.Run("NetworkPolicy", func(t *testing.T) {
-		time.Sleep(1100 * time.Millisecond) // the gateway's line is logged at most once per second
+		nextLogInterval() // the gateway's line is logged at most once per interval
 		c.Store.Apply(denyEgress("deny", "b"))
 		// The gateway checks the store's policies: a change applies from
 		// the next call.

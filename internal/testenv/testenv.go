@@ -1,7 +1,9 @@
 // Package testenv holds what tests share about their environment: finding
 // the tools they need (a missing tool skips the test on a developer's
 // machine but fails it in CI, where CI=true), waiting for a state to come
-// about, and laying out files.
+// about, laying out files, and the fixture cache that builds each test
+// module once per `go test ./...` run (cache.go; KUBE32_TEST_CACHE=off turns
+// it off).
 package testenv
 
 import (

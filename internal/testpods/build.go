@@ -1,5 +1,12 @@
 // Package testpods builds the C test pods of the tests, as `kube32 build`
 // builds C pods.
+//
+// The modules are kept in the fixture cache of internal/testenv (see
+// testenv.Cached), under the hash of everything that decides their bytes:
+// the compiler's identity, the flags, the initial memory, the source and
+// every header it may include. So one `go test ./...` run compiles each
+// test pod once, for all its test processes, and a run after it compiles
+// only what changed. KUBE32_TEST_CACHE=off compiles them in every process.
 package testpods
 
 import (
@@ -15,15 +22,10 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-var (
-	builtMu sync.Mutex
-	built   = map[string][]byte{}
-)
-
 // C compiles the C test pod src with clang as `kube32 build` does, with
 // initialMemory bytes of initial memory and the extra flags, and returns the
-// module. Each build is done once per test process. Undefined functions are
-// allowed so tests can import what the ABI does not have.
+// module. Undefined functions are allowed so tests can import what the ABI
+// does not have.
 func C(t testing.TB, src string, initialMemory int, extra ...string) []byte {
 	t.Helper()
 	clang := testenv.Tool(t, "clang")
@@ -31,29 +33,71 @@ func C(t testing.TB, src string, initialMemory int, extra ...string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := fmt.Sprintf("%s|%d|%s", abs, initialMemory, strings.Join(extra, " "))
-	builtMu.Lock()
-	defer builtMu.Unlock()
-	if b, ok := built[key]; ok {
-		return b
-	}
-	out, err := os.CreateTemp("", "testpod-*.wasm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
-	defer os.Remove(out.Name())
 	args := append([]string{}, compile.BaseCFlags...)
 	args = append(args, fmt.Sprintf("-Wl,--initial-memory=%d", initialMemory), "-Wl,--allow-undefined")
 	args = append(args, extra...)
-	args = append(args, "-o", out.Name(), abs)
-	if msg, err := exec.Command(clang, args...).CombinedOutput(); err != nil {
-		t.Fatalf("clang %s: %v\n%s", src, err, msg)
+
+	key := testenv.NewKey(t, "c").Tool(clang, "--version").Add("libc", wasiLibc(clang)).
+		Add("args", strings.Join(args, "\x00")).File(abs)
+	// The headers it may include: beside it, in each -I folder, and the
+	// C SDK's (which k32test.h includes by a relative path).
+	headerDirs := []string{filepath.Dir(abs), filepath.Join(testenv.ModuleRoot, "sdk", "c")}
+	headerDirs = append(headerDirs, includeDirs(extra)...)
+	for _, dir := range headerDirs {
+		key.Tree(dir, func(rel string, isDir bool) bool { return !isDir && strings.HasSuffix(rel, ".h") })
 	}
-	b, err := os.ReadFile(out.Name())
-	if err != nil {
-		t.Fatal(err)
+	return testenv.Cached(t, key, testenv.IsWasm, func() ([]byte, error) {
+		out, err := os.CreateTemp("", "testpod-*.wasm")
+		if err != nil {
+			return nil, err
+		}
+		out.Close()
+		defer os.Remove(out.Name())
+		cmd := exec.Command(clang, append(args, "-o", out.Name(), abs)...)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("clang %s: %v\n%s", src, err, msg)
+		}
+		return os.ReadFile(out.Name())
+	})
+}
+
+var (
+	libcOnce sync.Once
+	libcID   string
+)
+
+// wasiLibc identifies the wasi-libc clang links against (and whose headers
+// it compiles with): its path, size and modification time.
+func wasiLibc(clang string) string {
+	libcOnce.Do(func() {
+		out, err := exec.Command(clang, "--target=wasm32-wasi", "-print-file-name=libc.a").Output()
+		p := strings.TrimSpace(string(out))
+		if err != nil {
+			libcID = "unknown"
+			return
+		}
+		if st, err := os.Stat(p); err == nil {
+			libcID = fmt.Sprintf("%s %d %d", p, st.Size(), st.ModTime().UnixNano())
+		} else {
+			libcID = p + " missing"
+		}
+	})
+	return libcID
+}
+
+// includeDirs lists the folders flags add to the header search path, in
+// either spelling: "-Idir" or "-I", "dir" (and -isystem, -iquote).
+func includeDirs(flags []string) []string {
+	var dirs []string
+	for i, f := range flags {
+		for _, opt := range []string{"-I", "-isystem", "-iquote"} {
+			switch {
+			case f == opt && i+1 < len(flags):
+				dirs = append(dirs, flags[i+1])
+			case f != opt && strings.HasPrefix(f, opt):
+				dirs = append(dirs, strings.TrimPrefix(f, opt))
+			}
+		}
 	}
-	built[key] = b
-	return b
+	return dirs
 }

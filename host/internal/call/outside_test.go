@@ -337,12 +337,16 @@ func TestDialErrno(t *testing.T) {
 
 func TestOutsideEarlyAnswerCountsDespiteUnsentBody(t *testing.T) {
 	// The server reads the head only, answers, and stops reading: the rest
-	// of the large body cannot be written, but the answer arrived.
+	// of the large body cannot be written until the call's deadline, but
+	// the answer arrived. The deadline is 2 s, not less, so that a loaded
+	// machine has the server answer before it.
 	ln, err := net.Listen("tcp4", loopback(32)+":0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	stop := make(chan struct{})
+	defer close(stop)
 	go func() {
 		c, err := ln.Accept()
 		if err != nil {
@@ -357,10 +361,10 @@ func TestOutsideEarlyAnswerCountsDespiteUnsentBody(t *testing.T) {
 		}
 		io.WriteString(c, "HTTP/1.1 413 Content Too Large\r\nContent-Length: 3\r\n\r\nbig")
 		c.(*net.TCPConn).CloseWrite()
-		time.Sleep(time.Second) // still not reading; the client's write fails or blocks
+		<-stop // still not reading: the client's write blocks until its deadline
 	}()
 	res, err := doCall(t, &Outside{}, pod.Call{Method: "PUT", URL: "http://" + ln.Addr().String() + "/",
-		Body: bytes.Repeat([]byte("x"), 8<<20)}, 200*time.Millisecond)
+		Body: bytes.Repeat([]byte("x"), 8<<20)}, 2*time.Second)
 	if err != nil || res.Status != 413 || string(res.Body) != "big" {
 		t.Fatalf("result %+v, %v; want the 413", res, err)
 	}

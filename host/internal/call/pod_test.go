@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kube32/kube32/abi"
@@ -20,25 +19,18 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-var (
-	transportPodOnce sync.Once
-	transportPodWasm []byte
-	transportPodErr  error
-)
-
 // buildTransportPod builds testdata/transportpod, a Go pod using
 // net/http's client over k32http.Transport, with the SDK of this checkout
-// (a go.work, GOPROXY=off), once for the package.
+// (a go.work, GOPROXY=off), once per test run through the fixture cache:
+// the key is the pod's and the SDK's files and the go command's identity.
 func buildTransportPod(t *testing.T) []byte {
 	t.Helper()
 	goTool := testenv.Tool(t, "go")
-	transportPodOnce.Do(func() {
-		transportPodWasm, transportPodErr = goBuildPod(goTool, "testdata/transportpod", "../../../sdk/go")
-	})
-	if transportPodErr != nil {
-		t.Fatal(transportPodErr)
-	}
-	return transportPodWasm
+	const dir, sdkDir = "testdata/transportpod", "../../../sdk/go"
+	// pod_test.go itself is in the key: goBuildPod decides the flags.
+	key := testenv.NewKey(t, "call-transportpod").File("pod_test.go").Tool(goTool, "version").Add("GOEXPERIMENT", os.Getenv("GOEXPERIMENT")).
+		Tree(dir, nil).Tree(sdkDir, func(rel string, isDir bool) bool { return isDir || !strings.HasSuffix(rel, "_test.go") })
+	return testenv.Cached(t, key, testenv.IsWasm, func() ([]byte, error) { return goBuildPod(goTool, dir, sdkDir) })
 }
 
 // goBuildPod builds the Go pod in dir for wasip1 with the SDK in sdkDir.

@@ -57,6 +57,9 @@ type TLS struct {
 	// Logf receives "[EGRESS] <pod> -> https://<host>:<port>: certificate
 	// rejected: <reason>", at most once per abi.LogRateInterval; nil logs nothing.
 	Logf func(format string, args ...any)
+	// LogClock is the time of the line's limit; nil is time.Now (tests
+	// move it on instead of waiting out abi.LogRateInterval).
+	LogClock func() time.Time
 
 	mu       sync.Mutex
 	busy     int
@@ -214,7 +217,7 @@ func (s *TLS) handshakeErrno(ctx context.Context, err error, from string, t Targ
 // logCert writes the [EGRESS] certificate line, unless one was written
 // less than a second ago.
 func (s *TLS) logCert(from string, t Target, reason error) {
-	if s.Logf == nil || !s.certLogs.Allow() {
+	if s.Logf == nil || !s.certLogs.AllowAt(lograte.Now(s.LogClock)) {
 		return
 	}
 	s.Logf("[EGRESS] %s -> https://%s: certificate rejected: %v", from, net.JoinHostPort(t.Host, strconv.Itoa(t.Port)), reason)

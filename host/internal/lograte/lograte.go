@@ -17,8 +17,11 @@ type Limiter struct {
 }
 
 // Allow reports whether a line may be written now, and if so counts it.
-func (l *Limiter) Allow() bool {
-	now := time.Now()
+func (l *Limiter) Allow() bool { return l.AllowAt(time.Now()) }
+
+// AllowAt is Allow at the time now, for callers with a clock of their own
+// (tests move it on instead of waiting out the interval).
+func (l *Limiter) AllowAt(now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.last.IsZero() && now.Sub(l.last) < abi.LogRateInterval {
@@ -26,4 +29,13 @@ func (l *Limiter) Allow() bool {
 	}
 	l.last = now
 	return true
+}
+
+// Now returns clock(), or time.Now() when clock is nil: the time of a
+// Limiter's owner that may be given a clock.
+func Now(clock func() time.Time) time.Time {
+	if clock == nil {
+		return time.Now()
+	}
+	return clock()
 }
