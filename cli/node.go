@@ -62,14 +62,15 @@ plane only over HTTP, as board workers do.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Join, "join", "", "the control plane's API server, http://HOST:PORT")
-	addTokenFlags(f, &opts.Token, &tokenFile, "the cluster token (the API server's bearer token)")
 	f.StringVar(&opts.NodeIP, "node-ip", "127.0.0.2", "this node's InternalIP; its pod HTTP server listens there")
-	portFlag(f, &opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
 	f.StringVar(&opts.Name, "name", "", "the Node's name (default kube32-node-<node-ip>)")
 	f.StringVar(&opts.Images, "images", "build", "folder holding the firmware/ and sd/ image trees the pods run from")
-	durationFlag(f, &opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
 	durationFlag(f, &opts.LeaseRenewInterval, "lease-renew-interval", abi.NodeLeaseRenewInterval, "how often the node renews its Lease (docs/nodes.md)")
-	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
+	nodeFlags{
+		token: &opts.Token, tokenFile: &tokenFile, tokenUsage: "the cluster token (the API server's bearer token)",
+		podPort: &opts.PodPort, handlerTimeout: &opts.HandlerTimeout,
+		defaultMemoryLimit: &opts.DefaultMemoryLimit, maxConnections: &opts.MaxConnections,
+	}.add(f)
 	f.Var(boardName{&opts.Board}, "board", "board profile whose budgets this node applies, as serve --board does ("+strings.Join(abi.BoardNames(), ", ")+"; see kube32 boards)")
 	return cmd
 }

@@ -96,20 +96,21 @@ With neither, it serves a built-in demo.`,
 	}
 	f := cmd.Flags()
 	portFlag(f, &opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
-	portFlag(f, &opts.PodPort, "pod-port", 7000, "port of the node's pod HTTP server")
 	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server over plain HTTP (the nodes')")
 	portFlag(f, &opts.APITLSPort, "api-tls-port", 6444, "port of the Kubernetes API server over HTTPS (kubectl --context kube32)")
 	intFlag(f, &opts.Nodes, "nodes", 1, 1, cluster.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
-	addTokenFlags(f, &opts.Token, &tokenFile, "bearer token the API server requires (the cluster token); default none")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", kubeconfig.Name, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
 	f.BoolVarP(&opts.Watch, "watch", "w", false, "rebuild on every edit of the project and swap the result into the running cluster")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
-	durationFlag(f, &opts.HandlerTimeout, "handler-timeout", 10*time.Second, "deadline of one k32_handle call; a pod past it is restarted")
-	addNodeLimitFlags(f, &opts.DefaultMemoryLimit, &opts.MaxConnections)
+	nodeFlags{
+		token: &opts.Token, tokenFile: &tokenFile, tokenUsage: "bearer token the API server requires (the cluster token); default none",
+		podPort: &opts.PodPort, handlerTimeout: &opts.HandlerTimeout,
+		defaultMemoryLimit: &opts.DefaultMemoryLimit, maxConnections: &opts.MaxConnections,
+	}.add(f)
 	addBoardFlag(f, &opts.Board)
 	return cmd
 }

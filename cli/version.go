@@ -10,10 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/pod"
 )
-
-// wazeroModule is the module path of the WebAssembly runtime pods run on.
-const wazeroModule = "github.com/tetratelabs/wazero"
 
 // versionInfo is what `kube32 version` reports; its JSON is `-o json`.
 type versionInfo struct {
@@ -33,7 +31,7 @@ type versionInfo struct {
 
 // readVersions reads the versions from the binary's build information.
 func readVersions() versionInfo {
-	v := versionInfo{Version: "(devel)", ABI: abi.Version, Go: runtime.Version(), Wazero: "unknown"}
+	v := versionInfo{Version: "(devel)", ABI: abi.Version, Go: runtime.Version(), Wazero: pod.WazeroVersion()}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
@@ -49,14 +47,6 @@ func readVersions() versionInfo {
 			v.Time = s.Value
 		case "vcs.modified":
 			v.Modified = s.Value == "true"
-		}
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == wazeroModule {
-			if dep.Replace != nil {
-				dep = dep.Replace
-			}
-			v.Wazero = dep.Version
 		}
 	}
 	return v

@@ -52,7 +52,7 @@ const (
 func (s *Server) serveEgress(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	from := q.Get("pod")
-	namespace, name, _ := strings.Cut(from, "/")
+	namespace, name, _ := abi.SplitPodID(from)
 	if reason := s.egressRefusal(r, namespace, name); reason != "" {
 		s.refuseEgress(w, r, from, reason)
 		return
@@ -246,7 +246,7 @@ func readEgressRequest(w http.ResponseWriter, r *http.Request, from, namespace s
 // NetworkPolicies, pod labels and namespaces from the object store, as
 // the control plane checks its own pods.
 func (s *Server) egressAllow(_ context.Context, from string, addr netip.AddrPort) error {
-	namespace, name, _ := strings.Cut(from, "/")
+	namespace, name, _ := abi.SplitPodID(from)
 	objs, _ := s.cfg.Store.ListShared("NetworkPolicy", namespace) // only read
 	if len(objs) == 0 {
 		return nil

@@ -10,6 +10,8 @@ import (
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // kubectl 1.32 validates what it applies on the server when the server
@@ -85,7 +87,7 @@ func openAPIDoc(gv schema.GroupVersion) map[string]any {
 	}
 	return map[string]any{
 		"openapi": "3.0.0",
-		"info":    map[string]string{"title": "Kubernetes", "version": "v1.32.0-kube32"},
+		"info":    map[string]string{"title": "Kubernetes", "version": abi.KubernetesVersion},
 		"paths":   paths,
 	}
 }
@@ -98,7 +100,7 @@ func openAPIDoc(gv schema.GroupVersion) map[string]any {
 func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	doc := &openapiv2.Document{
 		Swagger: "2.0",
-		Info:    &openapiv2.Info{Title: "Kubernetes", Version: "v1.32.0-kube32"},
+		Info:    &openapiv2.Info{Title: "Kubernetes", Version: abi.KubernetesVersion},
 		Paths:   &openapiv2.Paths{},
 	}
 	data, err := proto.Marshal(doc)

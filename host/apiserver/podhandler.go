@@ -23,7 +23,7 @@ var podPool = call.NewPool()
 // pod is looked up at each request, so a request after it went, or was
 // replaced, answers 503.
 func (s *Server) podHandler(namespace, name string, uid types.UID) http.Handler {
-	id := namespace + "/" + name
+	id := abi.PodID(namespace, name)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(abi.HeaderCallChain) // only nodes set it
 		pod.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)

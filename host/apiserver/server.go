@@ -97,7 +97,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{
-			"major": "1", "minor": "32", "gitVersion": "v1.32.0-kube32", "platform": "kube32/wasm32",
+			"major": abi.KubernetesMajor, "minor": abi.KubernetesMinor, "gitVersion": abi.KubernetesVersion, "platform": "kube32/wasm32",
 			"goVersion": "go1.26", "compiler": "gc", "gitCommit": "", "gitTreeState": "clean", "buildDate": "",
 		})
 	})

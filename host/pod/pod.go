@@ -9,6 +9,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // Pod runs one container: one wazero Runtime, one module instance at a time.
@@ -89,7 +91,7 @@ func New(cfg Config) *Pod {
 	}
 	p := &Pod{
 		cfg:       cfg,
-		id:        cfg.Namespace + "/" + cfg.Name,
+		id:        abi.PodID(cfg.Namespace, cfg.Name),
 		caps:      map[string]bool{},
 		timeout:   cfg.HandlerTimeout,
 		waitGrace: restartGrace,

@@ -3,7 +3,6 @@ package call
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/service"
@@ -49,7 +48,7 @@ var _ pod.Caller = (*Caller)(nil)
 // namespace and sends the call to its Service or host; https:// goes to
 // HTTPS (K32_ERR_NOTSUP without one).
 func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, error) {
-	namespace, _, _ := strings.Cut(call.From, "/")
+	namespace, _, _ := abi.SplitPodID(call.From)
 	t, err := ParseTarget(call.URL, namespace)
 	if err != nil {
 		return pod.CallResult{}, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +33,7 @@ func (s *apiSource) PodsSynced(ctx context.Context, pods []*corev1.Pod) {
 	labels := map[string]map[string]string{}
 	namespaces := map[string]bool{}
 	for _, p := range pods {
-		labels[p.Namespace+"/"+p.Name] = p.Labels
+		labels[abi.PodID(p.Namespace, p.Name)] = p.Labels
 		namespaces[p.Namespace] = true
 	}
 	np := &s.netpol
@@ -114,7 +113,7 @@ func (s *apiSource) refreshPolicies(ctx context.Context) {
 		s.netpol.mu.Lock()
 		namespaces := map[string]bool{}
 		for key := range s.netpol.labels {
-			ns, _, _ := strings.Cut(key, "/")
+			ns, _, _ := abi.SplitPodID(key)
 			namespaces[ns] = true
 		}
 		s.netpol.mu.Unlock()
@@ -142,7 +141,7 @@ func (s *apiSource) Policies(namespace string) ([]*networkingv1.NetworkPolicy, e
 func (s *apiSource) CallerLabels(namespace, name string) (map[string]string, bool) {
 	s.netpol.mu.Lock()
 	defer s.netpol.mu.Unlock()
-	l, ok := s.netpol.labels[namespace+"/"+name]
+	l, ok := s.netpol.labels[abi.PodID(namespace, name)]
 	return l, ok
 }
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/netip"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/lograte"
 	"github.com/kube32/kube32/host/internal/netpol"
@@ -53,7 +53,7 @@ func (k *Kubelet) allowBackend(ctx context.Context, from string, b service.Backe
 // node that cannot tell the policies of the pod's namespace denies it.
 func (k *Kubelet) evaluate(ctx context.Context, from string, to netpol.Dest) netpol.Decision {
 	src := k.cfg.Source
-	namespace, name, _ := strings.Cut(from, "/")
+	namespace, name, _ := abi.SplitPodID(from)
 	policies, err := src.Policies(namespace)
 	if err != nil {
 		return netpol.Decision{Reason: err.Error()}
@@ -97,7 +97,7 @@ func (l *deniedLogger) log(d *call.DeniedError) {
 	if !l.lines.Allow() {
 		return
 	}
-	namespace, name, _ := strings.Cut(d.From, "/")
+	namespace, name, _ := abi.SplitPodID(d.From)
 	line := pod.Line{Time: time.Now(), Stream: "k32", Level: 2, Text: "[NETPOL] " + d.Error()}
 	if l.k.cfg.Log != nil {
 		l.k.cfg.Log(namespace, name, line)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/host/pod"
 )
 
 // labelHostname is the Node label with the node's name.
@@ -38,7 +39,7 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 				Message: "kube32 node is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now,
 			}},
 			NodeInfo: corev1.NodeSystemInfo{
-				KubeletVersion: "v1.32.0-kube32", ContainerRuntimeVersion: "wazero://v1.12.0",
+				KubeletVersion: abi.KubernetesVersion, ContainerRuntimeVersion: "wazero://" + pod.WazeroVersion(),
 				OperatingSystem: "kube32", Architecture: "wasm32",
 			},
 			Capacity: k.capacity(), Allocatable: k.allocatable(),

@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/httperror"
@@ -23,8 +22,8 @@ func (k *Kubelet) PodServer() http.Handler {
 			k.serveStats(w, r)
 			return
 		}
-		namespace, name, ok := strings.Cut(id, "/")
-		if !ok || namespace == "" || name == "" {
+		namespace, name, ok := abi.SplitPodID(id)
+		if !ok {
 			httperror.Write(w, http.StatusBadRequest, map[string]string{"error": "missing or malformed " + abi.HeaderPod + " header",
 				"reason": "want <namespace>/<name>"})
 			return
@@ -32,7 +31,7 @@ func (k *Kubelet) PodServer() http.Handler {
 		h, ok := k.Handler(namespace, name)
 		if !ok {
 			httperror.Write(w, http.StatusNotFound, map[string]string{"error": "pod not running on this node",
-				"pod": namespace + "/" + name, "node": k.cfg.NodeName})
+				"pod": id, "node": k.cfg.NodeName})
 			return
 		}
 		h.ServeHTTP(w, r)

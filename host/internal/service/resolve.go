@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // Errors of Resolve, possibly wrapped.
@@ -52,7 +54,7 @@ type Backend struct {
 }
 
 // ID is the pod as a call chain and abi.HeaderPod name it, "<namespace>/<name>".
-func (b Backend) ID() string { return b.Namespace + "/" + b.Name }
+func (b Backend) ID() string { return abi.PodID(b.Namespace, b.Name) }
 
 // PortRef names a Service port: by Name when set, else by Number, else
 // (both unset) the Service's first port.
