@@ -30,6 +30,7 @@ type env struct {
 	kubeconfig string
 	cacheDir   string
 	apiURL     string // the API server's address
+	images     string // the image tree the cluster serves, which a test may add to
 }
 
 func startCluster(t *testing.T, token string) *env {
@@ -41,7 +42,7 @@ func startCluster(t *testing.T, token string) *env {
 	}
 	t.Cleanup(func() { c.Close() })
 	dir := t.TempDir()
-	e := &env{c: c, kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache"), apiURL: c.APIURL()}
+	e := &env{c: c, kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache"), apiURL: c.APIURL(), images: images}
 	if err := kubeconfig.Write(e.kubeconfig, kubeconfig.Entry{Server: c.APIURL(), Token: token}); err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ spec:
 	t.Run("logs -f follows the pod across a restart by an image change", func(t *testing.T) {
 		// A Pod's spec changes only in what kube-apiserver allows (its
 		// images among them): the same module as a second image.
-		wasm := filepath.Join(echoImages(t), "firmware", "images", "wasm")
+		wasm := filepath.Join(e.images, "firmware", "images", "wasm")
 		module, err := os.ReadFile(filepath.Join(wasm, "echo.wasm"))
 		if err != nil {
 			t.Fatal(err)
