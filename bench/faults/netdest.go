@@ -81,22 +81,25 @@ func runNetDest(s *server) []row {
 				{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: []string{"127.0.0.0/8"}}}}}},
 		},
 	})
-	defer s.c.Store.Delete(key)
-	// A policy change reaches a worker within about 7 s.
+	// A policy change reaches a worker within about 7 s: wait for it to
+	// deny, and on the way out, for its deletion to reach the worker too,
+	// so that the faults after this one run without it.
 	perm := "rc=" + testpods.Code(abi.ErrPerm) + " " + abi.ErrPerm.Error()
-	start := time.Now()
-	for {
-		out, err := testpods.Relay(s.c.Workers[0].PodURL(), "default/b", "call GET http://127.0.0.1:"+port+"/ 2000 64\n")
-		if err != nil {
-			return append(rows, failed(fault, err)...)
+	workerSees := func(want func(rc string) bool) bool {
+		for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(200 * time.Millisecond) {
+			out, err := testpods.Relay(s.c.Workers[0].PodURL(), "default/b", "call GET http://127.0.0.1:"+port+"/ 2000 64\n")
+			if err == nil && want(callRC(out)) {
+				return true
+			}
 		}
-		if callRC(out) == perm {
-			break
-		}
-		if time.Since(start) > 30*time.Second {
-			return append(rows, row{fault, "policy reached the worker", "not within 30 s"})
-		}
-		time.Sleep(200 * time.Millisecond)
+		return false
+	}
+	defer func() {
+		s.c.Store.Delete(key)
+		workerSees(func(rc string) bool { return rc == "rc=200" })
+	}()
+	if !workerSees(func(rc string) bool { return rc == perm }) {
+		return append(rows, row{fault, "policy reached the worker", "not within 30 s"})
 	}
 	for _, c := range callers {
 		for _, scheme := range []string{"http", "https"} {
