@@ -51,7 +51,7 @@ func recoverSwap(dst string) error {
 	if err := os.Rename(from, dst); err != nil {
 		return fmt.Errorf("flash: completing an interrupted flash: %w", err)
 	}
-	syncDir(filepath.Dir(dst))
+	atomicfile.SyncDir(filepath.Dir(dst))
 	return nil
 }
 
@@ -129,12 +129,12 @@ func switchIn(staging, dst string) error {
 		if err := os.Rename(staging, dst); err != nil {
 			return err
 		}
-		syncDir(parent)
+		atomicfile.SyncDir(parent)
 		return nil
 	}
 	err := exchange(staging, dst)
 	if err == nil {
-		syncDir(parent)
+		atomicfile.SyncDir(parent)
 		return os.RemoveAll(staging) // now the old tree
 	}
 	if !errors.Is(err, errNoExchange) {
@@ -151,7 +151,7 @@ func switchIn(staging, dst string) error {
 		os.Rename(backup, dst) // put the old tree back
 		return err
 	}
-	syncDir(parent)
+	atomicfile.SyncDir(parent)
 	return os.RemoveAll(backup)
 }
 
@@ -161,19 +161,10 @@ func switchIn(staging, dst string) error {
 func syncTree(root string) {
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
-			syncDir(p)
+			atomicfile.SyncDir(p)
 		}
 		return nil
 	})
-}
-
-// syncDir makes a folder's entries durable. Some filesystems refuse to
-// sync a folder; the change is made either way.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // errNoExchange says that two folders cannot be exchanged in one step here.

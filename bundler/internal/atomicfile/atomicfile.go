@@ -96,14 +96,14 @@ func write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if err = os.Rename(tmp, path); err != nil {
 		return err
 	}
-	syncDir(dir)
+	SyncDir(dir)
 	return nil
 }
 
-// syncDir makes a rename durable. Some filesystems (FAT cards on some
-// systems) refuse to sync a directory; the rename is done either way, so the
-// error is not worth failing over.
-func syncDir(dir string) {
+// SyncDir makes a rename or a folder's new entries durable. Some
+// filesystems (FAT cards on some systems) refuse to sync a directory; the
+// change is made either way, so the error is not worth failing over.
+func SyncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
