@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/sse"
 )
 
 // uiFiles is the web view (docs/ui.md): one page and its modules, which
@@ -103,8 +104,7 @@ func (s *Server) serveUILogin(w http.ResponseWriter, r *http.Request) {
 // its JSON; a "dropped" event says how many this viewer missed when it
 // fell behind.
 func (s *Server) serveUIEvents(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
@@ -114,20 +114,19 @@ func (s *Server) serveUIEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	recent, sub := s.cfg.Activity.Subscribe()
 	defer sub.Close()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	stream := sse.Start(w)
 	send := func(event string, v any) bool {
 		b, _ := json.Marshal(v)
-		_, err := w.Write([]byte("event: " + event + "\ndata: " + string(b) + "\n\n"))
-		return err == nil
+		return stream.Event(event, b) == nil
 	}
 	for _, e := range recent {
 		if !send("activity", e) {
 			return
 		}
 	}
-	flusher.Flush()
+	if stream.Flush() != nil {
+		return
+	}
 	keepAlive := time.NewTicker(uiKeepAlive)
 	defer keepAlive.Stop()
 	var dropped int64
@@ -140,7 +139,7 @@ func (s *Server) serveUIEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-keepAlive.C:
-			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
+			if stream.Comment("keep-alive") != nil {
 				return
 			}
 		}
@@ -150,6 +149,8 @@ func (s *Server) serveUIEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		flusher.Flush()
+		if stream.Flush() != nil {
+			return
+		}
 	}
 }

@@ -1,10 +1,8 @@
 package ingress
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,10 +12,8 @@ import (
 	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
+	"github.com/kube32/kube32/host/internal/sse"
 )
-
-// writeTimeout bounds one write to an SSE client.
-const writeTimeout = 10 * time.Second
 
 // sseQueueLen is the channel queue of one SSE client.
 const sseQueueLen = 256
@@ -121,8 +117,7 @@ func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed", "reason": "an event stream answers GET"})
 		return
 	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		writeError(w, http.StatusInternalServerError, map[string]string{"error": "streaming unsupported"})
 		return
 	}
@@ -151,49 +146,37 @@ func (s *eventStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		tick = t.C
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, ": kube32 event stream "+s.path+"\n\n")
+	stream := sse.Start(w)
+	stream.Comment("kube32 event stream " + s.path)
 	if s.cluster {
-		writeFrame(w, "cluster", s.c.telemetryJSON())
+		stream.Event("cluster", s.c.telemetryJSON())
 	}
-	flusher.Flush()
+	stream.Flush()
 
 	cl := &sseClient{presence: make(chan int, 1), reload: make(chan []byte, 1)}
 	s.join(cl)
 	defer s.leave(cl)
-	rc := http.NewResponseController(w)
 	for {
 		var err error
-		// A client that stops reading must not hold the handler (and a
-		// deleted Ingress's stream) forever.
-		_ = rc.SetWriteDeadline(time.Time{})
 		select {
 		case <-r.Context().Done():
 			return
 		case <-s.closed:
 			return
 		case <-ready:
-			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 			for _, m := range sub.Take() {
-				if err = writeFrame(w, eventName(m.Data), m.Data); err != nil {
+				if err = stream.Event(eventName(m.Data), m.Data); err != nil {
 					break
 				}
 			}
 		case n := <-cl.presence:
-			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-			err = writeFrame(w, "presence", fmt.Appendf(nil, `{"viewers":%d}`, n))
+			err = stream.Event("presence", fmt.Appendf(nil, `{"viewers":%d}`, n))
 		case data := <-cl.reload:
-			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-			err = writeFrame(w, "reload", data)
+			err = stream.Event("reload", data)
 		case <-tick:
-			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-			err = writeFrame(w, "cluster", s.c.telemetryJSON())
+			err = stream.Event("cluster", s.c.telemetryJSON())
 		}
-		if err != nil || rc.Flush() != nil {
+		if err != nil || stream.Flush() != nil {
 			return
 		}
 	}
@@ -215,20 +198,4 @@ func eventName(data []byte) string {
 		}
 	}
 	return ""
-}
-
-// writeFrame writes one SSE frame: an event line when event is set, one
-// data line per line of data (CR, LF and CRLF all end a line in SSE).
-func writeFrame(w io.Writer, event string, data []byte) error {
-	var b bytes.Buffer
-	if event != "" {
-		b.WriteString("event: " + event + "\n")
-	}
-	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n"), "\n")
-	for _, line := range lines {
-		b.WriteString("data: " + line + "\n")
-	}
-	b.WriteString("\n")
-	_, err := w.Write(b.Bytes())
-	return err
 }
