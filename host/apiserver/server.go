@@ -10,6 +10,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
@@ -98,7 +99,7 @@ func New(cfg Config) *Server {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{
 			"major": abi.KubernetesMajor, "minor": abi.KubernetesMinor, "gitVersion": abi.KubernetesVersion, "platform": "kube32/wasm32",
-			"goVersion": "go1.26", "compiler": "gc", "gitCommit": "", "gitTreeState": "clean", "buildDate": "",
+			"goVersion": runtime.Version(), "compiler": runtime.Compiler, "gitCommit": "", "gitTreeState": "clean", "buildDate": "",
 		})
 	})
 	if cfg.Store != nil {

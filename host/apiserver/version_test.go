@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -33,6 +34,9 @@ func TestVersionsAgreeWithTheirOneHome(t *testing.T) {
 	if v.Major != abi.KubernetesMajor || v.Minor != abi.KubernetesMinor || v.GitVersion != abi.KubernetesVersion {
 		t.Errorf("/version says major %q minor %q gitVersion %q, want %q %q %q",
 			v.Major, v.Minor, v.GitVersion, abi.KubernetesMajor, abi.KubernetesMinor, abi.KubernetesVersion)
+	}
+	if v.GoVersion != runtime.Version() {
+		t.Errorf("/version goVersion %q, want the Go the server was built with, %q", v.GoVersion, runtime.Version())
 	}
 	if want := "v" + v.Major + "." + v.Minor + "."; !strings.HasPrefix(v.GitVersion, want) {
 		t.Errorf("/version gitVersion %q does not start with its major and minor, %q", v.GitVersion, want)
