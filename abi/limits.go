@@ -210,6 +210,24 @@ const (
 	TableEntriesMax = 1 << 18
 )
 
+// A pod's log: what one line may hold, and the rate limit its lines pass
+// before they reach serve's output and the history of kubectl logs
+// (docs/serve.md).
+const (
+	// LogLineMax bounds one line of a pod's log; a longer one is cut.
+	LogLineMax = 8 << 10
+	// LogBurstLines and LogBurstBytes are what a pod may log at once.
+	LogBurstLines = 500
+	LogBurstBytes = 256 << 10
+	// LogRateLines and LogRateBytes, per second, refill the burst.
+	LogRateLines = 100
+	LogRateBytes = 32 << 10
+	// LogHistoryLines and LogHistoryBytes bound the lines a node keeps of
+	// a pod for kubectl logs; the oldest go first.
+	LogHistoryLines = 1000
+	LogHistoryBytes = 1 << 20
+)
+
 // Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
@@ -262,6 +280,13 @@ var Limits = []Limit{
 	{"RespHeaderBytesMax", kib(RespHeaderBytesMax), "KiB", "The queued response headers of one response, as \"Name: value\\r\\n\" lines; a header past it returns K32_ERR_TOOBIG.", "abi.md"},
 	{"CallHeadBytesMax", kib(CallHeadBytesMax), "KiB", "The method, URL and headers arguments of one k32_http_call together; longer ones return K32_ERR_TOOBIG.", "calls.md"},
 	{"ChannelMessageMax", kib(ChannelMessageMax), "KiB", "A channel message's payload; a larger one returns K32_ERR_TOOBIG from k32_publish.", "channels.md"},
+	{"LogLineMax", kib(LogLineMax), "KiB", "One line of a pod's log (k32_log, stdout, stderr), once escaped; a longer one is cut.", "serve.md"},
+	{"LogBurstLines", LogBurstLines, "", "Log lines a pod may write at once before its rate limit drops lines.", "serve.md"},
+	{"LogBurstBytes", kib(LogBurstBytes), "KiB", "Log bytes a pod may write at once before its rate limit drops lines.", "serve.md"},
+	{"LogRateLines", LogRateLines, "", "Log lines per second that refill a pod's burst.", "serve.md"},
+	{"LogRateBytes", kib(LogRateBytes), "KiB", "Log bytes per second that refill a pod's burst.", "serve.md"},
+	{"LogHistoryLines", LogHistoryLines, "", "Lines of a pod's log a node keeps for kubectl logs; the oldest go first.", "kubectl.md"},
+	{"LogHistoryBytes", kib(LogHistoryBytes), "KiB", "Bytes of a pod's log a node keeps for kubectl logs.", "kubectl.md"},
 	{"ChannelTopicMax", ChannelTopicMax, "", "Bytes of a channel topic's name; a longer one returns K32_ERR_INVAL.", "channels.md"},
 	{"FunctionLocalsMax", FunctionLocalsMax, "", "Locals one function of a module declares, its parameters not counted; a module over any module budget does not build or start.", "boards.md"},
 	{"ModuleLocalsMax", ModuleLocalsMax, "", "Locals that the functions of a module declare together.", "boards.md"},

@@ -20,7 +20,7 @@ func k32Log(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
 		return int64(abi.ErrFault)
 	}
 	// Only what a line keeps is copied out of guest memory (log cuts it).
-	msg, _ := readString(mod, u32(a, 1), min(u32(a, 2), maxLineBytes))
+	msg, _ := readString(mod, u32(a, 1), min(u32(a, 2), abi.LogLineMax))
 	p.log("k32", int(level), strings.TrimRight(msg, "\r\n"))
 	return 0
 }

@@ -7,13 +7,12 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // logCapacity is how many lines a pod keeps for kubectl logs.
 const logCapacity = 1000
-
-// maxLineBytes cuts a guest's line so a runaway writer cannot grow memory.
-const maxLineBytes = 8 << 10
 
 // ring keeps the last logCapacity lines; safe for concurrent use.
 type ring struct {
@@ -83,22 +82,22 @@ type lineWriter struct {
 }
 
 // Write logs each complete line; a partial line waits for its newline, or is
-// cut at maxLineBytes. b goes into the buffer a line's worth at a time, so
+// cut at abi.LogLineMax. b goes into the buffer a line's worth at a time, so
 // the buffer never grows past two lines whatever one write holds.
 func (w *lineWriter) Write(b []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for rest := b; len(rest) > 0; {
-		n := min(len(rest), maxLineBytes)
+		n := min(len(rest), abi.LogLineMax)
 		w.buf.Write(rest[:n])
 		rest = rest[n:]
 		for {
 			i := bytes.IndexByte(w.buf.Bytes(), '\n')
 			if i < 0 {
-				if w.buf.Len() < maxLineBytes {
+				if w.buf.Len() < abi.LogLineMax {
 					break
 				}
-				w.emit(string(w.buf.Next(runeCut(w.buf.Bytes(), maxLineBytes))))
+				w.emit(string(w.buf.Next(runeCut(w.buf.Bytes(), abi.LogLineMax))))
 				continue
 			}
 			w.emit(string(w.buf.Next(i + 1)[:i]))

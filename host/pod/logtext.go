@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // LogText is text a pod chose (k32_log, a line of its stdout or stderr,
@@ -17,14 +19,14 @@ import (
 //   - invalid UTF-8 bytes are escaped as `\xff`, and so are the Unicode
 //     controls that reorder or break text (bidi overrides and isolates,
 //     U+2028 and U+2029); other text, non-ASCII letters included, is kept;
-//   - it is at most maxLineBytes long, cut before an escape or a rune
+//   - it is at most abi.LogLineMax long, cut before an escape or a rune
 //     that would not fit.
 //
 // The backslash is not escaped, so LogText(LogText(s)) == LogText(s): each
 // place that prints pod text may pass it through again.
 func LogText(s string) string {
-	if len(s) > maxLineBytes {
-		s = s[:maxLineBytes] // escapes only lengthen: nothing past it would fit
+	if len(s) > abi.LogLineMax {
+		s = s[:abi.LogLineMax] // escapes only lengthen: nothing past it would fit
 	}
 	i := 0
 	for i < len(s) {
@@ -47,7 +49,7 @@ func LogText(s string) string {
 		if escaped(r, size) {
 			out = escape(buf[:0], s[i], r, size)
 		}
-		if b.Len()+len(out) > maxLineBytes {
+		if b.Len()+len(out) > abi.LogLineMax {
 			break
 		}
 		b.WriteString(out)

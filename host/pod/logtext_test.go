@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // LogText escapes every control character, invalid byte and text-reordering
 // control, keeps text (tabs and non-ASCII letters included), is idempotent
-// and never passes maxLineBytes nor cuts an escape or a rune in two
+// and never passes abi.LogLineMax nor cuts an escape or a rune in two
 // (docs/serve.md, "Hostile clients").
 func TestLogTextEscapesControlsAndKeepsText(t *testing.T) {
 	for in, want := range map[string]string{
@@ -33,22 +35,22 @@ func TestLogTextEscapesControlsAndKeepsText(t *testing.T) {
 	}
 
 	for _, in := range []string{
-		strings.Repeat("é", maxLineBytes),            // runes across the cut
-		strings.Repeat("\x1b", maxLineBytes),         // every byte an escape
-		strings.Repeat("a", maxLineBytes-2) + "\x1b", // an escape that does not fit
+		strings.Repeat("é", abi.LogLineMax),            // runes across the cut
+		strings.Repeat("\x1b", abi.LogLineMax),         // every byte an escape
+		strings.Repeat("a", abi.LogLineMax-2) + "\x1b", // an escape that does not fit
 	} {
 		got := LogText(in)
-		if len(got) > maxLineBytes || !utf8.ValidString(got) || strings.HasSuffix(got, `\x1`) || strings.HasSuffix(got, `\`) {
+		if len(got) > abi.LogLineMax || !utf8.ValidString(got) || strings.HasSuffix(got, `\x1`) || strings.HasSuffix(got, `\`) {
 			t.Errorf("LogText of %d bytes gave %d bytes ending %q", len(in), len(got), got[max(0, len(got)-8):])
 		}
 	}
 }
 
-// A line of a pod's stdout that outgrows maxLineBytes before its newline
+// A line of a pod's stdout that outgrows abi.LogLineMax before its newline
 // is logged in pieces cut between two characters, never inside one.
 func TestLongStdoutLinesAreCutBetweenCharacters(t *testing.T) {
 	p := New(Config{Namespace: "default", Name: "long"})
-	line := "a" + strings.Repeat("é", maxLineBytes/2+100)
+	line := "a" + strings.Repeat("é", abi.LogLineMax/2+100)
 	p.stdout.Write([]byte(line))
 	p.stdout.Write([]byte("\n"))
 	var text string

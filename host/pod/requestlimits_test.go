@@ -64,7 +64,7 @@ func TestPublishPayloadIsBounded(t *testing.T) {
 	}
 }
 
-// A k32_log line of megabytes is kept as its first maxLineBytes bytes.
+// A k32_log line of megabytes is kept as its first abi.LogLineMax bytes.
 func TestLogLineOfMegabytesIsCut(t *testing.T) {
 	p := startPod(t, respflood(t), nil)
 	if r := get(t, serve(t, p)+"/log?4194304"); r.body != "rc=0\n" {
@@ -76,12 +76,12 @@ func TestLogLineOfMegabytesIsCut(t *testing.T) {
 			last = l
 		}
 	}
-	if len(last.Text) != maxLineBytes {
-		t.Fatalf("the logged line has %d bytes, want %d", len(last.Text), maxLineBytes)
+	if len(last.Text) != abi.LogLineMax {
+		t.Fatalf("the logged line has %d bytes, want %d", len(last.Text), abi.LogLineMax)
 	}
 }
 
-// One write of megabytes to stdout becomes lines of maxLineBytes, and the
+// One write of megabytes to stdout becomes lines of abi.LogLineMax, and the
 // pod's line buffer keeps no more than a few lines' worth afterwards.
 func TestHugeStdoutWriteKeepsNoBigBuffer(t *testing.T) {
 	p := startPod(t, respflood(t), nil)
@@ -92,19 +92,19 @@ func TestHugeStdoutWriteKeepsNoBigBuffer(t *testing.T) {
 	lines := 0
 	for _, l := range p.Logs() {
 		if l.Stream == "stdout" {
-			if len(l.Text) != maxLineBytes {
-				t.Fatalf("a stdout line of %d bytes, want %d", len(l.Text), maxLineBytes)
+			if len(l.Text) != abi.LogLineMax {
+				t.Fatalf("a stdout line of %d bytes, want %d", len(l.Text), abi.LogLineMax)
 			}
 			lines++
 		}
 	}
-	if lines != n/maxLineBytes {
-		t.Fatalf("%d stdout lines, want %d", lines, n/maxLineBytes)
+	if lines != n/abi.LogLineMax {
+		t.Fatalf("%d stdout lines, want %d", lines, n/abi.LogLineMax)
 	}
 	p.stdout.mu.Lock()
 	kept := p.stdout.buf.Cap()
 	p.stdout.mu.Unlock()
-	if kept > 4*maxLineBytes {
-		t.Fatalf("the stdout line buffer keeps %d bytes after the write, want at most %d", kept, 4*maxLineBytes)
+	if kept > 4*abi.LogLineMax {
+		t.Fatalf("the stdout line buffer keeps %d bytes after the write, want at most %d", kept, 4*abi.LogLineMax)
 	}
 }

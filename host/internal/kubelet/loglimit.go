@@ -5,28 +5,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
 
-// A pod's log lines pass a rate limit before they reach the node's log
-// (serve's output) and the history kept for kubectl logs, so a pod that
-// logs in a loop costs the node a bounded amount of output and memory.
-// docs/serve.md documents these numbers.
-const (
-	// logBurstLines and logBurstBytes are what a pod may log at once.
-	logBurstLines = 500
-	logBurstBytes = 256 << 10
-	// logRateLines and logRateBytes, per second, refill the burst.
-	logRateLines = 100
-	logRateBytes = 32 << 10
-	// logMarkerInterval spaces the "[LOG] N lines dropped" markers.
-	logMarkerInterval = time.Second
-	// logHistoryLines and logHistoryBytes bound the lines kept for
-	// kubectl logs; the oldest go first.
-	logHistoryLines = 1000
-	logHistoryBytes = 1 << 20
-)
+// A pod's log lines pass a rate limit (abi.LogBurstLines and the rest,
+// docs/limits.md) before they reach the node's log (serve's output) and
+// the history kept for kubectl logs, so a pod that logs in a loop costs
+// the node a bounded amount of output and memory.
+
+// logMarkerInterval spaces the "[LOG] N lines dropped" markers.
+const logMarkerInterval = time.Second
 
 // podLog is one pod's log on this node: the lines its rate limit lets
 // through, in one order for the node's Config.Log, the pod's followers
@@ -51,8 +41,8 @@ func newPodLog(k *Kubelet, key store.Key) *podLog {
 	return &podLog{
 		k:     k,
 		key:   key,
-		lines: bucket{rate: logRateLines, burst: logBurstLines, tokens: logBurstLines, last: now},
-		bytes: bucket{rate: logRateBytes, burst: logBurstBytes, tokens: logBurstBytes, last: now},
+		lines: bucket{rate: abi.LogRateLines, burst: abi.LogBurstLines, tokens: abi.LogBurstLines, last: now},
+		bytes: bucket{rate: abi.LogRateBytes, burst: abi.LogBurstBytes, tokens: abi.LogBurstBytes, last: now},
 	}
 }
 
@@ -67,7 +57,7 @@ func (l *podLog) write(line pod.Line) {
 	l.restart = line.Restart
 	l.lines.refill(now)
 	l.bytes.refill(now)
-	size := min(float64(len(line.Text)), logBurstBytes)
+	size := min(float64(len(line.Text)), abi.LogBurstBytes)
 	if l.lines.tokens < 1 || l.bytes.tokens < size {
 		l.dropped++
 		if l.marker == nil {
@@ -144,8 +134,8 @@ func (b *bucket) refill(now time.Time) {
 	b.last = now
 }
 
-// history keeps the last lines of a pod, at most logHistoryLines lines
-// and logHistoryBytes bytes of text.
+// history keeps the last lines of a pod, at most abi.LogHistoryLines lines
+// and abi.LogHistoryBytes bytes of text.
 type history struct {
 	lines []pod.Line
 	bytes int
@@ -154,7 +144,7 @@ type history struct {
 func (h *history) add(line pod.Line) {
 	h.lines = append(h.lines, line)
 	h.bytes += len(line.Text)
-	for len(h.lines) > logHistoryLines || h.bytes > logHistoryBytes {
+	for len(h.lines) > abi.LogHistoryLines || h.bytes > abi.LogHistoryBytes {
 		h.bytes -= len(h.lines[0].Text)
 		h.lines[0] = pod.Line{}
 		h.lines = h.lines[1:]

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/pod"
@@ -112,10 +113,10 @@ func TestLogFloodIsRateLimited(t *testing.T) {
 			delivered, bytes, dropped, markers := logCount(got)
 			t.Logf("%d lines (%d bytes) written: %d lines (%d bytes) delivered, %d dropped, %d markers, in %.1fs",
 				f.written, f.written*f.bytes, delivered, bytes, dropped, markers, elapsed)
-			if max := logBurstLines + logRateLines*elapsed; float64(delivered) > max {
+			if max := abi.LogBurstLines + abi.LogRateLines*elapsed; float64(delivered) > max {
 				t.Errorf("%d lines delivered, more than the burst and rate allow (%.0f)", delivered, max)
 			}
-			if max := logBurstBytes + logRateBytes*elapsed; float64(bytes) > max {
+			if max := abi.LogBurstBytes + abi.LogRateBytes*elapsed; float64(bytes) > max {
 				t.Errorf("%d bytes delivered, more than the burst and rate allow (%.0f)", bytes, max)
 			}
 			if max := 1 + elapsed/logMarkerInterval.Seconds(); markers == 0 || float64(markers) > max {
@@ -152,17 +153,17 @@ func TestLogFloodIsRateLimited(t *testing.T) {
 // its bounds.
 func TestLogHistoryIsBounded(t *testing.T) {
 	var h history
-	for i := range 2 * logHistoryLines {
+	for i := range 2 * abi.LogHistoryLines {
 		h.add(pod.Line{Text: strconv.Itoa(i)})
 	}
-	if lines := h.snapshot(); len(lines) != logHistoryLines || lines[0].Text != strconv.Itoa(logHistoryLines) {
-		t.Errorf("after %d short lines: %d kept, the first %q; want the last %d", 2*logHistoryLines, len(lines), lines[0].Text, logHistoryLines)
+	if lines := h.snapshot(); len(lines) != abi.LogHistoryLines || lines[0].Text != strconv.Itoa(abi.LogHistoryLines) {
+		t.Errorf("after %d short lines: %d kept, the first %q; want the last %d", 2*abi.LogHistoryLines, len(lines), lines[0].Text, abi.LogHistoryLines)
 	}
 	long := strings.Repeat("x", 8<<10)
-	for range logHistoryLines {
+	for range abi.LogHistoryLines {
 		h.add(pod.Line{Text: long})
 	}
-	if want := logHistoryBytes / len(long); len(h.snapshot()) != want || h.bytes != want*len(long) {
-		t.Errorf("after %d lines of 8 KiB: %d lines, %d bytes kept, want %d lines", logHistoryLines, len(h.snapshot()), h.bytes, want)
+	if want := abi.LogHistoryBytes / len(long); len(h.snapshot()) != want || h.bytes != want*len(long) {
+		t.Errorf("after %d lines of 8 KiB: %d lines, %d bytes kept, want %d lines", abi.LogHistoryLines, len(h.snapshot()), h.bytes, want)
 	}
 }

@@ -1,5 +1,5 @@
 // Package sse writes Server-Sent Events to one client: the Ingress's event
-// streams (docs/channels.md) and the web view's /ui/events (docs/ui.md)
+// streams (docs/channels.md) and the web view's activity stream (docs/ui.md)
 // alike. Every write has a deadline, so that a client that stops reading
 // cannot hold its handler, nor what the handler holds, for ever.
 package sse
