@@ -82,20 +82,15 @@ func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList 
 			}
 		}
 		names.Insert(v.Name)
-		switch setPointers(v.VolumeSource) {
-		case 0:
-			errs = append(errs, field.Required(p, "must specify a volume type"))
-		case 1:
-		default:
-			errs = append(errs, field.Forbidden(p, "may not specify more than 1 volume type"))
-		}
+		errs = append(errs, exactlyOneSet(v.VolumeSource, p, "volume type")...)
 	}
 	return errs
 }
 
-// setPointers counts the non-nil pointer fields of a struct: the members
-// of a union such as a volume source.
-func setPointers(union any) int {
+// exactlyOneSet checks that a union (a struct of pointers, such as a volume
+// source or a probe's handler) sets exactly one member, in kube-apiserver's
+// words: "must specify a <what>", "may not specify more than 1 <what>".
+func exactlyOneSet(union any, path *field.Path, what string) field.ErrorList {
 	v := reflect.ValueOf(union)
 	n := 0
 	for i := 0; i < v.NumField(); i++ {
@@ -103,7 +98,13 @@ func setPointers(union any) int {
 			n++
 		}
 	}
-	return n
+	switch {
+	case n == 0:
+		return field.ErrorList{field.Required(path, "must specify a "+what)}
+	case n > 1:
+		return field.ErrorList{field.Forbidden(path, "may not specify more than 1 "+what)}
+	}
+	return nil
 }
 
 // validateContainerExtras checks what kube-apiserver checks of a container
@@ -151,13 +152,7 @@ func validateContainerExtras(c *corev1.Container, volumes sets.Set[string], path
 // validateProbe: exactly one handler, non-negative timings, a valid port.
 func validateProbe(probe *corev1.Probe, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	switch setPointers(probe.ProbeHandler) {
-	case 0:
-		errs = append(errs, field.Required(path, "must specify a handler type"))
-	case 1:
-	default:
-		errs = append(errs, field.Forbidden(path, "may not specify more than 1 handler type"))
-	}
+	errs = append(errs, exactlyOneSet(probe.ProbeHandler, path, "handler type")...)
 	if h := probe.HTTPGet; h != nil {
 		errs = append(errs, validatePortNumOrName(h.Port, path.Child("httpGet", "port"))...)
 		if s := h.Scheme; s != "" && s != corev1.URISchemeHTTP && s != corev1.URISchemeHTTPS {

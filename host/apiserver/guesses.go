@@ -41,13 +41,6 @@ func newGuesser() *guesser {
 	return &guesser{budget: rate.NewLimiter(abi.TokenGuessRate, abi.TokenGuessBurst)}
 }
 
-func (g *guesses) clock() time.Time {
-	if g.now != nil {
-		return g.now()
-	}
-	return time.Now()
-}
-
 // of returns the count of addr, made when it is new; with the table full
 // it first forgets the clients whose budget has refilled, which are like
 // new ones, and else shares one count among the newcomers.
@@ -62,7 +55,7 @@ func (g *guesses) of(addr netip.Addr) *guesser {
 	}
 	if len(g.clients) >= abi.TokenGuessClients {
 		for a, c := range g.clients {
-			if c.budget.TokensAt(g.clock()) >= abi.TokenGuessBurst {
+			if c.budget.TokensAt(lograte.Now(g.now)) >= abi.TokenGuessBurst {
 				delete(g.clients, a)
 			}
 		}
@@ -79,7 +72,7 @@ func (g *guesses) of(addr netip.Addr) *guesser {
 // token is checked; 0 when it may send one now.
 func (g *guesses) retryAfter(addr netip.Addr) time.Duration {
 	c := g.of(addr)
-	tokens := c.budget.TokensAt(g.clock())
+	tokens := c.budget.TokensAt(lograte.Now(g.now))
 	if tokens >= 1 {
 		return 0
 	}
@@ -90,7 +83,7 @@ func (g *guesses) retryAfter(addr netip.Addr) time.Duration {
 // wrong counts one wrong token from addr.
 func (g *guesses) wrong(addr netip.Addr) {
 	c := g.of(addr)
-	c.budget.AllowN(g.clock(), 1)
+	c.budget.AllowN(lograte.Now(g.now), 1)
 	g.note(addr, c, func() { c.wrong++ })
 }
 
@@ -99,7 +92,7 @@ func (g *guesses) wrong(addr netip.Addr) {
 func (g *guesses) note(addr netip.Addr, c *guesser, count func()) {
 	g.mu.Lock()
 	count()
-	if g.logf == nil || !c.lines.Allow() {
+	if g.logf == nil || !c.lines.AllowAt(lograte.Now(g.now)) {
 		g.mu.Unlock()
 		return
 	}
