@@ -5,13 +5,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -28,12 +28,12 @@ type guessServer struct {
 
 func newGuessServer(t *testing.T, tls bool) *guessServer {
 	g := &guessServer{now: time.Unix(1e9, 0)}
-	s := New(Config{Store: store.New(), Token: rightToken, Logf: func(format string, args ...any) {
+	gate := apiauth.New(apiauth.Config{Token: rightToken, Logf: func(format string, args ...any) {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.lines = append(g.lines, format)
-	}})
-	s.guesses.now = func() time.Time { g.mu.Lock(); defer g.mu.Unlock(); return g.now }
+	}, Clock: func() time.Time { g.mu.Lock(); defer g.mu.Unlock(); return g.now }})
+	s := New(Config{Store: store.New(), Token: rightToken, Gate: gate})
 	if tls {
 		g.Server = httptest.NewTLSServer(s)
 	} else {
@@ -112,47 +112,6 @@ func TestWrongBearerTokensGet429AfterTheBurst(t *testing.T) {
 	}
 }
 
-// TestWrongLoginsGet429AfterTheBurst: /ui/login counts in the same budget,
-// and the right token past the budget sets no cookie; once the budget has
-// refilled it sets the session cookie, Secure, HttpOnly and SameSite=Strict,
-// and ends the old one.
-func TestWrongLoginsGet429AfterTheBurst(t *testing.T) {
-	g := newGuessServer(t, true)
-	login := func(token string) *http.Response {
-		t.Helper()
-		resp, err := g.Client().PostForm(g.URL+abi.UIPath+"login", url.Values{"token": {token}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
-	for i := range abi.TokenGuessBurst {
-		if resp := login("guess"); resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("wrong login %d: %d, want 401", i+1, resp.StatusCode)
-		}
-	}
-	if resp := login(rightToken); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || len(resp.Cookies()) != 0 {
-		t.Fatalf("the right login past the burst: %d Retry-After %q cookies %v, want 429 and no cookie",
-			resp.StatusCode, resp.Header.Get("Retry-After"), resp.Cookies())
-	}
-	g.advance(time.Second / abi.TokenGuessRate)
-	resp := login(rightToken)
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("the right login once the budget refilled: %d, want 204", resp.StatusCode)
-	}
-	got := map[string]*http.Cookie{}
-	for _, c := range resp.Cookies() {
-		got[c.Name] = c
-	}
-	if c := got[abi.SessionCookie]; c == nil || c.Value != rightToken || !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Domain != "" {
-		t.Errorf("session cookie %+v", c)
-	}
-	if c := got[abi.TokenCookie]; c == nil || c.MaxAge >= 0 {
-		t.Errorf("the old cookie is not ended: %+v", c)
-	}
-}
-
 // TestSessionCookieOnlyOverHTTPSForReads: the API takes the session
 // cookie over HTTPS for reads, never over plain HTTP nor for a write, and
 // never the old cookie.
@@ -185,29 +144,5 @@ func TestSessionCookieOnlyOverHTTPSForReads(t *testing.T) {
 		if got := do(c.srv, c.method, c.cookie); got != c.want {
 			t.Errorf("%s over %s with %q: %d, want %d", c.method, c.srv.URL, c.cookie, got, c.want)
 		}
-	}
-}
-
-// TestUIOverPlainHTTPRedirectsToHTTPS: with a token, the web view over
-// plain HTTP sends the browser to the HTTPS port, where its cookie can be
-// Secure; without one it is served on either.
-func TestUIOverPlainHTTPRedirectsToHTTPS(t *testing.T) {
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	for _, token := range []string{rightToken, ""} {
-		srv := httptest.NewServer(New(Config{Store: store.New(), Token: token, TLSAddr: "127.0.0.1:6444"}))
-		for _, path := range []string{"/ui", abi.UIPath, abi.UIPath + "app.js?v=1"} {
-			resp, err := noRedirect.Get(srv.URL + path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			switch {
-			case token != "" && (resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != "https://127.0.0.1:6444"+path):
-				t.Errorf("with a token, GET %s: %d to %q, want 307 to the HTTPS port", path, resp.StatusCode, resp.Header.Get("Location"))
-			case token == "" && resp.StatusCode/100 == 3 && path != "/ui":
-				t.Errorf("without a token, GET %s: %d, want it served", path, resp.StatusCode)
-			}
-		}
-		srv.Close()
 	}
 }

@@ -4,21 +4,21 @@
 // status subresources, server-side Tables, pod logs, port-forward), with
 // Endpoints and EndpointSlices computed on read, the Metrics API read from
 // the nodes and the self-subject reviews. Real kubectl and client-go drive it.
+// The cluster mounts it on the API port (Mount) behind the port's one token
+// check, host/internal/apiauth, beside the web view and the channel
+// endpoint.
 package apiserver
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 	"runtime"
 	"strings"
-	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/internal/activity"
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
@@ -46,9 +46,10 @@ type Config struct {
 	// Token, when set, is the bearer token every request but the health
 	// checks must carry.
 	Token string
-	// Channels, when set, serves host/abi.ChannelsPath (the cluster's channel
-	// messages, see host/internal/channel.Handler).
-	Channels http.Handler
+	// Gate, when set, is the token check of the API port the server is
+	// mounted on (Mount), which it shares with the other handlers there;
+	// nil makes one of Token and Logf. Either way it must check Token.
+	Gate *apiauth.Gate
 	// Egress, when set with Store, serves the egress gateway
 	// (abi.EgressPath, egress.go); without it that path answers 404.
 	Egress *Egress
@@ -61,31 +62,30 @@ type Config struct {
 	// reaches its pods in-process, and the other pods through their
 	// node's pod port (podhandler.go).
 	Local service.LocalPods
-	// Activity, when set, is streamed to the web view at abi.UIPath
-	// (ui.go); the page itself is served either way.
-	Activity *activity.Stream
-	// TLSAddr is the HTTPS API endpoint (host:port). With a Token the web
-	// view lives there only, where its session cookie can be Secure: over
-	// plain HTTP abi.UIPath redirects to it (docs/ui.md).
-	TLSAddr string
 	// Logf receives the "[AUTH]" lines of clients that send wrong tokens,
 	// at most once per abi.LogRateInterval each; nil logs nothing.
 	Logf func(format string, args ...any)
 }
 
-// Server is the API server; it is an http.Handler.
+// Server is the API server. Mount puts it on an API port; as an
+// http.Handler it is a port of its own, with nothing else mounted.
 type Server struct {
 	cfg       Config
 	mux       *http.ServeMux
 	encodings *encodingCache
-	guesses   guesses
+	gate      *apiauth.Gate
+	port      *apiauth.Mux // the server alone, for ServeHTTP
 }
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns the API server's handler.
+// New returns the API server.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), encodings: newEncodingCache(), guesses: guesses{logf: cfg.Logf}}
+	gate := cfg.Gate
+	if gate == nil {
+		gate = apiauth.New(apiauth.Config{Token: cfg.Token, Logf: cfg.Logf})
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), encodings: newEncodingCache(), gate: gate}
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if cfg.Ready != nil && !cfg.Ready() {
 			http.Error(w, "pods are still starting", http.StatusServiceUnavailable)
@@ -111,8 +111,6 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc("/api/", s.serveREST)
 		s.mux.HandleFunc("/apis/", s.serveREST)
 	}
-	s.registerChannels()
-	s.registerUI()
 	if cfg.Egress != nil && cfg.Store != nil {
 		s.mux.HandleFunc("POST "+abi.EgressPath, s.serveEgress)
 	}
@@ -120,87 +118,41 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc("GET "+abi.UplinkPath, s.serveUplink)
 		s.mux.HandleFunc("PUT "+abi.UplinkPath, s.setUplink)
 	}
+	s.port = apiauth.NewMux(gate)
+	s.Mount(s.port)
 	return s
 }
 
-// ServeHTTP checks the bearer token, then serves the request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect {
-		if s.cfg.Uplink == nil || s.cfg.Store == nil {
-			http.Error(w, "no relay to hosts outside here", http.StatusMethodNotAllowed)
-			return
-		}
-		s.serveRelay(w, r) // it checks the token itself, or the node's address
+// Mount serves the API on port: the health checks and the version
+// without the token, the egress gateway and the relay (CONNECT), which
+// check it themselves, and everything else behind port's gate, which must
+// be the server's (Config.Gate).
+func (s *Server) Mount(port *apiauth.Mux) {
+	for _, p := range []string{"/readyz", "/livez", "/healthz", "/version"} {
+		port.HandlePublic(p, s.mux)
+	}
+	if s.cfg.Egress != nil {
+		port.HandlePublic(abi.EgressPath, s.mux) // the gateway checks the token itself, to answer and log refusals
+	}
+	port.HandleConnect(http.HandlerFunc(s.serveConnect))
+	port.Handle("/", s.mux)
+}
+
+// ServeHTTP serves r on a port of the server alone.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.port.ServeHTTP(w, r) }
+
+// serveConnect relays a worker's connection to a host outside.
+func (s *Server) serveConnect(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Uplink == nil || s.cfg.Store == nil {
+		http.Error(w, "no relay to hosts outside here", http.StatusMethodNotAllowed)
 		return
 	}
-	if s.uiOverPlainHTTP(r) {
-		http.Redirect(w, r, "https://"+s.cfg.TLSAddr+r.URL.RequestURI(), http.StatusTemporaryRedirect)
-		return
-	}
-	switch r.URL.Path {
-	case "/readyz", "/livez", "/healthz", "/version":
-	case abi.EgressPath:
-		if s.cfg.Egress != nil {
-			break // the gateway checks the token itself, to answer and log refusals
-		}
-		fallthrough
-	default:
-		if s.cfg.Token != "" && !uiPublic(r) {
-			if ok, wait := s.authorize(r); !ok {
-				if wait > 0 {
-					writeTooManyGuesses(w, wait)
-				} else {
-					writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
-				}
-				return
-			}
-		}
-	}
-	s.mux.ServeHTTP(w, r)
+	s.serveRelay(w, r) // it checks the token itself, or the node's address
 }
 
-// authorized reports whether r carries the cluster token (authorize).
-func (s *Server) authorized(r *http.Request) bool {
-	ok, _ := s.authorize(r)
-	return ok
-}
-
-// authorize reports whether r carries the cluster token: as a bearer
-// token, or, over HTTPS and for reads only, in the web view's
-// abi.SessionCookie (a cookie goes with any request the browser makes, so
-// it never authorizes a write). A token is checked within its client's
-// budget of wrong ones (guesses.go): past it, wait is how long until the
-// next is.
-func (s *Server) authorize(r *http.Request) (ok bool, wait time.Duration) {
-	token, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !found && overHTTPS(r) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		if c, err := r.Cookie(abi.SessionCookie); err == nil {
-			token, found = c.Value, true
-		}
-	}
-	if !found {
-		return false, 0
-	}
-	return s.checkToken(r, token)
-}
-
-// checkToken checks one token that r's client sent, unless the client has
-// spent its budget of wrong ones.
-func (s *Server) checkToken(r *http.Request, token string) (ok bool, wait time.Duration) {
-	addr := remoteAddr(r)
-	if wait := s.guesses.retryAfter(addr); wait > 0 {
-		return false, wait
-	}
-	if s.validToken(token) {
-		return true, 0
-	}
-	s.guesses.wrong(addr)
-	return false, 0
-}
-
-func (s *Server) validToken(token string) bool {
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
-}
+// authorized reports whether r carries the cluster token (the gate's
+// check), for the handlers that check it themselves.
+func (s *Server) authorized(r *http.Request) bool { return s.gate.Authorized(r) }
 
 // request is a parsed REST path.
 type request struct {

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube32/kube32/host/internal/apistatus"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -19,25 +20,13 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// writeStatus answers err as the metav1.Status kube-apiserver would send.
-func writeStatus(w http.ResponseWriter, err error) {
-	st := toStatus(err)
-	writeJSON(w, int(st.Code), st)
-}
+// writeStatus answers err as the metav1.Status kube-apiserver would send
+// (host/internal/apistatus, shared with what the API port mounts).
+func writeStatus(w http.ResponseWriter, err error) { apistatus.Write(w, err) }
 
 // toStatus turns an error into a Status: API errors as they are, anything
 // else as an internal error.
-func toStatus(err error) *metav1.Status {
-	var api apierrors.APIStatus
-	if errors.As(err, &api) {
-		st := api.Status()
-		st.Kind, st.APIVersion = "Status", "v1"
-		return &st
-	}
-	st := apierrors.NewInternalError(err).Status()
-	st.Kind, st.APIVersion = "Status", "v1"
-	return &st
-}
+func toStatus(err error) *metav1.Status { return apistatus.Of(err) }
 
 // storeError maps the store's errors onto the resource and name.
 func storeError(res *resource, name string, err error) error {

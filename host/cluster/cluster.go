@@ -22,6 +22,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/internal/activity"
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
@@ -30,6 +31,7 @@ import (
 	"github.com/kube32/kube32/host/internal/nodelifecycle"
 	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/internal/servingcert"
+	"github.com/kube32/kube32/host/internal/webview"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -217,14 +219,20 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	})
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels, Activity: events})
-	api := apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token,
-		Channels: channel.Handler(c.Channels), Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet, Activity: events,
-		TLSAddr: c.apiTLSAddr, Logf: opts.Logf})
+	// The API port: one token check (apiauth) in front of the Kubernetes
+	// API, the web view and the channel endpoint.
+	gate := apiauth.New(apiauth.Config{Token: opts.Token, Logf: opts.Logf})
+	port := apiauth.NewMux(gate)
+	apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token, Gate: gate,
+		Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet,
+		Logf: opts.Logf}).Mount(port)
+	webview.Mount(port, webview.Config{Activity: events, TLSAddr: c.apiTLSAddr})
+	channel.Mount(port, c.Channels)
 
-	c.serve(listeners["api"], api)
+	c.serve(listeners["api"], port)
 	// TLS inside the connection budget, so that a connection stuck in its
 	// handshake is idle and makes room like any other.
-	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), api.HTTPS())
+	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), apiauth.MarkHTTPS(port))
 	c.serve(listeners["pod"], c.Kubelet.PodServer())
 	c.serve(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })

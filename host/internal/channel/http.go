@@ -9,12 +9,22 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // followerQueueLen is the queue of a worker following the control plane:
 // longer than a pod's, since it carries every topic.
 const followerQueueLen = 4096
+
+// Mount serves abi.ChannelsPath for the control plane's hub h on the API
+// port, behind its gate: workers forward their pods' publishes there and
+// follow every message from there with the cluster token.
+func Mount(port *apiauth.Mux, h *Hub) {
+	handler := Handler(h)
+	port.Handle(abi.ChannelsPath, handler)
+	port.Handle(abi.ChannelsPath+"/", handler)
+}
 
 // Handler serves abi.ChannelsPath for the control plane's hub h.
 func Handler(h *Hub) http.Handler {

@@ -1,4 +1,4 @@
-package apiserver
+package apiauth
 
 import (
 	"math"
@@ -102,9 +102,9 @@ func (g *guesses) note(addr netip.Addr, c *guesser, count func()) {
 	g.logf("[AUTH] %s: %d wrong cluster tokens, %d refused unchecked with 429 (more than %d a second)", addr, wrong, limited, abi.TokenGuessRate)
 }
 
-// writeTooManyGuesses answers 429 with the seconds until the client may
+// WriteTooManyGuesses answers 429 with the seconds until the client may
 // send a token again, at least 1.
-func writeTooManyGuesses(w http.ResponseWriter, wait time.Duration) {
+func WriteTooManyGuesses(w http.ResponseWriter, wait time.Duration) {
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 	http.Error(w, "too many wrong cluster tokens from this address: try again after Retry-After seconds", http.StatusTooManyRequests)
 }
