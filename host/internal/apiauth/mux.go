@@ -1,13 +1,17 @@
 package apiauth
 
-import "net/http"
+import (
+	"net/http"
+	"path"
+)
 
 // Mux routes the requests of one API port (plain or HTTPS) to what is
 // mounted there: the Kubernetes API, the web view, the channel endpoint.
 // Handle puts a handler behind the gate; only HandlePublic and
 // HandleConnect, named at the call, skip it. A request that matches no
-// pattern, or matches one only by path (405), meets the gate too, so that
-// an unknown path tells nothing to a client without the token.
+// pattern, or matches one only by path (405), or whose path is not clean
+// (which the mux would redirect), meets the gate too, so that an unknown
+// path tells nothing to a client without the token.
 type Mux struct {
 	gate    *Gate
 	mux     *http.ServeMux
@@ -51,10 +55,24 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		})).ServeHTTP(w, r)
 		return
 	}
-	if _, pattern := m.mux.Handler(r); pattern == "" {
-		// No pattern: 404 or 405, answered behind the gate.
+	if _, pattern := m.mux.Handler(r); pattern == "" || !clean(r.URL.EscapedPath()) {
+		// No pattern (404 or 405) or a redirect to the clean path:
+		// answered behind the gate.
 		m.gate.Require(m.mux).ServeHTTP(w, r)
 		return
 	}
 	m.mux.ServeHTTP(w, r)
+}
+
+// clean reports whether p is a path http.ServeMux serves as it is: no
+// "//", "." or ".." element (a trailing slash is kept).
+func clean(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if p[len(p)-1] == '/' && c != "/" {
+		c += "/"
+	}
+	return c == p
 }

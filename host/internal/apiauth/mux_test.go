@@ -1,7 +1,10 @@
 package apiauth
 
 import (
+	"bufio"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -58,6 +61,24 @@ func (m *mounted) do(t *testing.T, method, path, header, value string) (int, str
 	return resp.StatusCode, string(body)
 }
 
+// rawGet sends GET path over a new connection to addr with the path as it
+// is (a client would clean it) and returns the status.
+func rawGet(t *testing.T, addr, path string) int {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, addr)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 // TestMountedHandlerIsRefusedWithoutTheToken is the rule of docs/design.md,
 // "One token check on the API port": a handler mounted with Handle is
 // never called without the cluster token (401, a Status as the API
@@ -102,8 +123,8 @@ func TestMountedHandlerIsRefusedWithoutTheToken(t *testing.T) {
 }
 
 // TestOnlyWhatIsMountedPublicSkipsTheToken: HandlePublic serves without
-// the token; a path nothing matches, a method its pattern does not take
-// and a CONNECT with no handler meet the gate first, so that they tell a
+// the token; a path nothing matches, a method its pattern does not take,
+// a path not clean and a CONNECT with no handler meet the gate first, so that they tell a
 // client without the token nothing; an open gate (no token) lets all in.
 func TestOnlyWhatIsMountedPublicSkipsTheToken(t *testing.T) {
 	m := newMounted(t, rightToken, false)
@@ -113,6 +134,11 @@ func TestOnlyWhatIsMountedPublicSkipsTheToken(t *testing.T) {
 	for _, c := range []struct{ method, path string }{{http.MethodGet, "/elsewhere"}, {http.MethodPost, "/public"}} {
 		if code, _ := m.do(t, c.method, c.path, "", ""); code != http.StatusUnauthorized {
 			t.Errorf("%s %s without the token: %d, want 401", c.method, c.path, code)
+		}
+	}
+	for _, p := range []string{"//mounted/x", "/public/../mounted/x", "/mounted/./x"} {
+		if code := rawGet(t, m.Listener.Addr().String(), p); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without the token: %d, want 401 before the redirect to the clean path", p, code)
 		}
 	}
 	if code, _ := m.do(t, http.MethodPost, "/public", "Authorization", "Bearer "+rightToken); code != http.StatusMethodNotAllowed {
