@@ -44,11 +44,12 @@ type Config struct {
 	// Logs serves pods/log; nil answers 404 for every pod.
 	Logs Logs
 	// Token, when set, is the bearer token every request but the health
-	// checks must carry.
+	// checks must carry; the egress gateway and the relay, which check
+	// it themselves, read it here.
 	Token string
 	// Gate, when set, is the token check of the API port the server is
-	// mounted on (Mount), which it shares with the other handlers there;
-	// nil makes one of Token and Logf. Either way it must check Token.
+	// mounted on (Mount), shared with the other handlers there, and must
+	// check Token; nil makes one of Token and Logf.
 	Gate *apiauth.Gate
 	// Egress, when set with Store, serves the egress gateway
 	// (abi.EgressPath, egress.go); without it that path answers 404.
@@ -62,8 +63,9 @@ type Config struct {
 	// reaches its pods in-process, and the other pods through their
 	// node's pod port (podhandler.go).
 	Local service.LocalPods
-	// Logf receives the "[AUTH]" lines of clients that send wrong tokens,
-	// at most once per abi.LogRateInterval each; nil logs nothing.
+	// Logf receives the "[AUTH]" lines of clients that send wrong tokens
+	// when New makes the Gate, at most once per abi.LogRateInterval each;
+	// nil logs nothing.
 	Logf func(format string, args ...any)
 }
 

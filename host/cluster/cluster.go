@@ -224,8 +224,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	gate := apiauth.New(apiauth.Config{Token: opts.Token, Logf: opts.Logf})
 	port := apiauth.NewMux(gate)
 	apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token, Gate: gate,
-		Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet,
-		Logf: opts.Logf}).Mount(port)
+		Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet}).Mount(port)
 	webview.Mount(port, webview.Config{Activity: events, TLSAddr: c.apiTLSAddr})
 	channel.Mount(port, c.Channels)
 
