@@ -48,7 +48,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req request, obj
 	}
 	meta.SetResourceVersion("")
 	meta.SetDeletionTimestamp(nil)
-	resetStatus(obj)
+	resetStatus(req.res, obj)
 	if err := admit(req.res, obj); err != nil {
 		return err
 	}
@@ -145,14 +145,14 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 		}
 		if req.subresource == "status" {
 			out := cur.DeepCopyObject()
-			copyStatus(out, obj)
+			copyStatus(req.res, out, obj)
 			if record == recordedByApply {
 				out.(metav1.Object).SetManagedFields(meta.GetManagedFields())
 			}
 			obj = out
 		} else {
 			if req.res.Status {
-				copyStatus(obj, cur)
+				copyStatus(req.res, obj, cur)
 			}
 			if err := admitUpdate(req.res, obj, cur); err != nil {
 				return nil, err
