@@ -117,4 +117,3 @@ func columnsJSON(kind string, p admission.Printer) []byte {
 	columns.Store(kind, raw)
 	return raw
 }
-
