@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kube32/kube32/host/admission"
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // decodeFor decodes a body meant for req's resource with host/admission's
@@ -73,7 +74,7 @@ func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte)
 
 // protobufSerializer decodes the DeleteOptions of client-go's typed
 // clients; objects go through admission.Decode.
-var protobufSerializer = protobuf.NewSerializer(admission.Scheme, admission.Scheme)
+var protobufSerializer = protobuf.NewSerializer(kinds.Scheme, kinds.Scheme)
 
 // unsupportedMediaType is kube-apiserver's 415 for a body it cannot read.
 func unsupportedMediaType(err error) error {

@@ -5,6 +5,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // Discovery in its legacy form: /api, /apis, /apis/<group> and each group
@@ -86,9 +88,9 @@ func apiResources(gv schema.GroupVersion) []metav1.APIResource {
 				Name: res.Name + "/status", Namespaced: res.Namespaced, Kind: res.Kind, Verbs: []string{"get", "patch", "update"},
 			})
 		}
-		if res.Kind == "Pod" {
+		if res.Kind == kinds.Pod {
 			out = append(out, metav1.APIResource{
-				Name: "pods/log", Namespaced: true, Kind: "Pod", Verbs: []string{"get"},
+				Name: "pods/log", Namespaced: true, Kind: kinds.Pod, Verbs: []string{"get"},
 			})
 		}
 	}

@@ -48,16 +48,16 @@ func storedObjects(t *testing.T) (*store.Store, []runtime.Object) {
 // referenceTable is the Table as a metav1.Table that encoding/json
 // encodes, which the written Table must equal byte for byte.
 func referenceTable(res *resource, objs []runtime.Object, version int64, opts tableOptions) []byte {
-	p := printerFor(res.Kind)
+	p := res.Printer
 	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, Rows: []metav1.TableRow{}}
 	if opts.withColumns {
-		t.ColumnDefinitions = p.columns
+		t.ColumnDefinitions = p.Columns
 	}
 	if version > 0 {
 		t.ResourceVersion = strconv.FormatInt(version, 10)
 	}
 	for _, o := range objs {
-		row := metav1.TableRow{Cells: p.cells(o)}
+		row := metav1.TableRow{Cells: p.Cells(o)}
 		switch opts.include {
 		case "Object":
 			row.Object.Raw, _ = json.Marshal(o)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/metricsv1beta1"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -33,7 +34,7 @@ var statsClient = &http.Client{Timeout: statsTimeout}
 
 // nodeStats asks every node for its stats at once.
 func (s *Server) nodeStats() []metricsv1beta1.NodeStats {
-	nodes, _ := s.cfg.Store.ListShared("Node", "")
+	nodes, _ := s.cfg.Store.ListShared(kinds.Node, "")
 	out := make([]*metricsv1beta1.NodeStats, len(nodes))
 	var wg sync.WaitGroup
 	for i, o := range nodes {
@@ -95,12 +96,12 @@ func fetchStats(addr string) (*metricsv1beta1.NodeStats, error) {
 func (s *Server) nodeMetrics() []runtime.Object {
 	var out []runtime.Object
 	for _, st := range s.nodeStats() {
-		o, ok := s.cfg.Store.Get(store.Key{Kind: "Node", Name: st.Node.Name})
+		o, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Node, Name: st.Node.Name})
 		if !ok {
 			continue
 		}
 		m := st.Node
-		m.TypeMeta = metav1.TypeMeta{Kind: "NodeMetrics", APIVersion: metricsv1beta1.GroupVersion}
+		m.TypeMeta = metav1.TypeMeta{Kind: kinds.NodeMetrics, APIVersion: metricsv1beta1.GroupVersion}
 		m.Labels = o.(*corev1.Node).Labels
 		m.CreationTimestamp = metav1.Now()
 		out = append(out, &m)
@@ -118,11 +119,11 @@ func (s *Server) podMetrics(namespace string) []runtime.Object {
 			if namespace != "" && m.Namespace != namespace {
 				continue
 			}
-			o, ok := s.cfg.Store.Get(store.Key{Kind: "Pod", Namespace: m.Namespace, Name: m.Name})
+			o, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Pod, Namespace: m.Namespace, Name: m.Name})
 			if !ok || o.(*corev1.Pod).Spec.NodeName != st.Node.Name {
 				continue
 			}
-			m.TypeMeta = metav1.TypeMeta{Kind: "PodMetrics", APIVersion: metricsv1beta1.GroupVersion}
+			m.TypeMeta = metav1.TypeMeta{Kind: kinds.PodMetrics, APIVersion: metricsv1beta1.GroupVersion}
 			m.Labels = o.(*corev1.Pod).Labels
 			m.CreationTimestamp = metav1.Now()
 			out = append(out, &m)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -27,7 +28,7 @@ func (s *Server) podHandler(namespace, name string, uid types.UID) http.Handler 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(abi.HeaderCallChain) // only nodes set it
 		pod.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
-		obj, ok := s.cfg.Store.Get(store.Key{Kind: "Pod", Namespace: namespace, Name: name})
+		obj, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name})
 		if !ok || obj.(*corev1.Pod).UID != uid {
 			http.Error(w, "pod "+id+" is gone", http.StatusServiceUnavailable)
 			return
@@ -38,7 +39,7 @@ func (s *Server) podHandler(namespace, name string, uid types.UID) http.Handler 
 				return
 			}
 		}
-		node, ok := s.cfg.Store.Get(store.Key{Kind: "Node", Name: obj.(*corev1.Pod).Spec.NodeName})
+		node, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Node, Name: obj.(*corev1.Pod).Spec.NodeName})
 		if !ok || service.NodeAddr(node.(*corev1.Node)) == "" {
 			http.Error(w, "pod "+id+" runs on no node that can be reached", http.StatusServiceUnavailable)
 			return

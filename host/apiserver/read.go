@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/store"
 )
@@ -78,15 +79,15 @@ func (req request) key() store.Key {
 // resourceVersion they are at; computed resources are computed now.
 func (s *Server) objects(res *resource, namespace string) ([]runtime.Object, int64) {
 	switch res.Kind {
-	case "Endpoints":
+	case kinds.Endpoints:
 		version := s.cfg.Store.Version()
 		return atVersion(service.NamespaceEndpoints(s.cfg.Store, namespace), version), version
-	case "EndpointSlice":
+	case kinds.EndpointSlice:
 		version := s.cfg.Store.Version()
 		return atVersion(service.NamespaceEndpointSlices(s.cfg.Store, namespace), version), version
-	case "NodeMetrics":
+	case kinds.NodeMetrics:
 		return s.nodeMetrics(), s.cfg.Store.Version()
-	case "PodMetrics":
+	case kinds.PodMetrics:
 		return s.podMetrics(namespace), s.cfg.Store.Version()
 	}
 	// Read-only use (filtering, encoding): the store's own objects will do.

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // The self-subject reviews, answered as a single-user cluster does
@@ -32,7 +34,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request
 	}
 	var review any
 	switch req.res.Kind {
-	case "SelfSubjectAccessReview":
+	case kinds.SelfSubjectAccessReview:
 		ssar := &authorizationv1.SelfSubjectAccessReview{}
 		if err := decodeReview(data, req, ssar); err != nil {
 			return err
@@ -40,7 +42,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request
 		ssar.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: true,
 			Reason: "kube32 has one user, who may do everything"}
 		review = ssar
-	case "SelfSubjectRulesReview":
+	case kinds.SelfSubjectRulesReview:
 		ssrr := &authorizationv1.SelfSubjectRulesReview{}
 		if err := decodeReview(data, req, ssrr); err != nil {
 			return err

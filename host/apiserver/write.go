@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req request, obj
 	}
 	meta.SetResourceVersion("")
 	meta.SetDeletionTimestamp(nil)
-	resetStatus(obj)
+	resetStatus(req.res, obj)
 	if err := admit(req.res, obj); err != nil {
 		return err
 	}
@@ -91,8 +92,8 @@ func (s *Server) namespaceExists(res *resource, namespace string) error {
 	if !res.Namespaced {
 		return nil
 	}
-	if _, ok := s.cfg.Store.Get(store.Key{Kind: "Namespace", Name: namespace}); !ok {
-		return apierrors.NewNotFound(byKind("Namespace").groupResource(), namespace)
+	if _, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Namespace, Name: namespace}); !ok {
+		return apierrors.NewNotFound(byKind(kinds.Namespace).groupResource(), namespace)
 	}
 	return nil
 }
@@ -145,14 +146,14 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 		}
 		if req.subresource == "status" {
 			out := cur.DeepCopyObject()
-			copyStatus(out, obj)
+			copyStatus(req.res, out, obj)
 			if record == recordedByApply {
 				out.(metav1.Object).SetManagedFields(meta.GetManagedFields())
 			}
 			obj = out
 		} else {
 			if req.res.Status {
-				copyStatus(obj, cur)
+				copyStatus(req.res, obj, cur)
 			}
 			if err := admitUpdate(req.res, obj, cur); err != nil {
 				return nil, err
@@ -207,7 +208,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req request
 		}
 		return nil
 	}
-	if req.res.Kind == "Namespace" && (req.name == metav1.NamespaceDefault || req.name == metav1.NamespaceSystem) {
+	if req.res.Kind == kinds.Namespace && (req.name == metav1.NamespaceDefault || req.name == metav1.NamespaceSystem) {
 		return apierrors.NewForbidden(req.res.groupResource(), req.name, fmt.Errorf("this namespace may not be deleted"))
 	}
 	if dryRun(r) || len(opts.DryRun) > 0 {
@@ -220,7 +221,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req request
 		}
 		return err
 	}
-	if req.res.Kind == "Pod" {
+	if req.res.Kind == kinds.Pod {
 		if obj, ok, err := s.terminatePod(req, opts, check); ok || err != nil {
 			if err != nil {
 				return err
@@ -233,7 +234,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req request
 	if err != nil {
 		return storeError(req.res, req.name, err)
 	}
-	if req.res.Kind == "Namespace" {
+	if req.res.Kind == kinds.Namespace {
 		s.deleteNamespaced(req.name)
 	}
 	writeJSON(w, http.StatusOK, obj)

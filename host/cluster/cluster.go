@@ -27,6 +27,7 @@ import (
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/ingress"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/nodelifecycle"
 	"github.com/kube32/kube32/host/internal/scheduler"
@@ -296,7 +297,7 @@ func (c *Cluster) workerPodsReported() bool {
 	for i := range started {
 		workers[WorkerName(i+1)] = true
 	}
-	pods, _ := c.Store.ListShared("Pod", "") // read only
+	pods, _ := c.Store.ListShared(kinds.Pod, "") // read only
 	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if workers[p.Spec.NodeName] && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending {

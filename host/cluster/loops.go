@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/store"
 )
@@ -46,9 +47,9 @@ func runScheduler(ctx context.Context, s *store.Store, opts scheduler.Options) {
 // bound pod's status write can not.
 func mayPlace(e store.Event) bool {
 	switch e.Key.Kind {
-	case "Node":
+	case kinds.Node:
 		return true
-	case "Pod":
+	case kinds.Pod:
 		p, ok := e.Object.(*corev1.Pod)
 		return !ok || e.Type == store.Deleted || p.Spec.NodeName == "" ||
 			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
@@ -58,7 +59,7 @@ func mayPlace(e store.Event) bool {
 
 func schedule(s *store.Store, opts scheduler.Options) {
 	scheduler.Schedule(s, opts)
-	pods, _ := s.ListShared("Pod", "") // read only
+	pods, _ := s.ListShared(kinds.Pod, "") // read only
 	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
@@ -76,7 +77,7 @@ func schedule(s *store.Store, opts scheduler.Options) {
 
 // recordOnce records a FailedScheduling event unless the pod has it.
 func recordOnce(s *store.Store, p *corev1.Pod, message string) {
-	for _, o := range s.List("Event", p.Namespace) {
+	for _, o := range s.List(kinds.Event, p.Namespace) {
 		e := o.(*corev1.Event)
 		if e.InvolvedObject.UID == p.UID && e.Reason == "FailedScheduling" && e.Message == message {
 			return
@@ -89,7 +90,7 @@ func recordOnce(s *store.Store, p *corev1.Pod, message string) {
 // the first pods are scheduled at once.
 func waitForNode(s *store.Store, name string) {
 	for i := 0; i < 2500; i++ {
-		if _, ok := s.Get(store.Key{Kind: "Node", Name: name}); ok {
+		if _, ok := s.Get(store.Key{Kind: kinds.Node, Name: name}); ok {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)

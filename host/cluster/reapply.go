@@ -12,6 +12,7 @@ import (
 
 	"github.com/kube32/kube32/host/admission"
 	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/manifest"
 	"github.com/kube32/kube32/host/store"
 )
@@ -109,7 +110,7 @@ func (c *Cluster) Apply(objs []manifest.Object) (Applied, error) {
 
 // deleteApplied deletes an object Apply no longer finds in the manifests.
 func (c *Cluster) deleteApplied(key store.Key) bool {
-	if key.Kind == "Pod" {
+	if key.Kind == kinds.Pod {
 		now := metav1.NewTime(time.Now())
 		grace := int64(0)
 		if _, ok := c.Store.Update(key, func(o runtime.Object) bool {

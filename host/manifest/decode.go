@@ -20,17 +20,21 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube32/kube32/host/admission"
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
-// servedKinds are the kinds a manifest may hold, and whether each is namespaced.
-var servedKinds = map[string]bool{
-	"Namespace":     false,
-	"Pod":           true,
-	"Service":       true,
-	"Ingress":       true,
-	"NetworkPolicy": true,
-	"StaticBundle":  true,
-}
+// servedKinds are the kinds a manifest may hold, and whether each is
+// namespaced, as its strategy says.
+var servedKinds = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range admission.Strategies {
+		switch s.Kind {
+		case kinds.Namespace, kinds.Pod, kinds.Service, kinds.Ingress, kinds.NetworkPolicy, kinds.StaticBundle:
+			m[s.Kind] = s.Namespaced
+		}
+	}
+	return m
+}()
 
 // Object is one decoded object of a manifest file.
 type Object struct {
@@ -181,10 +185,10 @@ func stripComments(raw []byte) []byte {
 }
 
 func servedKindList() string {
-	var kinds []string
+	var names []string
 	for k := range servedKinds {
-		kinds = append(kinds, k)
+		names = append(names, k)
 	}
-	sort.Strings(kinds)
-	return strings.Join(kinds, ", ")
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }

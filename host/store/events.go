@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // EventSource is who records an Event: a component ("kubelet",
@@ -38,7 +40,7 @@ func (s *Store) Record(p *corev1.Pod, from EventSource, typ, reason, message str
 func PodEvent(p *corev1.Pod, from EventSource, typ, reason, message string, now metav1.Time) *corev1.Event {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%s/%s/%s", p.UID, from.Component, reason, message)
-	ref := corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
+	ref := corev1.ObjectReference{Kind: kinds.Pod, APIVersion: "v1", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
 	if from.Component == "kubelet" && len(p.Spec.Containers) > 0 {
 		ref.FieldPath = fmt.Sprintf("spec.containers{%s}", p.Spec.Containers[0].Name)
 	}

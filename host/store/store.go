@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/admission"
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // Key identifies one object.
@@ -76,16 +76,16 @@ func NewWithHistory(n int) *Store {
 	return &Store{objects: objects{}, subscribers: map[int]*subscriber{}, history: history{limit: n}}
 }
 
-// kindOf is the kind of a served object, e.g. "Pod".
+// kindOf is the kind of a served object, e.g. kinds.Pod.
 func kindOf(obj runtime.Object) string {
 	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
 		return k
 	}
-	kinds, _, err := admission.Scheme.ObjectKinds(obj)
-	if err != nil || len(kinds) == 0 {
+	k := kinds.Of(obj)
+	if k == "" {
 		panic(fmt.Sprintf("store: %T is not a served kind", obj)) // a programming error
 	}
-	return kinds[0].Kind
+	return k
 }
 
 // KeyOf is the key of obj.
@@ -139,7 +139,7 @@ func (s *Store) ListShared(kind, namespace string) ([]runtime.Object, int64) {
 }
 
 func setKind(obj runtime.Object) {
-	if gvks, _, err := admission.Scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
+	if gvks, _, err := kinds.Scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
 		obj.GetObjectKind().SetGroupVersionKind(gvks[0])
 	}
 }

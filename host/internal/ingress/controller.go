@@ -21,6 +21,7 @@ import (
 	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
+	"github.com/kube32/kube32/host/internal/kinds"
 	svcs "github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/store"
@@ -191,7 +192,7 @@ func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBa
 		// The whole body is read here, before a pod of either node is
 		// called or a worker is proxied to.
 		return httplimit.ReadBody(sb)
-	case b.Resource != nil && b.Resource.Kind == "StaticBundle" && b.Resource.APIGroup != nil && *b.Resource.APIGroup == kube32v1.GroupName:
+	case b.Resource != nil && b.Resource.Kind == kinds.StaticBundle && b.Resource.APIGroup != nil && *b.Resource.APIGroup == kube32v1.GroupName:
 		files, err := c.bundle(b.Resource.Name)
 		if err != nil {
 			c.logf("[INGRESS] %s/%s %s: StaticBundle %s: %v", ing.Namespace, ing.Name, path, b.Resource.Name, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/kinds"
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
@@ -49,7 +50,7 @@ func (c *Controller) publishStats(ctx context.Context) {
 // unset), in namespace/name order.
 func (c *Controller) routedIngresses() []*networkingv1.Ingress {
 	var out []*networkingv1.Ingress
-	for _, o := range c.cfg.Store.List("Ingress", "") {
+	for _, o := range c.cfg.Store.List(kinds.Ingress, "") {
 		ing := o.(*networkingv1.Ingress)
 		if cls := ing.Spec.IngressClassName; cls != nil && *cls != abi.IngressClassName {
 			continue

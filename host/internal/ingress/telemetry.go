@@ -7,6 +7,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // Telemetry is the cluster telemetry JSON of abi.AnnotationClusterTelemetry
@@ -35,7 +37,7 @@ type NodeTelemetry struct {
 func (c *Controller) Telemetry() Telemetry {
 	t := Telemetry{Nodes: []NodeTelemetry{}, Uptime: int64(time.Since(c.ann.started) / time.Second), Time: time.Now().UnixMilli()}
 	perNode := map[string]int{}
-	for _, o := range c.cfg.Store.List("Pod", "") {
+	for _, o := range c.cfg.Store.List(kinds.Pod, "") {
 		p := o.(*corev1.Pod)
 		if p.DeletionTimestamp != nil {
 			continue
@@ -48,7 +50,7 @@ func (c *Controller) Telemetry() Telemetry {
 			perNode[p.Spec.NodeName]++
 		}
 	}
-	for _, o := range c.cfg.Store.List("Node", "") {
+	for _, o := range c.cfg.Store.List(kinds.Node, "") {
 		n := o.(*corev1.Node)
 		nt := NodeTelemetry{Name: n.Name, Pods: perNode[n.Name]}
 		for _, a := range n.Status.Addresses {

@@ -25,6 +25,7 @@ import (
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -295,7 +296,7 @@ func (k *Kubelet) Caller() pod.Caller { return k.caller }
 func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	r, ok := k.pods[store.Key{Kind: "Pod", Namespace: namespace, Name: name}]
+	r, ok := k.pods[store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name}]
 	if !ok || r.failed != nil {
 		return nil, false
 	}
@@ -306,7 +307,7 @@ func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
 func (k *Kubelet) Pod(namespace, name string) (*pod.Pod, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	r, ok := k.pods[store.Key{Kind: "Pod", Namespace: namespace, Name: name}]
+	r, ok := k.pods[store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name}]
 	if !ok {
 		return nil, false
 	}

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"sync"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -55,7 +56,7 @@ func (f *logFollowers) remove(key store.Key, id int) {
 // through, loglimit.go) and a channel of the lines that follow, until stop
 // is called. ok is false when the pod does not run on this node.
 func (k *Kubelet) FollowLogs(namespace, name string) (lines []pod.Line, next <-chan pod.Line, stop func(), ok bool) {
-	key := store.Key{Kind: "Pod", Namespace: namespace, Name: name}
+	key := store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name}
 	k.mu.Lock()
 	r, ok := k.pods[key]
 	k.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/store"
 )
@@ -94,7 +95,7 @@ func (s *storeSource) RegisterNode(_ context.Context, n *corev1.Node) error {
 
 func (s *storeSource) RenewLease(_ context.Context, lease *coordinationv1.Lease) (*corev1.Node, error) {
 	s.store.Apply(lease)
-	n, ok := s.store.Get(store.Key{Kind: "Node", Name: lease.Name})
+	n, ok := s.store.Get(store.Key{Kind: kinds.Node, Name: lease.Name})
 	if !ok {
 		return nil, nil
 	}
@@ -103,7 +104,7 @@ func (s *storeSource) RenewLease(_ context.Context, lease *coordinationv1.Lease)
 
 func (s *storeSource) Pods(node string) []*corev1.Pod {
 	var out []*corev1.Pod
-	pods, _ := s.store.ListShared("Pod", "") // no copies: the kubelet reads them, every sync and every readiness poll
+	pods, _ := s.store.ListShared(kinds.Pod, "") // no copies: the kubelet reads them, every sync and every readiness poll
 	for _, o := range pods {
 		if p := o.(*corev1.Pod); p.Spec.NodeName == node {
 			out = append(out, p)
@@ -128,7 +129,7 @@ func (s *storeSource) Changes(ctx context.Context, _ string) <-chan struct{} {
 				if !ok {
 					return
 				}
-				if e.Key.Kind == "Pod" {
+				if e.Key.Kind == kinds.Pod {
 					select {
 					case out <- struct{}{}:
 					default:
@@ -141,7 +142,7 @@ func (s *storeSource) Changes(ctx context.Context, _ string) <-chan struct{} {
 }
 
 func (s *storeSource) UpdatePodStatus(_ context.Context, namespace, name string, uid types.UID, generation int64, change func(*corev1.Pod)) error {
-	s.store.Update(store.Key{Kind: "Pod", Namespace: namespace, Name: name}, func(o runtime.Object) bool {
+	s.store.Update(store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name}, func(o runtime.Object) bool {
 		p := o.(*corev1.Pod)
 		if p.UID != uid || p.Generation != generation {
 			return false
@@ -153,7 +154,7 @@ func (s *storeSource) UpdatePodStatus(_ context.Context, namespace, name string,
 }
 
 func (s *storeSource) DeletePod(_ context.Context, namespace, name string, uid types.UID) error {
-	_, err := s.store.DeleteIf(store.Key{Kind: "Pod", Namespace: namespace, Name: name}, func(o runtime.Object) error {
+	_, err := s.store.DeleteIf(store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name}, func(o runtime.Object) error {
 		if p := o.(*corev1.Pod); p.UID != uid || p.DeletionTimestamp == nil {
 			return errReplaced
 		}
@@ -168,7 +169,7 @@ func (s *storeSource) Record(p *corev1.Pod, from store.EventSource, typ, reason,
 
 func (s *storeSource) NamespaceServices(namespace string) ([]*corev1.Service, []*corev1.Endpoints) {
 	var services []*corev1.Service
-	for _, o := range s.store.List("Service", namespace) {
+	for _, o := range s.store.List(kinds.Service, namespace) {
 		services = append(services, o.(*corev1.Service))
 	}
 	return services, service.NamespaceEndpoints(s.store, namespace)

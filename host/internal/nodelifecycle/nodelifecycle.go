@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -74,7 +75,7 @@ func Run(ctx context.Context, cfg Config) {
 		case <-ctx.Done():
 			return
 		case e := <-events:
-			if e.Key.Kind == "Node" && e.Type == store.Deleted {
+			if e.Key.Kind == kinds.Node && e.Type == store.Deleted {
 				c.collect(e.Key.Name)
 			}
 		case <-tick.C:
@@ -86,11 +87,11 @@ func Run(ctx context.Context, cfg Config) {
 // monitor marks every node silent for longer than the grace period.
 func (c *controller) monitor(now time.Time) {
 	seen := map[string]bool{}
-	for _, o := range c.cfg.Store.List("Node", "") {
+	for _, o := range c.cfg.Store.List(kinds.Node, "") {
 		name := o.(*corev1.Node).Name
 		seen[name] = true
 		var renewed metav1.MicroTime
-		if l, ok := c.cfg.Store.Get(store.Key{Kind: "Lease", Namespace: abi.NamespaceNodeLease, Name: name}); ok {
+		if l, ok := c.cfg.Store.Get(store.Key{Kind: kinds.Lease, Namespace: abi.NamespaceNodeLease, Name: name}); ok {
 			if t := l.(*coordinationv1.Lease).Spec.RenewTime; t != nil {
 				renewed = *t
 			}
@@ -116,7 +117,7 @@ func (c *controller) monitor(now time.Time) {
 // Ready condition False; the node's kubelet sets them back when it is
 // heard again.
 func (c *controller) markUnknown(node string) {
-	_, changed := c.cfg.Store.Update(store.Key{Kind: "Node", Name: node}, func(o runtime.Object) bool {
+	_, changed := c.cfg.Store.Update(store.Key{Kind: kinds.Node, Name: node}, func(o runtime.Object) bool {
 		n := o.(*corev1.Node)
 		now := metav1.Now()
 		for i, cond := range n.Status.Conditions {
@@ -141,7 +142,7 @@ func (c *controller) markUnknown(node string) {
 	if changed {
 		c.cfg.Logf("[NODE] %s: %s (no lease renewal for %s)", node, MessageNodeStatusUnknown, c.cfg.Grace)
 	}
-	for _, o := range c.cfg.Store.List("Pod", "") {
+	for _, o := range c.cfg.Store.List(kinds.Pod, "") {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != node {
 			continue
@@ -169,11 +170,11 @@ func markNotReady(p *corev1.Pod) bool {
 // collect deletes the pods bound to a deleted Node at once, as the pod
 // garbage collector does, and the node's Lease.
 func (c *controller) collect(node string) {
-	for _, o := range c.cfg.Store.List("Pod", "") {
+	for _, o := range c.cfg.Store.List(kinds.Pod, "") {
 		if o.(*corev1.Pod).Spec.NodeName == node {
 			c.cfg.Store.Delete(store.KeyOf(o))
 		}
 	}
-	c.cfg.Store.Delete(store.Key{Kind: "Lease", Namespace: abi.NamespaceNodeLease, Name: node})
+	c.cfg.Store.Delete(store.Key{Kind: kinds.Lease, Namespace: abi.NamespaceNodeLease, Name: node})
 	delete(c.probes, node)
 }

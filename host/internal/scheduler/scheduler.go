@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -39,7 +40,7 @@ func Schedule(s *store.Store, opts Options) {
 		used[n.Name] = &usage{}
 	}
 	var unbound []*corev1.Pod
-	pods, _ := s.ListShared("Pod", "") // read only: bindings go through Update
+	pods, _ := s.ListShared(kinds.Pod, "") // read only: bindings go through Update
 	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" {
@@ -70,7 +71,7 @@ func Schedule(s *store.Store, opts Options) {
 
 func readyNodes(s *store.Store) []*corev1.Node {
 	var ready []*corev1.Node
-	nodes, _ := s.ListShared("Node", "")
+	nodes, _ := s.ListShared(kinds.Node, "")
 	for _, o := range nodes {
 		n := o.(*corev1.Node)
 		for _, c := range n.Status.Conditions {
@@ -172,7 +173,7 @@ func setScheduled(p *corev1.Pod, status corev1.ConditionStatus, reason, message 
 // AllPlaced reports whether every pod is bound to a node or known to fit
 // none, i.e. the scheduler has nothing left to do.
 func AllPlaced(s *store.Store) bool {
-	pods, _ := s.ListShared("Pod", "")
+	pods, _ := s.ListShared(kinds.Pod, "")
 	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -79,7 +80,7 @@ func endpoints(svc *corev1.Service, pods []*corev1.Pod) *corev1.Endpoints {
 		return nil
 	}
 	ep := &corev1.Endpoints{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Endpoints"},
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: kinds.Endpoints},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: svc.Name, Namespace: svc.Namespace, Labels: endpointLabels(svc),
 			CreationTimestamp: svc.CreationTimestamp, ResourceVersion: svc.ResourceVersion,
@@ -111,7 +112,7 @@ func endpointAddress(p *corev1.Pod) corev1.EndpointAddress {
 }
 
 func podRef(p *corev1.Pod) *corev1.ObjectReference {
-	return &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
+	return &corev1.ObjectReference{Kind: kinds.Pod, Namespace: p.Namespace, Name: p.Name, UID: p.UID}
 }
 
 // endpointLabels are the Service's labels, plus the headless mark upstream
@@ -130,7 +131,7 @@ func endpointLabels(svc *corev1.Service) map[string]string {
 // NamespaceEndpoints lists the Endpoints of every Service of namespace (""
 // for all), computed from the store as it is.
 func NamespaceEndpoints(s *store.Store, namespace string) []*corev1.Endpoints {
-	services := s.List("Service", namespace)
+	services := s.List(kinds.Service, namespace)
 	var pods map[string][]*corev1.Pod
 	var out []*corev1.Endpoints
 	for _, o := range services {
@@ -149,7 +150,7 @@ func NamespaceEndpoints(s *store.Store, namespace string) []*corev1.Endpoints {
 func podsByNamespace(s *store.Store, namespace string) map[string][]*corev1.Pod {
 	out := map[string][]*corev1.Pod{}
 	// Read only: Endpoints copy what they take from a pod.
-	pods, _ := s.ListShared("Pod", namespace)
+	pods, _ := s.ListShared(kinds.Pod, namespace)
 	for _, o := range pods {
 		p := o.(*corev1.Pod)
 		out[p.Namespace] = append(out[p.Namespace], p)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -61,13 +62,13 @@ func newSlice(svc *corev1.Service, key string, ports []corev1.EndpointPort) *dis
 	labels[labelManagedBy] = managedBy
 	yes := true
 	slice := &discoveryv1.EndpointSlice{
-		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
+		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: kinds.EndpointSlice},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: fmt.Sprintf("%s-%s", svc.Name, suffix(string(svc.UID)+"/"+key)), Namespace: svc.Namespace,
 			Labels: labels, CreationTimestamp: svc.CreationTimestamp, ResourceVersion: svc.ResourceVersion,
 			UID: types.UID(derivedUID(svc, "endpointslice/"+key)),
 			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "v1", Kind: "Service", Name: svc.Name, UID: svc.UID, Controller: &yes, BlockOwnerDeletion: &yes,
+				APIVersion: "v1", Kind: kinds.Service, Name: svc.Name, UID: svc.UID, Controller: &yes, BlockOwnerDeletion: &yes,
 			}},
 		},
 		AddressType: discoveryv1.AddressTypeIPv4,
@@ -108,7 +109,7 @@ func derivedUID(svc *corev1.Service, what string) string {
 func NamespaceEndpointSlices(s *store.Store, namespace string) []*discoveryv1.EndpointSlice {
 	pods := podsByNamespace(s, namespace)
 	var out []*discoveryv1.EndpointSlice
-	for _, o := range s.List("Service", namespace) {
+	for _, o := range s.List(kinds.Service, namespace) {
 		svc := o.(*corev1.Service)
 		out = append(out, endpointSlices(svc, pods[svc.Namespace])...)
 	}

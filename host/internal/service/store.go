@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -50,7 +51,7 @@ func (o *storeObjects) read(key string, get func() any) any {
 
 func (o *storeObjects) Service(_ context.Context, namespace, name string) (*corev1.Service, error) {
 	svc := o.read("svc/"+namespace+"/"+name, func() any {
-		obj, ok := o.store.Get(store.Key{Kind: "Service", Namespace: namespace, Name: name})
+		obj, ok := o.store.Get(store.Key{Kind: kinds.Service, Namespace: namespace, Name: name})
 		if !ok {
 			return (*corev1.Service)(nil)
 		}
@@ -64,7 +65,7 @@ func (o *storeObjects) Service(_ context.Context, namespace, name string) (*core
 
 func (o *storeObjects) Endpoints(_ context.Context, svc *corev1.Service) (*corev1.Endpoints, error) {
 	return o.read("ep/"+svc.Namespace+"/"+svc.Name, func() any {
-		objs, _ := o.store.ListShared("Pod", svc.Namespace) // only read
+		objs, _ := o.store.ListShared(kinds.Pod, svc.Namespace) // only read
 		pods := make([]*corev1.Pod, len(objs))
 		for i, obj := range objs {
 			pods[i] = obj.(*corev1.Pod)
@@ -75,7 +76,7 @@ func (o *storeObjects) Endpoints(_ context.Context, svc *corev1.Service) (*corev
 
 func (o *storeObjects) Node(_ context.Context, name string) (*corev1.Node, error) {
 	return o.read("node/"+name, func() any {
-		obj, ok := o.store.Get(store.Key{Kind: "Node", Name: name})
+		obj, ok := o.store.Get(store.Key{Kind: kinds.Node, Name: name})
 		if !ok {
 			return (*corev1.Node)(nil)
 		}

@@ -1,4 +1,4 @@
-package apiserver
+package admission
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ import (
 // rules: READY containers, STATUS from the phase, reason or a container's
 // waiting/terminated reason ("Terminating" once deleted), RESTARTS with
 // the last restart's age.
-var podPrinter = printer{
-	columns: []metav1.TableColumnDefinition{nameCol,
+var podPrinter = Printer{
+	Columns: []metav1.TableColumnDefinition{nameCol,
 		col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic.", 0),
 		col("Status", "string", "The aggregate status of the containers in this pod.", 0),
 		col("Restarts", "string", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", 0),
@@ -25,7 +25,7 @@ var podPrinter = printer{
 		col("Node", "string", "NodeName is a request to schedule this pod onto a specific node.", 1),
 		col("Nominated Node", "string", "nominatedNodeName is set only when this pod preempts other pods on the node.", 1),
 		col("Readiness Gates", "string", "If specified, all readiness gates will be evaluated for pod readiness.", 1)},
-	cells: func(o runtime.Object) []any {
+	Cells: func(o runtime.Object) []any {
 		p := o.(*corev1.Pod)
 		reason := string(p.Status.Phase)
 		if p.Status.Reason != "" {
