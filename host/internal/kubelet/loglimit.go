@@ -8,6 +8,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
+	"golang.org/x/time/rate"
 )
 
 // A pod's log lines pass a rate limit (abi.LogBurstLines and the rest,
@@ -27,8 +28,8 @@ type podLog struct {
 	key store.Key
 
 	mu         sync.Mutex
-	lines      bucket // in lines
-	bytes      bucket // in bytes of text
+	lines      *rate.Limiter // in lines
+	bytes      *rate.Limiter // in bytes of text
 	history    history
 	dropped    int       // lines dropped since the last marker
 	restart    int32     // the Line.Restart of the last line, which a marker takes
@@ -37,12 +38,11 @@ type podLog struct {
 }
 
 func newPodLog(k *Kubelet, key store.Key) *podLog {
-	now := time.Now()
 	return &podLog{
 		k:     k,
 		key:   key,
-		lines: bucket{rate: abi.LogRateLines, burst: abi.LogBurstLines, tokens: abi.LogBurstLines, last: now},
-		bytes: bucket{rate: abi.LogRateBytes, burst: abi.LogBurstBytes, tokens: abi.LogBurstBytes, last: now},
+		lines: rate.NewLimiter(abi.LogRateLines, abi.LogBurstLines),
+		bytes: rate.NewLimiter(abi.LogRateBytes, abi.LogBurstBytes),
 	}
 }
 
@@ -55,10 +55,8 @@ func (l *podLog) write(line pod.Line) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.restart = line.Restart
-	l.lines.refill(now)
-	l.bytes.refill(now)
-	size := min(float64(len(line.Text)), abi.LogBurstBytes)
-	if l.lines.tokens < 1 || l.bytes.tokens < size {
+	size := min(len(line.Text), abi.LogBurstBytes)
+	if l.lines.TokensAt(now) < 1 || l.bytes.TokensAt(now) < float64(size) {
 		l.dropped++
 		if l.marker == nil {
 			var t *time.Timer
@@ -67,8 +65,8 @@ func (l *podLog) write(line pod.Line) {
 		}
 		return
 	}
-	l.lines.tokens--
-	l.bytes.tokens -= size
+	l.lines.AllowN(now, 1)
+	l.bytes.AllowN(now, size)
 	if l.dropped > 0 && now.Sub(l.lastMarker) >= logMarkerInterval {
 		l.writeMarkerLocked(now)
 	}
@@ -120,18 +118,6 @@ func (l *podLog) follow() (lines []pod.Line, id int, next chan pod.Line) {
 	defer l.mu.Unlock()
 	id, next = l.k.logs.add(l.key)
 	return l.history.snapshot(), id, next
-}
-
-// bucket is a token bucket: burst tokens at most, refilled at rate per
-// second.
-type bucket struct {
-	rate, burst, tokens float64
-	last                time.Time
-}
-
-func (b *bucket) refill(now time.Time) {
-	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	b.last = now
 }
 
 // history keeps the last lines of a pod, at most abi.LogHistoryLines lines
