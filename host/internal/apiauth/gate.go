@@ -8,9 +8,7 @@ package apiauth
 
 import (
 	"crypto/subtle"
-	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/apistatus"
+	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // Config is what a Gate checks against.
@@ -97,26 +96,13 @@ func (g *Gate) Authorize(r *http.Request) (ok bool, wait time.Duration) {
 // client has spent its budget of wrong ones: then wait is how long until
 // the next is checked.
 func (g *Gate) CheckToken(r *http.Request, token string) (ok bool, wait time.Duration) {
-	addr := clientAddr(r)
-	if wait := g.guesses.retryAfter(addr); wait > 0 {
+	client := httplimit.Client(r.RemoteAddr)
+	if wait := g.guesses.retryAfter(client); wait > 0 {
 		return false, wait
 	}
 	if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(g.token)) == 1 {
 		return true, 0
 	}
-	g.guesses.wrong(addr)
+	g.guesses.wrong(client)
 	return false, 0
-}
-
-// clientAddr is the IP address r came from, the key of its budget.
-func clientAddr(r *http.Request) netip.Addr {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return a.Unmap()
 }

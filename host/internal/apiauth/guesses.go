@@ -3,7 +3,6 @@ package apiauth
 import (
 	"math"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -25,7 +24,7 @@ type guesses struct {
 	now  func() time.Time // nil: time.Now (tests stop the clock)
 
 	mu      sync.Mutex
-	clients map[netip.Addr]*guesser
+	clients map[string]*guesser
 	others  *guesser // every client past abi.TokenGuessClients
 }
 
@@ -41,17 +40,17 @@ func newGuesser() *guesser {
 	return &guesser{budget: rate.NewLimiter(abi.TokenGuessRate, abi.TokenGuessBurst)}
 }
 
-// of returns the count of addr, made when it is new; with the table full
+// of returns the count of client, made when it is new; with the table full
 // it first forgets the clients whose budget has refilled, which are like
 // new ones, and else shares one count among the newcomers.
-func (g *guesses) of(addr netip.Addr) *guesser {
+func (g *guesses) of(client string) *guesser {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if c, ok := g.clients[addr]; ok {
+	if c, ok := g.clients[client]; ok {
 		return c
 	}
 	if g.clients == nil {
-		g.clients, g.others = map[netip.Addr]*guesser{}, newGuesser()
+		g.clients, g.others = map[string]*guesser{}, newGuesser()
 	}
 	if len(g.clients) >= abi.TokenGuessClients {
 		for a, c := range g.clients {
@@ -64,32 +63,32 @@ func (g *guesses) of(addr netip.Addr) *guesser {
 		}
 	}
 	c := newGuesser()
-	g.clients[addr] = c
+	g.clients[client] = c
 	return c
 }
 
-// retryAfter is how long the client at addr must wait before its next
+// retryAfter is how long client must wait before its next
 // token is checked; 0 when it may send one now.
-func (g *guesses) retryAfter(addr netip.Addr) time.Duration {
-	c := g.of(addr)
+func (g *guesses) retryAfter(client string) time.Duration {
+	c := g.of(client)
 	tokens := c.budget.TokensAt(lograte.Now(g.now))
 	if tokens >= 1 {
 		return 0
 	}
-	g.note(addr, c, func() { c.limited++ })
+	g.note(client, c, func() { c.limited++ })
 	return time.Duration((1 - tokens) / abi.TokenGuessRate * float64(time.Second))
 }
 
-// wrong counts one wrong token from addr.
-func (g *guesses) wrong(addr netip.Addr) {
-	c := g.of(addr)
+// wrong counts one wrong token from client.
+func (g *guesses) wrong(client string) {
+	c := g.of(client)
 	c.budget.AllowN(lograte.Now(g.now), 1)
-	g.note(addr, c, func() { c.wrong++ })
+	g.note(client, c, func() { c.wrong++ })
 }
 
-// note counts with count, and logs the counts of addr at most once per
+// note counts with count, and logs the counts of client at most once per
 // abi.LogRateInterval.
-func (g *guesses) note(addr netip.Addr, c *guesser, count func()) {
+func (g *guesses) note(client string, c *guesser, count func()) {
 	g.mu.Lock()
 	count()
 	if g.logf == nil || !c.lines.AllowAt(lograte.Now(g.now)) {
@@ -99,7 +98,7 @@ func (g *guesses) note(addr netip.Addr, c *guesser, count func()) {
 	wrong, limited := c.wrong, c.limited
 	c.wrong, c.limited = 0, 0
 	g.mu.Unlock()
-	g.logf("[AUTH] %s: %d wrong cluster tokens, %d refused unchecked with 429 (more than %d a second)", addr, wrong, limited, abi.TokenGuessRate)
+	g.logf("[AUTH] %s: %d wrong cluster tokens, %d refused unchecked with 429 (more than %d a second)", client, wrong, limited, abi.TokenGuessRate)
 }
 
 // WriteTooManyGuesses answers 429 with the seconds until the client may

@@ -90,7 +90,7 @@ func (c *Conns) beginStream(tc *conn, kind StreamKind) error {
 	}
 	var client string
 	if kind == PublicStream {
-		client = clientKey(tc.RemoteAddr())
+		client = Client(tc.RemoteAddr().String())
 		if c.perClient[client] >= MaxPublicStreamsPerClient {
 			return &Refused{Code: http.StatusTooManyRequests, Reason: fmt.Sprintf(
 				"client %s holds %d event streams, the most one client address may hold at once; try again later", client, MaxPublicStreamsPerClient)}
@@ -136,21 +136,6 @@ func (c *Conns) endStreamLocked(tc *conn) {
 		}
 		tc.public, tc.client = false, ""
 	}
-}
-
-// clientKey is the client address a public stream counts against: the IP
-// address, or for IPv6 its /64, which one host commonly holds whole.
-func clientKey(addr net.Addr) string {
-	s := addr.String()
-	host, _, err := net.SplitHostPort(s)
-	if err != nil {
-		return s
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.To4() != nil {
-		return host
-	}
-	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
 }
 
 // connKey is the context key of a request's *conn.
