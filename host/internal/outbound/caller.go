@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -27,10 +27,10 @@ type Services interface {
 }
 
 // Caller carries out k32_http_call for the pods of a node: it implements
-// pod.Caller. The zero Caller calls hosts outside the cluster over http://
-// with the control plane's head limit and knows no Service.
+// pod.Caller. A Caller whose Outside has no Policy refuses every call to a
+// host outside (K32_ERR_PERM).
 type Caller struct {
-	// Outside calls hosts outside the cluster; nil means a zero Outside.
+	// Outside calls hosts outside the cluster; nil refuses them all.
 	Outside *Outside
 	// Services calls Services in the cluster; nil means none exists (every
 	// Service target is K32_ERR_NOENT, "<service>.<namespace>" names fall
@@ -73,7 +73,7 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 		if c.HTTPS == nil {
 			return pod.CallResult{}, abi.ErrNotSup
 		}
-		return c.HTTPS.CallHTTPS(ctx, t, call, o.Allow)
+		return c.HTTPS.CallHTTPS(ctx, t, call)
 	}
 	return o.Do(ctx, t, call)
 }

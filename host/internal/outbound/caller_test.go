@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func (f *fakeServices) CallService(_ context.Context, t Target, c pod.Call) (pod
 	if !f.known[t.Namespace+"/"+t.Service] {
 		return pod.CallResult{}, fmt.Errorf("services: %s/%s: %w", t.Namespace, t.Service, service.ErrNoService)
 	}
-	return pod.CallResult{Status: 200, Body: []byte("from " + t.Service), Header: serviceHeader(c.Header)}, nil
+	return pod.CallResult{Status: 200, Body: []byte("from " + t.Service), Header: ServiceHeader(c.Header)}, nil
 }
 
 func TestCallerRoutesByTarget(t *testing.T) {
@@ -97,7 +97,7 @@ func TestCallerTimeout(t *testing.T) {
 func TestServiceHeader(t *testing.T) {
 	h := http.Header{"Content-Type": {"application/json"}, "Cookie": {"a=1", "b=2"}, "X-Request-Id": {"r1"},
 		"Accept-Encoding": {"gzip"}, "Authorization": {"Bearer t"}, "X-Kube32-Pod": {"x/y"}, "Accept": {"*/*"}}
-	got := serviceHeader(h)
+	got := ServiceHeader(h)
 	want := http.Header{"Content-Type": {"application/json"}, "Cookie": {"a=1", "b=2"}, "X-Request-Id": {"r1"}, "Accept-Encoding": {"gzip"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("ServiceHeader = %v, want %v", got, want)

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"bufio"
@@ -58,7 +58,7 @@ func (r *Relay) Names(ctx context.Context) error {
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return ioErrno(ctx, err)
+		return IOErrno(ctx, err)
 	}
 	defer resp.Body.Close()
 	var state uplinkState
@@ -84,7 +84,7 @@ func (r *Relay) Dial(ctx context.Context, network, addr string) (net.Conn, error
 	}
 	conn, err := r.dial(ctx, "tcp", u.Host)
 	if err != nil {
-		return nil, ioErrno(ctx, err)
+		return nil, IOErrno(ctx, err)
 	}
 	if d, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(d)
@@ -104,7 +104,7 @@ func (r *Relay) Dial(ctx context.Context, network, addr string) (net.Conn, error
 		if err == nil {
 			err = ctx.Err()
 		}
-		return nil, ioErrno(ctx, err)
+		return nil, IOErrno(ctx, err)
 	}
 	conn.SetDeadline(time.Time{})
 	if resp.StatusCode == http.StatusOK {
