@@ -52,7 +52,7 @@ func TestControlPlaneRouteWhileDown(t *testing.T) {
 	s := startServer(t, loopback(120), answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
 	_, port, _ := net.SplitHostPort(s.addr)
 	u := NewUplink(true, "127.0.0.53", nil)
-	o := &Outside{Route: u, Resolver: fakeDNS(t, loopback(121), map[string]string{"host.outside.test": loopback(120)})}
+	o := &Outside{Policy: noPolicies, Route: u, Resolver: fakeDNS(t, loopback(121), map[string]string{"host.outside.test": loopback(120)})}
 	byName, byAddr := pod.Call{URL: "http://host.outside.test:" + port + "/"}, pod.Call{URL: "http://" + s.addr + "/"}
 
 	for _, c := range []pod.Call{byName, byAddr} {
@@ -103,7 +103,7 @@ func TestWorkerRouteThroughTheControlPlane(t *testing.T) {
 	refused.Close()
 	_, port, _ := net.SplitHostPort(s.addr)
 	u := NewUplink(true, "127.0.0.53", nil)
-	o := &Outside{HeadLimit: abi.WorkerHeadLimit, Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)},
+	o := &Outside{Policy: noPolicies, HeadLimit: abi.WorkerHeadLimit, Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)},
 		Resolver: fakeDNS(t, loopback(123), map[string]string{"host.outside.test": loopback(122)})}
 	byName, byAddr := pod.Call{URL: "http://host.outside.test:" + port + "/"}, pod.Call{URL: "http://" + s.addr + "/"}
 
@@ -136,7 +136,7 @@ func TestUplinkDownCutsRelayedConnections(t *testing.T) {
 		io.Copy(io.Discard, c) // the rest never comes
 	})
 	u := NewUplink(true, "127.0.0.53", nil)
-	o := &Outside{Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)}}
+	o := &Outside{Policy: noPolicies, Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)}}
 	errs := make(chan error, 1)
 	go func() {
 		c := pod.Call{URL: "http://" + s.addr + "/"}
