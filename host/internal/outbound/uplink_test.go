@@ -1,8 +1,10 @@
 package outbound
 
 import (
-	"encoding/json"
+	"github.com/kube32/kube32/host/store"
 	"io"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -71,17 +73,21 @@ func TestControlPlaneRouteWhileDown(t *testing.T) {
 	}
 }
 
-// relayServer serves what the API server serves of the uplink to a worker:
-// the state on GET and the relay on CONNECT.
+// relayServer serves what the API server serves of the uplink to a worker,
+// with its handlers: the state on GET and the relay on CONNECT, for the
+// node w2 at loopback(2), which the workers of these tests dial from.
 func relayServer(t *testing.T, u *Uplink) string {
 	t.Helper()
+	s := store.New()
+	s.Apply(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w2"},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: loopback(2)}}}})
+	relay, state := u.RelayHandler(&Nodes{Store: s}), u.StateHandler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodConnect:
-			u.ServeRelay(w, r)
+			relay.ServeHTTP(w, r)
 		case r.Method == http.MethodGet && r.URL.Path == abi.UplinkPath:
-			up := u.Up()
-			json.NewEncoder(w).Encode(uplinkState{Up: &up})
+			state.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}

@@ -68,17 +68,11 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call) (pod.Ca
 		return pod.CallResult{}, IOErrno(ctx, err)
 	}
 	defer resp.Body.Close()
-	result, err := strconv.Atoi(resp.Header.Get(abi.HeaderEgressResult))
-	switch {
-	case err != nil && resp.StatusCode == http.StatusNotFound:
-		return pod.CallResult{}, abi.ErrNotSup // an API server without the gateway
-	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
-		return pod.CallResult{}, abi.ErrPerm
-	case err != nil:
-		return pod.CallResult{}, abi.ErrIO
-	case result < 0:
-		return pod.CallResult{}, abi.Errno(result)
-	case result < 200 || result > 599:
+	if code, ok := answerErrno(resp); ok {
+		return pod.CallResult{}, code // NOTSUP from an API server without the gateway
+	}
+	result, _ := strconv.Atoi(resp.Header.Get(abi.HeaderEgressResult))
+	if result < 200 || result > 599 {
 		return pod.CallResult{}, abi.ErrIO
 	}
 	body, truncated, err := ReadBody(resp.Body, -1, call.RespCap)
