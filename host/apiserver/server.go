@@ -19,7 +19,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/activity"
-	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -50,13 +50,13 @@ type Config struct {
 	// messages, see host/internal/channel.Handler).
 	Channels http.Handler
 	// Egress, when set with Store, serves the egress gateway
-	// (abi.EgressPath, egress.go); without it that path answers 404.
-	Egress *Egress
+	// (abi.EgressPath, outbound.Gateway); without it that path answers 404.
+	Egress *outbound.Gateway
 	// Uplink, when set with Store, serves the control plane's uplink
 	// (abi.UplinkPath, GET and PUT) and relays the workers' connections to
-	// hosts outside through it (CONNECT, uplink.go); without it CONNECT
-	// answers 405 and the path 404.
-	Uplink *call.Uplink
+	// hosts outside through it (CONNECT, outbound.Uplink's handlers);
+	// without it CONNECT answers 405 and the path 404.
+	Uplink *outbound.Uplink
 	// Local, when set, is the control plane's kubelet: port-forward
 	// reaches its pods in-process, and the other pods through their
 	// node's pod port (podhandler.go).
@@ -77,6 +77,7 @@ type Config struct {
 type Server struct {
 	cfg       Config
 	mux       *http.ServeMux
+	connect   http.Handler // CONNECT: the relay (outbound.go)
 	encodings *encodingCache
 	guesses   guesses
 }
@@ -114,23 +115,20 @@ func New(cfg Config) *Server {
 	s.registerChannels()
 	s.registerUI()
 	if cfg.Egress != nil && cfg.Store != nil {
-		s.mux.HandleFunc("POST "+abi.EgressPath, s.serveEgress)
+		s.mux.Handle("POST "+abi.EgressPath, cfg.Egress.Handler(s.nodes()))
 	}
 	if cfg.Uplink != nil && cfg.Store != nil {
-		s.mux.HandleFunc("GET "+abi.UplinkPath, s.serveUplink)
-		s.mux.HandleFunc("PUT "+abi.UplinkPath, s.setUplink)
+		s.mux.Handle("GET "+abi.UplinkPath, cfg.Uplink.StateHandler())
+		s.mux.Handle("PUT "+abi.UplinkPath, cfg.Uplink.StateHandler())
 	}
+	s.connect = s.relay()
 	return s
 }
 
 // ServeHTTP checks the bearer token, then serves the request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
-		if s.cfg.Uplink == nil || s.cfg.Store == nil {
-			http.Error(w, "no relay to hosts outside here", http.StatusMethodNotAllowed)
-			return
-		}
-		s.serveRelay(w, r) // it checks the token itself, or the node's address
+		s.connect.ServeHTTP(w, r) // it checks the token itself, or the node's address
 		return
 	}
 	if s.uiOverPlainHTTP(r) {
