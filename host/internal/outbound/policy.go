@@ -88,7 +88,8 @@ func ServiceDest(name string, backends []service.Backend) Dest {
 // to. For a Service it returns the backends the policies allow, and fails
 // when they allow none; for a host it returns nil or the refusal. A
 // refusal is a *DeniedError (K32_ERR_PERM), which Check logs as the
-// node's [NETPOL] line. A nil Policy refuses everything.
+// node's [NETPOL] line, unless the egress gateway asks (it logs its own
+// [EGRESS] line, docs/calls.md). A nil Policy refuses everything.
 func (p *Policy) Check(ctx context.Context, from string, to Dest) ([]service.Backend, error) {
 	var allowed []service.Backend
 	var err error
@@ -101,11 +102,16 @@ func (p *Policy) Check(ctx context.Context, from string, to Dest) ([]service.Bac
 		err = p.checkHost(ctx, from, to.Addr)
 	}
 	var denied *DeniedError
-	if errors.As(err, &denied) && p != nil {
+	if errors.As(err, &denied) && p != nil && ctx.Value(forGateway{}) == nil {
 		p.logDenied(denied)
 	}
 	return allowed, err
 }
+
+// forGateway marks the context of a call the egress gateway makes for a
+// worker's pod: the refusal is the gateway's [EGRESS] line, not this
+// node's [NETPOL] one.
+type forGateway struct{}
 
 // name is how the [NETPOL] line names the destination.
 func (d Dest) name() string {
