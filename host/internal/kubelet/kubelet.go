@@ -1,7 +1,8 @@
 // Package kubelet runs the pods bound to one node: it starts each Pod's
 // module under host/pod, writes the pod's status back, serves the node's pod
 // HTTP server (abi.HeaderPod dispatch), hands in-process handlers to the
-// ingress controller and carries out the pods' k32_http_call (host/internal/call).
+// ingress controller and carries out the pods' k32_http_call (host/internal/outbound,
+// the node's edge).
 // The control plane's kubelet works on the object store; a worker's reaches
 // the control plane only through the API server (see Source).
 package kubelet
@@ -99,8 +100,9 @@ type Kubelet struct {
 	logs   logFollowers
 	events recorder
 
-	// caller carries out k32_http_call for every pod of the node, and
-	// logs the connections NetworkPolicy refuses (netpol.go).
+	// caller carries out k32_http_call for every pod of the node
+	// (outbound.Caller, its calls recorded on the activity stream,
+	// netpol.go); Config.Policy logs the connections it refuses.
 	caller pod.Caller
 	// subscriptions feed the pods' k32_event (channels.go).
 	subscriptions podSubscriptions

@@ -37,8 +37,8 @@ type Caller struct {
 	// back to a host outside).
 	Services Services
 	// HTTPS carries https:// calls; nil answers them K32_ERR_NOTSUP (a
-	// node that makes no TLS connections). It gets Outside.Allow to check
-	// the connections it opens itself.
+	// node that makes no TLS connections). A TLS checks the connections
+	// it opens with its own Policy, the node's.
 	HTTPS HTTPS
 }
 
