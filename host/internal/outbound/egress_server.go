@@ -76,7 +76,7 @@ func (g *Gateway) serve(nodes *Nodes, w http.ResponseWriter, r *http.Request) {
 	// ends then) or at the pod's deadline.
 	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(timeout)*time.Millisecond)
 	defer cancel()
-	ctx = context.WithValue(ctx, forGateway{}, true) // refusals are logged below, as [EGRESS]
+	ctx = context.WithValue(ctx, callerLogs{}, true) // refusals are logged below, as [EGRESS]
 	resp, err := g.TLS.Open(ctx, t, c)
 	var denied *DeniedError
 	var code abi.Errno

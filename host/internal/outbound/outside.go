@@ -170,10 +170,13 @@ func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, 
 	default:
 		dial = (&net.Dialer{}).DialContext
 	}
+	// An address refused while another connects is no refusal of the
+	// call: only the one the call ends with is logged.
+	checkCtx := context.WithValue(ctx, callerLogs{}, true)
 	var first error
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a, uint16(port))
-		if _, err := o.Policy.Check(ctx, from, HostDest(ap)); err != nil {
+		if _, err := o.Policy.Check(checkCtx, from, HostDest(ap)); err != nil {
 			if first == nil {
 				first = err
 			}
@@ -190,5 +193,6 @@ func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, 
 			break
 		}
 	}
+	o.Policy.logRefusal(ctx, first)
 	return nil, first
 }

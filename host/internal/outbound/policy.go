@@ -88,8 +88,8 @@ func ServiceDest(name string, backends []service.Backend) Dest {
 // to. For a Service it returns the backends the policies allow, and fails
 // when they allow none; for a host it returns nil or the refusal. A
 // refusal is a *DeniedError (K32_ERR_PERM), which Check logs as the
-// node's [NETPOL] line, unless the egress gateway asks (it logs its own
-// [EGRESS] line, docs/calls.md). A nil Policy refuses everything.
+// node's [NETPOL] line, unless ctx's caller logs refusals itself
+// (callerLogs). A nil Policy refuses everything.
 func (p *Policy) Check(ctx context.Context, from string, to Dest) ([]service.Backend, error) {
 	var allowed []service.Backend
 	var err error
@@ -101,17 +101,25 @@ func (p *Policy) Check(ctx context.Context, from string, to Dest) ([]service.Bac
 	default:
 		err = p.checkHost(ctx, from, to.Addr)
 	}
-	var denied *DeniedError
-	if errors.As(err, &denied) && p != nil && ctx.Value(forGateway{}) == nil {
-		p.logDenied(denied)
-	}
+	p.logRefusal(ctx, err)
 	return allowed, err
 }
 
-// forGateway marks the context of a call the egress gateway makes for a
-// worker's pod: the refusal is the gateway's [EGRESS] line, not this
-// node's [NETPOL] one.
-type forGateway struct{}
+// logRefusal writes the [NETPOL] line of err when it is a refusal, unless
+// ctx's caller logs refusals itself.
+func (p *Policy) logRefusal(ctx context.Context, err error) {
+	var denied *DeniedError
+	if errors.As(err, &denied) && p != nil && ctx.Value(callerLogs{}) == nil {
+		p.logDenied(denied)
+	}
+}
+
+// callerLogs marks a context whose caller logs refusals itself: the
+// egress gateway, whose refusal of a worker's pod is its [EGRESS] line
+// (docs/calls.md), not this node's [NETPOL] one; and Outside.connect,
+// which checks each address of a name and logs only the refusal the call
+// ends with.
+type callerLogs struct{}
 
 // name is how the [NETPOL] line names the destination.
 func (d Dest) name() string {
