@@ -61,6 +61,28 @@ func TestProtocolNamesAreSpelledOnce(t *testing.T) {
 			t.Errorf("%q (abi.%s) is spelled in %v; want only abi/protocol.go, and abi.%s elsewhere", n.Value, n.GoName, in, n.GoName)
 		}
 	}
+	// Both halves of each protocol between a node and the control plane
+	// (the egress gateway, the relay) live in host/internal/outbound, the
+	// node's edge, and name the protocol by abi's constants: the walk above
+	// covers them, and each half refers to the constants it speaks.
+	for file, names := range map[string][]string{
+		"host/internal/outbound/egress_client.go": {"abi.EgressPath", "abi.EgressContentType", "abi.HeaderEgressResult"},
+		"host/internal/outbound/egress_server.go": {"abi.EgressPath", "abi.EgressContentType", "abi.HeaderEgressResult"},
+		"host/internal/outbound/relay_client.go":  {"abi.UplinkPath"},
+		"host/internal/outbound/relay_server.go":  {"abi.UplinkPath"},
+		"host/internal/outbound/status.go":        {"abi.HeaderEgressResult"},
+	} {
+		text, ok := sources[file]
+		if !ok {
+			t.Errorf("%s is not among the sources walked: the protocol's halves moved?", file)
+			continue
+		}
+		for _, name := range names {
+			if !strings.Contains(text, name) {
+				t.Errorf("%s does not refer to %s", file, name)
+			}
+		}
+	}
 }
 
 // TestTablesListEveryConstant fails when a constant of limits.go or

@@ -19,7 +19,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/kubelet"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
@@ -32,7 +33,7 @@ import (
 // bound to no node.
 type gateway struct {
 	url   string
-	tls   *call.TLS
+	tls   *outbound.TLS
 	mu    sync.Mutex
 	lines []string
 	// skew moves the clock of the [EGRESS] lines' limits on (see
@@ -62,10 +63,14 @@ func startGateway(t *testing.T, ca *testtls.CA, egress bool) *gateway {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: corev1.PodSpec{NodeName: node}})
 	}
 	g := &gateway{}
-	g.tls = &call.TLS{Roots: ca.Pool(), Sessions: 1, LogClock: g.now}
+	policy, err := outbound.NewPolicy(kubelet.StoreSource(s), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.tls = &outbound.TLS{Roots: ca.Pool(), Sessions: 1, LogClock: g.now, Policy: policy}
 	cfg := apiserver.Config{Store: s}
 	if egress {
-		cfg.Egress = &apiserver.Egress{TLS: g.tls, LogClock: g.now, Logf: func(format string, args ...any) {
+		cfg.Egress = &outbound.Gateway{TLS: g.tls, LogClock: g.now, Logf: func(format string, args ...any) {
 			g.mu.Lock()
 			defer g.mu.Unlock()
 			g.lines = append(g.lines, fmt.Sprintf(format, args...))
@@ -183,9 +188,9 @@ func TestNoEgressGatewayIs404(t *testing.T) {
 		t.Fatalf("%v, %v", resp, err)
 	}
 	// The worker's client reports it as K32_ERR_NOTSUP.
-	tg, _ := call.ParseTarget("https://127.0.0.1/", "default")
-	_, err = (&call.Egress{API: g.url, NodeIP: "127.0.0.2"}).CallHTTPS(context.Background(), tg,
-		pod.Call{From: "default/b", Method: "GET", URL: "https://127.0.0.1/", RespCap: 10}, nil)
+	tg, _ := outbound.ParseTarget("https://127.0.0.1/", "default")
+	_, err = (&outbound.Egress{API: g.url, NodeIP: "127.0.0.2"}).CallHTTPS(context.Background(), tg,
+		pod.Call{From: "default/b", Method: "GET", URL: "https://127.0.0.1/", RespCap: 10})
 	var code abi.Errno
 	if !errors.As(err, &code) || code != abi.ErrNotSup {
 		t.Fatalf("worker client: %v", err)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/apiauth"
-	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -52,13 +52,13 @@ type Config struct {
 	// check Token; nil makes one of Token and Logf.
 	Gate *apiauth.Gate
 	// Egress, when set with Store, serves the egress gateway
-	// (abi.EgressPath, egress.go); without it that path answers 404.
-	Egress *Egress
+	// (abi.EgressPath, outbound.Gateway); without it that path answers 404.
+	Egress *outbound.Gateway
 	// Uplink, when set with Store, serves the control plane's uplink
 	// (abi.UplinkPath, GET and PUT) and relays the workers' connections to
-	// hosts outside through it (CONNECT, uplink.go); without it CONNECT
-	// answers 405 and the path 404.
-	Uplink *call.Uplink
+	// hosts outside through it (CONNECT, outbound.Uplink's handlers);
+	// without it CONNECT answers 405 and the path 404.
+	Uplink *outbound.Uplink
 	// Local, when set, is the control plane's kubelet: port-forward
 	// reaches its pods in-process, and the other pods through their
 	// node's pod port (podhandler.go).
@@ -74,6 +74,7 @@ type Config struct {
 type Server struct {
 	cfg       Config
 	mux       *http.ServeMux
+	connect   http.Handler // CONNECT: the relay (outbound.go)
 	encodings *encodingCache
 	gate      *apiauth.Gate
 	port      *apiauth.Mux // the server alone, for ServeHTTP
@@ -114,12 +115,13 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc("/apis/", s.serveREST)
 	}
 	if cfg.Egress != nil && cfg.Store != nil {
-		s.mux.HandleFunc("POST "+abi.EgressPath, s.serveEgress)
+		s.mux.Handle("POST "+abi.EgressPath, cfg.Egress.Handler(s.nodes()))
 	}
 	if cfg.Uplink != nil && cfg.Store != nil {
-		s.mux.HandleFunc("GET "+abi.UplinkPath, s.serveUplink)
-		s.mux.HandleFunc("PUT "+abi.UplinkPath, s.setUplink)
+		s.mux.Handle("GET "+abi.UplinkPath, cfg.Uplink.StateHandler())
+		s.mux.Handle("PUT "+abi.UplinkPath, cfg.Uplink.StateHandler())
 	}
+	s.connect = s.relay()
 	s.port = apiauth.NewMux(gate)
 	s.Mount(s.port)
 	return s
@@ -136,21 +138,12 @@ func (s *Server) Mount(port *apiauth.Mux) {
 	if s.cfg.Egress != nil {
 		port.HandlePublic(abi.EgressPath, s.mux) // the gateway checks the token itself, to answer and log refusals
 	}
-	port.HandleConnect(http.HandlerFunc(s.serveConnect))
+	port.HandleConnect(s.connect) // the relay checks the token itself, or the node's address
 	port.Handle("/", s.mux)
 }
 
 // ServeHTTP serves r on a port of the server alone.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.port.ServeHTTP(w, r) }
-
-// serveConnect relays a worker's connection to a host outside.
-func (s *Server) serveConnect(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Uplink == nil || s.cfg.Store == nil {
-		http.Error(w, "no relay to hosts outside here", http.StatusMethodNotAllowed)
-		return
-	}
-	s.serveRelay(w, r) // it checks the token itself, or the node's address
-}
 
 // authorized reports whether r carries the cluster token (the gate's
 // check), for the handlers that check it themselves.

@@ -23,13 +23,13 @@ import (
 	"github.com/kube32/kube32/host/apiserver"
 	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/apiauth"
-	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/ingress"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/nodelifecycle"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/internal/servingcert"
 	"github.com/kube32/kube32/host/internal/webview"
@@ -127,7 +127,7 @@ type Cluster struct {
 	workersMu sync.Mutex
 
 	controller *ingress.Controller
-	uplink     *call.Uplink
+	uplink     *outbound.Uplink
 
 	ingressAddr, podAddr, apiAddr string
 	applied                       bool
@@ -169,14 +169,21 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Nodes > MaxNodes {
 		return nil, fmt.Errorf("--nodes %d: at most %d (node i is 127.0.0.(i+1))", opts.Nodes, MaxNodes)
 	}
-	roots, err := call.LoadRoots(opts.EgressCA)
+	roots, err := outbound.LoadRoots(opts.EgressCA)
 	if err != nil {
 		return nil, err
 	}
+	// The control plane's one NetworkPolicy check, over the object store:
+	// its pods' calls and the egress gateway's alike.
+	objects := store.New()
+	policy, err := outbound.NewPolicy(kubelet.StoreSource(objects), opts.PodLog)
+	if err != nil {
+		return nil, fmt.Errorf("control plane: %w", err)
+	}
 	// The control plane's TLS sessions, shared by its pods and the egress
 	// gateway of the workers' pods.
-	uplink := call.NewUplink(!opts.UplinkDown, call.SystemNameServer("/etc/resolv.conf"), opts.Logf)
-	httpsCalls := &call.TLS{Roots: roots, Route: uplink, Logf: opts.Logf, LogClock: opts.logClock}
+	uplink := outbound.NewUplink(!opts.UplinkDown, outbound.SystemNameServer("/etc/resolv.conf"), opts.Logf)
+	httpsCalls := &outbound.TLS{Roots: roots, Policy: policy, Route: uplink, Logf: opts.Logf, LogClock: opts.logClock}
 	identity, err := apiIdentity(opts.CertDir, opts.Logf)
 	if err != nil {
 		return nil, err
@@ -195,7 +202,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	listeners["pod"] = podListeners[0]
 	ctx, cancel := context.WithCancel(ctx)
 	events := activity.New(0)
-	c := &Cluster{Store: store.New(), cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf, Activity: events}), uplink: uplink, Activity: events,
+	c := &Cluster{Store: objects, cancel: cancel, Channels: channel.New(channel.Options{Logf: opts.Logf, Activity: events}), uplink: uplink, Activity: events,
 		conns: httplimit.NewConns(opts.MaxConnections), limits: opts.limits,
 		apiCA: identity.CAPEM, apiClientCert: identity.ClientCertPEM, apiClientKey: identity.ClientKeyPEM}
 	// Before any kubelet renews its Lease there.
@@ -211,13 +218,23 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	_, podPort, _ := net.SplitHostPort(c.podAddr)
 	podPortNumber, _ := strconv.Atoi(podPort)
 
-	c.Kubelet = kubelet.New(kubelet.Config{
+	c.Kubelet, err = kubelet.New(kubelet.Config{
 		NodeName: ControlPlaneName, NodeIP: opts.NodeIP, PodPort: podPortNumber, ControlPlane: true,
-		Store: c.Store, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
+		Store: c.Store, Policy: policy, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
-		Outside: &call.Outside{Route: uplink}, Board: opts.Board, Activity: events,
+		Outside: &outbound.Outside{Route: uplink}, Board: opts.Board, Activity: events,
 	})
+	if err != nil {
+		cancel()
+		for _, l := range listeners {
+			l.Close()
+		}
+		for _, l := range podListeners[1:] {
+			l.Close()
+		}
+		return nil, err
+	}
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels, Activity: events})
 	// The API port: one token check (apiauth) in front of the Kubernetes
@@ -225,7 +242,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	gate := apiauth.New(apiauth.Config{Token: opts.Token, Logf: opts.Logf})
 	port := apiauth.NewMux(gate)
 	apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token, Gate: gate,
-		Egress: &apiserver.Egress{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet}).Mount(port)
+		Egress: &outbound.Gateway{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet}).Mount(port)
 	webview.Mount(port, webview.Config{Activity: events, TLSAddr: c.apiTLSAddr})
 	channel.Mount(port, c.Channels)
 

@@ -15,10 +15,10 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/activity"
-	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/kubelet"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/pod"
 )
 
@@ -83,6 +83,11 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The node's one NetworkPolicy check, over what the API server tells.
+	policy, err := outbound.NewPolicy(source, opts.PodLog)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", opts.Name, err)
+	}
 	apiHost, apiPort, err := apiHostPort(opts.API)
 	if err != nil {
 		return nil, err
@@ -99,16 +104,21 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	w := &Worker{podAddr: l.Addr().String(), cancel: cancel, Channels: channel.New(channel.Options{
 		Upstream: &channel.Upstream{API: opts.API, Token: opts.Token, Node: opts.Name}, Logf: opts.Logf,
 	})}
-	w.Kubelet = kubelet.New(kubelet.Config{
-		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source,
+	w.Kubelet, err = kubelet.New(kubelet.Config{
+		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source, Policy: policy,
 		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog, Board: opts.Board,
 		// Hosts outside are reached through the control plane's uplink.
-		Outside:  &call.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &call.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
-		HTTPS:    &call.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
+		Outside:  &outbound.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &outbound.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
+		HTTPS:    &outbound.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
 		Channels: w.Channels, Activity: opts.activity,
 	})
+	if err != nil {
+		cancel()
+		l.Close()
+		return nil, err
+	}
 	registerCtx, cancelRegister := context.WithTimeout(ctx, 10*time.Second)
 	err = w.Kubelet.Register(registerCtx)
 	cancelRegister()

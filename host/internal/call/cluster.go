@@ -8,28 +8,29 @@ import (
 	"slices"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 )
 
-// Cluster implements Services for one node: it resolves the Service from
+// Cluster implements outbound.Services for one node: it resolves the Service from
 // Objects (service.Resolve), picks a ready pod round-robin, refuses a
 // loop, and calls the pod in-process on the caller's goroutine when it
 // runs on this node, over Remote's keep-alive pool otherwise.
 type Cluster struct {
 	Node string // this node's name
-	// Objects are where Services resolve from: the object store on the
+	// Objects are where outbound.Services resolve from: the object store on the
 	// control plane, the API server (with its 3 s cache) on a worker; nil
 	// knows no Service.
 	Objects service.Objects
 	Local   service.LocalPods
 	// Remote calls pods on other nodes; nil means a shared default pool.
 	Remote *Remote
-	// Allow, when set, checks whether NetworkPolicy lets the pod from
-	// ("<namespace>/<name>") connect to a backend; nil allows, an error
-	// says why not. The call goes to one of the backends it allows; when
-	// it allows none, the call fails with a *DeniedError (K32_ERR_PERM).
-	Allow func(ctx context.Context, from string, b service.Backend) error
+	// Policy is the node's NetworkPolicy check (outbound.Policy.Check):
+	// the call goes to one of the backends it allows; when it allows none,
+	// the call fails with an *outbound.DeniedError (K32_ERR_PERM).
+	// Required: a Cluster without one refuses every call.
+	Policy *outbound.Policy
 	// Board, when set (serve --board), bounds chains of in-process calls
 	// by its interpreter stack: a call that would find less than
 	// abi.InProcessCallStackBoard free fails with K32_ERR_NOMEM
@@ -39,10 +40,10 @@ type Cluster struct {
 	next service.RoundRobin
 }
 
-var _ Services = (*Cluster)(nil)
+var _ outbound.Services = (*Cluster)(nil)
 
-// CallService implements Services.
-func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error) {
+// CallService implements outbound.Services.
+func (c *Cluster) CallService(ctx context.Context, t outbound.Target, call pod.Call) (pod.CallResult, error) {
 	if c.Objects == nil {
 		return pod.CallResult{}, service.ErrNoService
 	}
@@ -55,9 +56,9 @@ func (c *Cluster) CallService(ctx context.Context, t Target, call pod.Call) (pod
 	}
 	backends = ready(backends)
 	if len(backends) == 0 {
-		return pod.CallResult{}, &NoReadyPodError{From: call.From, Target: t.serviceName()}
+		return pod.CallResult{}, &NoReadyPodError{From: call.From, Target: t.ServiceName()}
 	}
-	if backends, err = c.allowed(ctx, t, call.From, backends); err != nil {
+	if backends, err = c.Policy.Check(ctx, call.From, outbound.ServiceDest(t.ServiceName(), backends)); err != nil {
 		return pod.CallResult{}, err
 	}
 	b := backends[c.next.Next(len(backends))]
@@ -97,36 +98,10 @@ func ready(backends []service.Backend) []service.Backend {
 	return out
 }
 
-// allowed keeps the backends Allow lets from connect to, or fails with
-// the first refusal's reason when it lets none.
-func (c *Cluster) allowed(ctx context.Context, t Target, from string, backends []service.Backend) ([]service.Backend, error) {
-	if c.Allow == nil {
-		return backends, nil
-	}
-	var ok []service.Backend
-	var first error
-	for _, b := range backends {
-		err := c.Allow(ctx, from, b)
-		if err == nil {
-			ok = append(ok, b)
-		} else if first == nil {
-			first = err
-		}
-	}
-	if len(ok) == 0 {
-		reason := first.Error()
-		if len(backends) > 1 {
-			reason = fmt.Sprintf("none of its %d pods is allowed; %s: %s", len(backends), backends[0].ID(), reason)
-		}
-		return nil, &DeniedError{From: from, Target: t.serviceName(), Reason: reason}
-	}
-	return ok, nil
-}
-
 // chainHeader is the header a called pod sees: the filtered caller
 // headers plus the call chain.
 func chainHeader(call pod.Call) http.Header {
-	h := serviceHeader(call.Header)
+	h := outbound.ServiceHeader(call.Header)
 	h.Set(abi.HeaderCallChain, pod.FormatCallChain(call.Chain))
 	return h
 }

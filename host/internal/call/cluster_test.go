@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -60,9 +61,9 @@ func (l localPods) Handler(namespace, name string) (http.Handler, bool) {
 	}), true
 }
 
-func callTarget(t *testing.T, url string) Target {
+func callTarget(t *testing.T, url string) outbound.Target {
 	t.Helper()
-	tg, err := ParseTarget(url, "default")
+	tg, err := outbound.ParseTarget(url, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func callTarget(t *testing.T, url string) Target {
 }
 
 func TestClusterPicksRoundRobinAndFiltersHeaders(t *testing.T) {
-	c := &Cluster{Node: "n1", Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}, service.Backend{Namespace: "default", Name: "p2", Node: "n1"}),
+	c := &Cluster{Node: "n1", Policy: noPolicies(t), Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}, service.Backend{Namespace: "default", Name: "p2", Node: "n1"}),
 		Local: localPods{"default/p1": true, "default/p2": true}}
 	call := pod.Call{From: "default/a", Chain: []string{"x/y", "default/a"}, Method: "GET", RespCap: 100,
 		Header: http.Header{"Cookie": {"c=1"}, "Authorization": {"Bearer t"}}}
@@ -89,7 +90,7 @@ func TestClusterPicksRoundRobinAndFiltersHeaders(t *testing.T) {
 }
 
 func TestClusterRefusesLoops(t *testing.T) {
-	c := &Cluster{Node: "n1", Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}), Local: localPods{"default/p1": true}}
+	c := &Cluster{Node: "n1", Policy: noPolicies(t), Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}), Local: localPods{"default/p1": true}}
 	for _, chain := range [][]string{
 		{"default/p1", "default/a"},                                    // the target is already in the chain
 		{"1/a", "2/a", "3/a", "4/a", "5/a", "6/a", "7/a", "default/a"}, // the chain has reached 8
@@ -97,7 +98,7 @@ func TestClusterRefusesLoops(t *testing.T) {
 		_, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{From: "default/a", Chain: chain, Method: "GET"})
 		wantErrno(t, err, abi.ErrLoop)
 	}
-	_, err := (&Cluster{Node: "n1", Objects: objects(t)}).CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{Method: "GET"})
+	_, err := (&Cluster{Node: "n1", Policy: noPolicies(t), Objects: objects(t)}).CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{Method: "GET"})
 	wantErrno(t, err, abi.ErrNoEnt)
 }
 
@@ -110,7 +111,7 @@ func TestClusterCallsOtherNodesWithPodHeader(t *testing.T) {
 	}))
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	c := &Cluster{Node: "n1", Objects: objects(t, service.Backend{Namespace: "default", Name: "far", Node: "n2", Addr: addr})}
+	c := &Cluster{Node: "n1", Policy: noPolicies(t), Objects: objects(t, service.Backend{Namespace: "default", Name: "far", Node: "n2", Addr: addr})}
 	res, err := c.CallService(context.Background(), callTarget(t, "http://svc/p?q=1"), pod.Call{From: "default/a", Chain: []string{"default/a"},
 		Method: "GET", RespCap: 10, Header: http.Header{"X-Request-Id": {"r1"}, "X-Secret": {"s"}}})
 	if err != nil {
@@ -135,9 +136,17 @@ func TestClusterCallsOnlyReadyPods(t *testing.T) {
 		Spec: corev1.PodSpec{NodeName: "n1"},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1",
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}}})
-	c := &Cluster{Node: "n1", Objects: service.StoreObjects(s), Local: localPods{"default/p1": true}}
+	c := &Cluster{Node: "n1", Policy: noPolicies(t), Objects: service.StoreObjects(s), Local: localPods{"default/p1": true}}
 	_, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{From: "default/a", Method: "GET"})
 	wantErrno(t, err, abi.ErrNoEnt)
 	_, err = c.CallService(context.Background(), callTarget(t, "http://svc:81/"), pod.Call{From: "default/a", Method: "GET"})
 	wantErrno(t, err, abi.ErrNoEnt) // no such port
+}
+
+// A node's edge fails closed: a Cluster built without the node's Policy
+// calls no Service (docs/networkpolicy.md).
+func TestClusterWithoutPolicyRefusesEveryCall(t *testing.T) {
+	c := &Cluster{Node: "n1", Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}), Local: localPods{"default/p1": true}}
+	_, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{From: "default/a", Method: "GET", RespCap: 10})
+	wantErrno(t, err, abi.ErrPerm)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 )
@@ -16,16 +17,7 @@ func TestClusterCallsOnlyAllowedPods(t *testing.T) {
 	c := &Cluster{Node: "n1",
 		Objects: objects(t, service.Backend{Namespace: "default", Name: "p1", Node: "n1"}, service.Backend{Namespace: "default", Name: "p2", Node: "n1"}),
 		Local:   localPods{"default/p1": true, "default/p2": true}}
-	allowed := map[string]bool{"default/p2": true}
-	c.Allow = func(_ context.Context, from string, b service.Backend) error {
-		if from != "default/a" {
-			t.Errorf("Allow asked for %q", from)
-		}
-		if !allowed[b.ID()] {
-			return errors.New("not allowed")
-		}
-		return nil
-	}
+	c.Policy = policy(t, testPolicies{egressTo("p2")})
 	call := pod.Call{From: "default/a", Chain: []string{"default/a"}, Method: "GET", RespCap: 100}
 	for i := 0; i < 4; i++ {
 		res, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), call)
@@ -36,11 +28,11 @@ func TestClusterCallsOnlyAllowedPods(t *testing.T) {
 			t.Errorf("call %d reached %s, want p2", i, got)
 		}
 	}
-	delete(allowed, "default/p2")
+	c.Policy = policy(t, testPolicies{egressTo("nobody")})
 	_, err := c.CallService(context.Background(), callTarget(t, "http://svc:80/"), call)
 	wantErrno(t, err, abi.ErrPerm)
-	var denied *DeniedError
-	if !errors.As(err, &denied) || denied.Error() != "default/a -> svc.default:80 denied: none of its 2 pods is allowed; default/p1: not allowed" {
-		t.Errorf("error %v, want a DeniedError for the [NETPOL] line", err)
+	var denied *outbound.DeniedError
+	if !errors.As(err, &denied) || denied.Error() != "default/a -> svc.default:80 denied: none of its 2 pods is allowed; default/p1: no egress rule of NetworkPolicy default/to-nobody allows TCP to pod default/p1 (127.0.0.1:80)" {
+		t.Errorf("error %v, want a outbound.DeniedError for the [NETPOL] line", err)
 	}
 }

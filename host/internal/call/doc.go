@@ -1,12 +1,9 @@
-// Package call carries out k32_http_call for a node: it parses the call's URL
-// into a Target the way docs/calls.md, "Where a URL goes", says, calls hosts
-// outside the cluster over plain http:// itself (Outside), and hands calls to
-// Services in the cluster to a Services implementation, which the node
-// provides (from the object store on the control plane, from the API server
-// on workers). https:// calls go to an HTTPS: the control plane's TLS
-// sessions (TLS), which its egress gateway shares, or on a worker the client
-// of that gateway (Egress).
-//
-// Caller ties the three together and implements pod.Caller, so a node
-// passes it as pod.Config.Caller.
+// Package call carries a node's calls to Services in the cluster: Cluster
+// resolves the Service (from the object store on the control plane, from
+// the API server on workers), asks the node's outbound.Policy which of its
+// ready pods the caller may reach, and calls one in-process when it runs
+// on this node, over Remote's keep-alive pool otherwise. Parsing the URL,
+// calls to hosts outside and the checks of every way out live in
+// host/internal/outbound, the node's edge, whose Caller hands Service
+// targets to a Cluster.
 package call

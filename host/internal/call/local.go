@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/pod"
 )
 
@@ -13,7 +14,7 @@ import (
 // goroutine: the target's callback lock is taken with the call's deadline
 // (the request's context), so two calls that cross each other's pods end
 // in K32_ERR_TIMEOUT rather than a deadlock.
-func callLocal(ctx context.Context, h http.Handler, t Target, call pod.Call) (pod.CallResult, error) {
+func callLocal(ctx context.Context, h http.Handler, t outbound.Target, call pod.Call) (pod.CallResult, error) {
 	// pod.InProcessCall: the target's callback ends with ctx, the call's
 	// deadline, since it runs on the caller's goroutine.
 	req, err := http.NewRequestWithContext(pod.InProcessCall(ctx), call.Method, "http://"+t.HostHeader+t.RequestURI, bytes.NewReader(call.Body))
@@ -27,7 +28,7 @@ func callLocal(ctx context.Context, h http.Handler, t Target, call pod.Call) (po
 	w := &capWriter{header: http.Header{}, respCap: call.RespCap}
 	h.ServeHTTP(w, req)
 	if ctx.Err() != nil {
-		return pod.CallResult{}, ioErrno(ctx, ctx.Err())
+		return pod.CallResult{}, outbound.IOErrno(ctx, ctx.Err())
 	}
 	if w.status == 0 {
 		w.status = http.StatusOK

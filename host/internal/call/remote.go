@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 )
@@ -49,7 +50,7 @@ func NewPool() *http.Transport {
 // Do sends call to pod b on its node and reads at most call.RespCap bytes
 // of the answer. An unreachable node or a failed connection is K32_ERR_IO,
 // a passed deadline K32_ERR_TIMEOUT.
-func (r *Remote) Do(ctx context.Context, b service.Backend, t Target, call pod.Call) (pod.CallResult, error) {
+func (r *Remote) Do(ctx context.Context, b service.Backend, t outbound.Target, call pod.Call) (pod.CallResult, error) {
 	tr := r.Transport
 	if tr == nil {
 		tr = defaultRemote.Transport
@@ -68,13 +69,13 @@ func (r *Remote) Do(ctx context.Context, b service.Backend, t Target, call pod.C
 	}
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
-		return pod.CallResult{}, ioErrno(ctx, err)
+		return pod.CallResult{}, outbound.IOErrno(ctx, err)
 	}
 	defer resp.Body.Close()
 	length := resp.ContentLength
-	body, truncated, err := readBody(resp.Body, length, call.RespCap)
+	body, truncated, err := outbound.ReadBody(resp.Body, length, call.RespCap)
 	if err != nil {
-		return pod.CallResult{}, ioErrno(ctx, err)
+		return pod.CallResult{}, outbound.IOErrno(ctx, err)
 	}
 	if !truncated && length < 0 {
 		// Drain a short rest so the connection goes back to the pool.

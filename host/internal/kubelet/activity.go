@@ -6,7 +6,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/activity"
-	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/pod"
 )
 
@@ -25,7 +25,7 @@ func (k *Kubelet) recordCall(c pod.Call, res pod.CallResult, err error) {
 		if errors.As(err, &code) {
 			e.Result = code.Error()
 		}
-		var denied *call.DeniedError
+		var denied *outbound.DeniedError
 		if errors.As(err, &denied) {
 			e.Denied, e.Reason, e.Target = true, denied.Reason, c.URL+" ("+denied.Target+")"
 		}

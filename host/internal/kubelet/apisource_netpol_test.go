@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/internal/call"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 )
@@ -42,13 +42,17 @@ func TestWorkerPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := New(Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: source})
+	policy, err := outbound.NewPolicy(source, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := newKubelet(t, Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: source, Policy: policy})
 	host := netip.MustParseAddrPort("127.0.0.9:8000")
 	denied := func(from string) string {
-		err := k.allowHost(context.Background(), from, host)
-		var d *call.DeniedError
+		_, err := policy.Check(context.Background(), from, outbound.HostDest(host))
+		var d *outbound.DeniedError
 		if err != nil && !errors.As(err, &d) {
-			t.Fatalf("allowHost(%s): %v is no DeniedError", from, err)
+			t.Fatalf("Check(%s): %v is no DeniedError", from, err)
 		}
 		if err == nil {
 			return ""

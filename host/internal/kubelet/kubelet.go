@@ -1,7 +1,8 @@
 // Package kubelet runs the pods bound to one node: it starts each Pod's
 // module under host/pod, writes the pod's status back, serves the node's pod
 // HTTP server (abi.HeaderPod dispatch), hands in-process handlers to the
-// ingress controller and carries out the pods' k32_http_call (host/internal/call).
+// ingress controller and carries out the pods' k32_http_call (host/internal/outbound,
+// the node's edge).
 // The control plane's kubelet works on the object store; a worker's reaches
 // the control plane only through the API server (see Source).
 package kubelet
@@ -26,7 +27,7 @@ import (
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/kinds"
-	"github.com/kube32/kube32/host/internal/service"
+	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
 )
@@ -40,6 +41,10 @@ type Config struct {
 	// Source is how the kubelet reaches the cluster's objects; nil means
 	// StoreSource(Store).
 	Source Source
+	// Policy is the node's NetworkPolicy check, built once per node over
+	// its Source (outbound.NewPolicy): every call of the node's pods goes
+	// through it. Required: New fails without it.
+	Policy *outbound.Policy
 	// Store is the control plane's object store, used when Source is nil.
 	Store  *store.Store
 	Images fs.FS // holds the firmware/ and sd/ image trees
@@ -64,14 +69,15 @@ type Config struct {
 	// Log receives each pod log line.
 	Log func(namespace, name string, line pod.Line)
 
-	// Outside calls hosts outside the cluster; nil means a zero call.Outside
-	// (the control plane's head limit).
-	Outside *call.Outside
+	// Outside calls hosts outside the cluster; nil means an
+	// outbound.Outside with the control plane's head limit. Its Policy is
+	// always Policy.
+	Outside *outbound.Outside
 	// Remote calls pods on other nodes; nil means call's shared pool.
 	Remote *call.Remote
 	// HTTPS carries the pods' https:// calls: the control plane's
-	// call.TLS, a worker's call.Egress; nil answers K32_ERR_NOTSUP.
-	HTTPS call.HTTPS
+	// outbound.TLS, a worker's outbound.Egress; nil answers K32_ERR_NOTSUP.
+	HTTPS outbound.HTTPS
 	// Channels is the node's channel hub: it carries out k32_publish and
 	// feeds the pods' abi.AnnotationEventTopics; nil answers K32_ERR_NOTSUP.
 	Channels *channel.Hub
@@ -95,8 +101,9 @@ type Kubelet struct {
 	logs   logFollowers
 	events recorder
 
-	// caller carries out k32_http_call for every pod of the node, and
-	// logs the connections NetworkPolicy refuses (netpol.go).
+	// caller carries out k32_http_call for every pod of the node
+	// (outbound.Caller, its calls recorded on the activity stream,
+	// netpol.go); Config.Policy logs the connections it refuses.
 	caller pod.Caller
 	// subscriptions feed the pods' k32_event (channels.go).
 	subscriptions podSubscriptions
@@ -133,20 +140,24 @@ func (r *running) status() pod.Status {
 	return r.pod.Status()
 }
 
-// New returns a kubelet for cfg; Run starts it.
-func New(cfg Config) *Kubelet {
+// New returns a kubelet for cfg; Run starts it. A node without a Source
+// or a Policy does not start: it could not tell which calls its pods'
+// NetworkPolicies allow.
+func New(cfg Config) (*Kubelet, error) {
 	k := &Kubelet{cfg: cfg, pods: map[store.Key]*running{}, terminating: map[store.Key]bool{}}
 	if cfg.Source == nil && cfg.Store != nil {
 		k.cfg.Source = StoreSource(cfg.Store)
 	}
-	var objects service.Objects
-	if k.cfg.Source != nil {
-		objects = k.cfg.Source
+	switch {
+	case k.cfg.Source == nil:
+		return nil, fmt.Errorf("kubelet: node %s: no Source (Config.Source or Config.Store): %w", cfg.NodeName, outbound.ErrNoPolicySource)
+	case cfg.Policy == nil:
+		return nil, fmt.Errorf("kubelet: node %s: no NetworkPolicy check (Config.Policy, outbound.NewPolicy over its Source): %w", cfg.NodeName, outbound.ErrNoPolicySource)
 	}
-	k.caller = &deniedLogger{k: k, caller: &call.Caller{Outside: k.outside(), HTTPS: cfg.HTTPS, Services: &call.Cluster{
-		Node: cfg.NodeName, Objects: objects, Local: k, Remote: cfg.Remote, Allow: k.allowBackend, Board: cfg.Board,
+	k.caller = &callRecorder{k: k, caller: &outbound.Caller{Outside: k.outside(), HTTPS: cfg.HTTPS, Services: &call.Cluster{
+		Node: cfg.NodeName, Objects: k.cfg.Source, Local: k, Remote: cfg.Remote, Policy: cfg.Policy, Board: cfg.Board,
 	}}}
-	return k
+	return k, nil
 }
 
 // Run registers the node, renews its Lease (lease.go) and keeps the

@@ -70,7 +70,7 @@ func startNodeWith(t *testing.T, imgs fs.FS, log func(namespace, name string, li
 	u, _ := url.Parse(srv.URL)
 	n.podURL = srv.URL
 	n.podPort, _ = strconv.Atoi(u.Port())
-	n.kubelet = New(Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
+	n.kubelet = newKubelet(t, Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
 		Store: n.store, Images: imgs, HandlerTimeout: handlerTimeout, APIHost: apiHost, APIPort: apiPort, Log: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -158,7 +158,7 @@ func TestEnvironment(t *testing.T) {
 	// "Every pod also receives KUBERNETES_SERVICE_HOST and
 	// KUBERNETES_SERVICE_PORT for the API server"; a variable the container
 	// sets itself wins.
-	k := New(Config{NodeName: nodeName, APIHost: "10.0.0.1", APIPort: 6443})
+	k := newKubelet(t, Config{NodeName: nodeName, APIHost: "10.0.0.1", APIPort: 6443})
 	get := func(env []pod.EnvVar, name string) []string {
 		var vals []string
 		for _, e := range env {

@@ -59,7 +59,7 @@ func netpolNode(t *testing.T) (*node, *nodeLog) {
 	n.podURL = srv.URL
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	n.podPort, _ = strconv.Atoi(port)
-	n.kubelet = New(Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
+	n.kubelet = newKubelet(t, Config{NodeName: nodeName, NodeIP: "127.0.0.1", PodPort: n.podPort, ControlPlane: true,
 		Store: n.store, Images: imageTree(map[string][]byte{"relay": testpods.Fixture(t, "relay", 65536)}),
 		HandlerTimeout: 2 * time.Second, APIHost: apiHost, APIPort: apiPort, Log: log.add})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -14,7 +14,7 @@ import (
 // Issue 19, item 8: the pod port's own answers are the JSON errors of the
 // Ingress (docs/ingress.md, "Errors").
 func TestPodPortErrorsAreJSON(t *testing.T) {
-	k := New(Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: StoreSource(store.New())})
+	k := newKubelet(t, Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: StoreSource(store.New())})
 	srv := httptest.NewServer(k.PodServer())
 	defer srv.Close()
 	for _, c := range []struct {

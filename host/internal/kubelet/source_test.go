@@ -102,7 +102,7 @@ func TestWorkerThatCannotListPoliciesDeniesCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &nodeLog{}
-	k := New(Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: source, Log: log.add})
+	k := newKubelet(t, Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: source, Log: log.add})
 	a := relayPod("default", "a")
 	k.syncPolicies(context.Background(), map[store.Key]*corev1.Pod{store.KeyOf(a): a})
 

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -27,18 +27,18 @@ type Services interface {
 }
 
 // Caller carries out k32_http_call for the pods of a node: it implements
-// pod.Caller. The zero Caller calls hosts outside the cluster over http://
-// with the control plane's head limit and knows no Service.
+// pod.Caller. A Caller whose Outside has no Policy refuses every call to a
+// host outside (K32_ERR_PERM).
 type Caller struct {
-	// Outside calls hosts outside the cluster; nil means a zero Outside.
+	// Outside calls hosts outside the cluster; nil refuses them all.
 	Outside *Outside
 	// Services calls Services in the cluster; nil means none exists (every
 	// Service target is K32_ERR_NOENT, "<service>.<namespace>" names fall
 	// back to a host outside).
 	Services Services
 	// HTTPS carries https:// calls; nil answers them K32_ERR_NOTSUP (a
-	// node that makes no TLS connections). It gets Outside.Allow to check
-	// the connections it opens itself.
+	// node that makes no TLS connections). A TLS checks the connections
+	// it opens with its own Policy, the node's.
 	HTTPS HTTPS
 }
 
@@ -73,7 +73,7 @@ func (c *Caller) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, e
 		if c.HTTPS == nil {
 			return pod.CallResult{}, abi.ErrNotSup
 		}
-		return c.HTTPS.CallHTTPS(ctx, t, call, o.Allow)
+		return c.HTTPS.CallHTTPS(ctx, t, call)
 	}
 	return o.Do(ctx, t, call)
 }

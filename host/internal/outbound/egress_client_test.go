@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func egressCall(t *testing.T, e *Egress, c pod.Call) (pod.CallResult, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	return e.CallHTTPS(ctx, tg, c, nil)
+	return e.CallHTTPS(ctx, tg, c)
 }
 
 func TestEgressClientRequest(t *testing.T) {

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"strconv"
 	"sync"
@@ -21,18 +20,13 @@ import (
 	"github.com/kube32/kube32/host/pod"
 )
 
-// AllowFunc checks a connection of the pod from ("<namespace>/<name>") to
-// addr against its NetworkPolicies before it is opened; its error
-// (a *DeniedError when refused) fails the call.
-type AllowFunc func(ctx context.Context, from string, addr netip.AddrPort) error
-
 // HTTPS carries a node's https:// calls: TLS on the control plane, Egress
 // (through the control plane's egress gateway) on workers.
 type HTTPS interface {
-	// CallHTTPS makes call to the https:// OutsideTarget t. allow, when
-	// not nil, checks each connection the node opens itself; a node that
+	// CallHTTPS makes call to the https:// OutsideTarget t. A node that
+	// opens the connection itself checks it with its Policy; one that
 	// opens none (a worker) leaves the check to the control plane.
-	CallHTTPS(ctx context.Context, t Target, call pod.Call, allow AllowFunc) (pod.CallResult, error)
+	CallHTTPS(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error)
 }
 
 // TLS makes the control plane's https:// connections, as docs/calls.md,
@@ -50,6 +44,9 @@ type TLS struct {
 	Sessions int
 	// HeadLimit bounds each response head; 0 means abi.ControlPlaneHeadLimit.
 	HeadLimit int
+	// Policy checks each connection (Outside.Policy): the control
+	// plane's, for its own pods and the egress gateway's calls alike.
+	Policy *Policy
 	// Resolver, Route and Dial are as in Outside.
 	Resolver *net.Resolver
 	Route    Route
@@ -114,25 +111,25 @@ func (r *Response) Close() error {
 
 // CallHTTPS implements HTTPS: it makes call and reads at most call.RespCap
 // bytes of body (Truncated when there were more).
-func (s *TLS) CallHTTPS(ctx context.Context, t Target, call pod.Call, allow AllowFunc) (pod.CallResult, error) {
-	resp, err := s.Open(ctx, t, call, allow)
+func (s *TLS) CallHTTPS(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error) {
+	resp, err := s.Open(ctx, t, call)
 	if err != nil {
 		return pod.CallResult{}, err
 	}
 	defer resp.Close()
-	body, truncated, err := readBody(resp.Body, resp.Length, call.RespCap)
+	body, truncated, err := ReadBody(resp.Body, resp.Length, call.RespCap)
 	if err != nil {
-		return pod.CallResult{}, ioErrno(ctx, err)
+		return pod.CallResult{}, IOErrno(ctx, err)
 	}
 	return pod.CallResult{Status: resp.Status, Header: resp.Header, Body: body, Truncated: truncated}, nil
 }
 
-// Open takes a session, connects to t (allow checking the connection),
+// Open takes a session, connects to t (Policy checking the connection),
 // shakes hands, sends call and reads the answer's head. Failures are
 // abi.Errno codes: BUSY (every session in use), CERT (the certificate was
 // refused), TLS (any other handshake failure), and those of Outside.Do.
 // The caller must Close the Response.
-func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc) (*Response, error) {
+func (s *TLS) Open(ctx context.Context, t Target, call pod.Call) (*Response, error) {
 	if t.Kind != OutsideTarget || t.Scheme != "https" {
 		return nil, fmt.Errorf("call %s: not an https:// host outside the cluster", t.Addr())
 	}
@@ -143,7 +140,7 @@ func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 	if !s.acquire() {
 		return nil, abi.ErrBusy
 	}
-	resp, err := s.open(ctx, t, call, allow, req)
+	resp, err := s.open(ctx, t, call, req)
 	if err != nil {
 		s.release()
 		return nil, err
@@ -152,8 +149,8 @@ func (s *TLS) Open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 }
 
 // open is Open once the session is taken.
-func (s *TLS) open(ctx context.Context, t Target, call pod.Call, allow AllowFunc, req []byte) (*Response, error) {
-	o := &Outside{Resolver: s.Resolver, Route: s.Route, Dial: s.Dial, Allow: allow}
+func (s *TLS) open(ctx context.Context, t Target, call pod.Call, req []byte) (*Response, error) {
+	o := &Outside{Resolver: s.Resolver, Route: s.Route, Dial: s.Dial, Policy: s.Policy}
 	raw, err := o.dial(ctx, call.From, t)
 	if err != nil {
 		return nil, err
@@ -193,7 +190,7 @@ func (s *TLS) open(ctx context.Context, t Target, call pod.Call, allow AllowFunc
 		stop()
 		raw.Close()
 		<-written
-		return nil, ioErrno(ctx, err)
+		return nil, IOErrno(ctx, err)
 	}
 	return &Response{Status: status, Header: header, Body: body, Length: length, close: done}, nil
 }
@@ -209,7 +206,7 @@ func (s *TLS) handshakeErrno(ctx context.Context, err error, from string, t Targ
 	}
 	var ne net.Error
 	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		return ioErrno(ctx, err)
+		return IOErrno(ctx, err)
 	}
 	return abi.ErrTLS
 }

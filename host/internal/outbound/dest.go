@@ -1,7 +1,6 @@
-package call
+package outbound
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -152,25 +151,4 @@ func ownAddr(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-// checkDest checks the connection of the pod from to addr (an address
-// destAddr made) with allow. An address of this machine is checked as
-// itself and as 127.0.0.1, since it reaches the node itself: a policy
-// that keeps a pod off loopback keeps it off the node's other addresses
-// too.
-func checkDest(ctx context.Context, allow AllowFunc, from string, addr netip.AddrPort) error {
-	if allow == nil {
-		return nil
-	}
-	if err := allow(ctx, from, addr); err != nil || !ownAddr(addr.Addr()) {
-		return err
-	}
-	err := allow(ctx, from, netip.AddrPortFrom(loopbackIP, addr.Port()))
-	var denied *DeniedError
-	if errors.As(err, &denied) {
-		return &DeniedError{From: denied.From, Target: addr.String(),
-			Reason: "an address of this node, checked as " + denied.Target + ": " + denied.Reason}
-	}
-	return err
 }

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -82,7 +82,7 @@ func TestGoPodCallsOutsideThroughTransport(t *testing.T) {
 	refused, _ := net.Listen("tcp4", loopback(63)+":0")
 	refused.Close()
 
-	caller := &Caller{Outside: &Outside{
+	caller := &Caller{Outside: &Outside{Policy: noPolicies,
 		HeadLimit: abi.WorkerHeadLimit,
 		Resolver:  fakeDNS(t, loopback(53), map[string]string{"final.test": loopback(60), "redirect.test": loopback(61)}),
 	}}

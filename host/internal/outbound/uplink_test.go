@@ -1,8 +1,10 @@
-package call
+package outbound
 
 import (
-	"encoding/json"
+	"github.com/kube32/kube32/host/store"
 	"io"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -52,7 +54,7 @@ func TestControlPlaneRouteWhileDown(t *testing.T) {
 	s := startServer(t, loopback(120), answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
 	_, port, _ := net.SplitHostPort(s.addr)
 	u := NewUplink(true, "127.0.0.53", nil)
-	o := &Outside{Route: u, Resolver: fakeDNS(t, loopback(121), map[string]string{"host.outside.test": loopback(120)})}
+	o := &Outside{Policy: noPolicies, Route: u, Resolver: fakeDNS(t, loopback(121), map[string]string{"host.outside.test": loopback(120)})}
 	byName, byAddr := pod.Call{URL: "http://host.outside.test:" + port + "/"}, pod.Call{URL: "http://" + s.addr + "/"}
 
 	for _, c := range []pod.Call{byName, byAddr} {
@@ -71,17 +73,21 @@ func TestControlPlaneRouteWhileDown(t *testing.T) {
 	}
 }
 
-// relayServer serves what the API server serves of the uplink to a worker:
-// the state on GET and the relay on CONNECT.
+// relayServer serves what the API server serves of the uplink to a worker,
+// with its handlers: the state on GET and the relay on CONNECT, for the
+// node w2 at loopback(2), which the workers of these tests dial from.
 func relayServer(t *testing.T, u *Uplink) string {
 	t.Helper()
+	s := store.New()
+	s.Apply(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w2"},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: loopback(2)}}}})
+	relay, state := u.RelayHandler(&Nodes{Store: s}), u.StateHandler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodConnect:
-			u.ServeRelay(w, r)
+			relay.ServeHTTP(w, r)
 		case r.Method == http.MethodGet && r.URL.Path == abi.UplinkPath:
-			up := u.Up()
-			json.NewEncoder(w).Encode(uplinkState{Up: &up})
+			state.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -103,7 +109,7 @@ func TestWorkerRouteThroughTheControlPlane(t *testing.T) {
 	refused.Close()
 	_, port, _ := net.SplitHostPort(s.addr)
 	u := NewUplink(true, "127.0.0.53", nil)
-	o := &Outside{HeadLimit: abi.WorkerHeadLimit, Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)},
+	o := &Outside{Policy: noPolicies, HeadLimit: abi.WorkerHeadLimit, Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)},
 		Resolver: fakeDNS(t, loopback(123), map[string]string{"host.outside.test": loopback(122)})}
 	byName, byAddr := pod.Call{URL: "http://host.outside.test:" + port + "/"}, pod.Call{URL: "http://" + s.addr + "/"}
 
@@ -136,7 +142,7 @@ func TestUplinkDownCutsRelayedConnections(t *testing.T) {
 		io.Copy(io.Discard, c) // the rest never comes
 	})
 	u := NewUplink(true, "127.0.0.53", nil)
-	o := &Outside{Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)}}
+	o := &Outside{Policy: noPolicies, Route: &Relay{API: relayServer(t, u), NodeIP: loopback(2)}}
 	errs := make(chan error, 1)
 	go func() {
 		c := pod.Call{URL: "http://" + s.addr + "/"}

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 // caller's buffer. It is written over net.Conn rather than net/http's
 // Transport, which pools connections and hides how large a head is.
 //
-// The zero Outside is ready to use with the control plane's head limit.
+// An Outside without a Policy refuses every call (K32_ERR_PERM).
 type Outside struct {
 	// HeadLimit bounds the bytes of each response head, status line and
 	// header fields with their line ends and the blank line; a larger head
@@ -40,10 +40,11 @@ type Outside struct {
 	// Tests replace it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	// Allow, when set, checks each connection against the calling pod's
-	// NetworkPolicies before it is opened; its error (abi.Errno(K32_ERR_PERM)
-	// when refused) fails the call. Name lookups are not subject to it.
-	Allow func(ctx context.Context, from string, addr netip.AddrPort) error
+	// Policy checks each connection against the calling pod's
+	// NetworkPolicies before it is opened; its refusal (K32_ERR_PERM)
+	// fails the call. Name lookups are not subject to it. Required: nil
+	// refuses every connection.
+	Policy *Policy
 }
 
 // Do makes call to the OutsideTarget t over http:// and reads the answer.
@@ -88,7 +89,7 @@ func (o *Outside) Do(ctx context.Context, t Target, call pod.Call) (pod.CallResu
 	conn.Close()
 	<-written
 	if err != nil {
-		return pod.CallResult{}, ioErrno(ctx, err)
+		return pod.CallResult{}, IOErrno(ctx, err)
 	}
 	return res, nil
 }
@@ -169,10 +170,13 @@ func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, 
 	default:
 		dial = (&net.Dialer{}).DialContext
 	}
+	// An address refused while another connects is no refusal of the
+	// call: only the one the call ends with is logged.
+	checkCtx := context.WithValue(ctx, callerLogs{}, true)
 	var first error
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a, uint16(port))
-		if err := checkDest(ctx, o.Allow, from, ap); err != nil {
+		if _, err := o.Policy.Check(checkCtx, from, HostDest(ap)); err != nil {
 			if first == nil {
 				first = err
 			}
@@ -189,5 +193,6 @@ func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, 
 			break
 		}
 	}
+	o.Policy.logRefusal(ctx, first)
 	return nil, first
 }

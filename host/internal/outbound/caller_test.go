@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func (f *fakeServices) CallService(_ context.Context, t Target, c pod.Call) (pod
 	if !f.known[t.Namespace+"/"+t.Service] {
 		return pod.CallResult{}, fmt.Errorf("services: %s/%s: %w", t.Namespace, t.Service, service.ErrNoService)
 	}
-	return pod.CallResult{Status: 200, Body: []byte("from " + t.Service), Header: serviceHeader(c.Header)}, nil
+	return pod.CallResult{Status: 200, Body: []byte("from " + t.Service), Header: ServiceHeader(c.Header)}, nil
 }
 
 func TestCallerRoutesByTarget(t *testing.T) {
@@ -34,7 +34,7 @@ func TestCallerRoutesByTarget(t *testing.T) {
 	_, port, _ := net.SplitHostPort(s.addr)
 	services := &fakeServices{known: map[string]bool{"team/echo": true, "other/echo": true}}
 	c := &Caller{
-		Outside:  &Outside{Resolver: fakeDNS(t, loopback(53), map[string]string{"echo.example": loopback(40), "www.example.test": loopback(40)})},
+		Outside:  &Outside{Policy: noPolicies, Resolver: fakeDNS(t, loopback(53), map[string]string{"echo.example": loopback(40), "www.example.test": loopback(40)})},
 		Services: services,
 	}
 	tests := []struct {
@@ -79,7 +79,7 @@ func TestCallerWithoutServices(t *testing.T) {
 		wantErrno(t, err, abi.ErrNoEnt)
 	}
 	// "<service>.<namespace>" is looked up outside; .invalid never resolves.
-	c.Outside = &Outside{Resolver: fakeDNS(t, loopback(53), nil)}
+	c.Outside = &Outside{Policy: noPolicies, Resolver: fakeDNS(t, loopback(53), nil)}
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	_, err := c.HTTPCall(ctx, pod.Call{From: "team/caller", Method: "GET", URL: "http://echo.invalid/"})
@@ -90,14 +90,27 @@ func TestCallerTimeout(t *testing.T) {
 	s := startServer(t, loopback(41), func(c net.Conn, _ *received) { io.Copy(io.Discard, c) })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := (&Caller{}).HTTPCall(ctx, pod.Call{From: "team/caller", Method: "GET", URL: "http://" + s.addr + "/"})
+	_, err := (&Caller{Outside: &Outside{Policy: noPolicies}}).HTTPCall(ctx, pod.Call{From: "team/caller", Method: "GET", URL: "http://" + s.addr + "/"})
 	wantErrno(t, err, abi.ErrTimeout)
+}
+
+// The node's edge fails closed: a Caller whose Outside has no Policy
+// connects nowhere (docs/networkpolicy.md).
+func TestCallerWithoutPolicyRefusesHostsOutside(t *testing.T) {
+	s := startServer(t, loopback(42), answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	_, err := (&Caller{}).HTTPCall(ctx, pod.Call{From: "team/caller", Method: "GET", URL: "http://" + s.addr + "/"})
+	wantErrno(t, err, abi.ErrPerm)
+	if len(s.reqs) != 0 {
+		t.Errorf("the host got %d requests, want none", len(s.reqs))
+	}
 }
 
 func TestServiceHeader(t *testing.T) {
 	h := http.Header{"Content-Type": {"application/json"}, "Cookie": {"a=1", "b=2"}, "X-Request-Id": {"r1"},
 		"Accept-Encoding": {"gzip"}, "Authorization": {"Bearer t"}, "X-Kube32-Pod": {"x/y"}, "Accept": {"*/*"}}
-	got := serviceHeader(h)
+	got := ServiceHeader(h)
 	want := http.Header{"Content-Type": {"application/json"}, "Cookie": {"a=1", "b=2"}, "X-Request-Id": {"r1"}, "Accept-Encoding": {"gzip"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("ServiceHeader = %v, want %v", got, want)

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"bufio"
@@ -27,13 +27,13 @@ const hangGuard = 20 * time.Second
 
 func TestOutsideSlowHeadTimesOut(t *testing.T) {
 	s := startServer(t, loopback(21), func(c net.Conn, _ *received) { io.Copy(io.Discard, c) })
-	_, err := doCall(t, &Outside{}, pod.Call{URL: "http://" + s.addr + "/"}, 100*time.Millisecond)
+	_, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{URL: "http://" + s.addr + "/"}, 100*time.Millisecond)
 	wantErrno(t, err, abi.ErrTimeout)
 }
 
 func TestOutsideSlowBodyTimesOut(t *testing.T) {
 	s := startServer(t, loopback(21), answer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf"))
-	_, err := doCall(t, &Outside{}, pod.Call{URL: "http://" + s.addr + "/"}, 100*time.Millisecond)
+	_, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{URL: "http://" + s.addr + "/"}, 100*time.Millisecond)
 	wantErrno(t, err, abi.ErrTimeout)
 }
 
@@ -61,7 +61,7 @@ func TestOutsideHeadLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, loopback(22), answer(headOfSize(tt.head)))
-			res, err := doCall(t, &Outside{HeadLimit: tt.limit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
+			res, err := doCall(t, &Outside{Policy: noPolicies, HeadLimit: tt.limit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
 			if !tt.ok {
 				wantErrno(t, err, abi.ErrIO)
 				return
@@ -76,7 +76,7 @@ func TestOutsideHeadLimit(t *testing.T) {
 func TestOutsideHeadLimitAppliesToEachInterimHead(t *testing.T) {
 	interim := strings.Replace(headOfSize(abi.WorkerHeadLimit), "200 OK", "103 Hi", 1)
 	s := startServer(t, loopback(22), answer(interim+interim+headOfSize(abi.WorkerHeadLimit)))
-	res, err := doCall(t, &Outside{HeadLimit: abi.WorkerHeadLimit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
+	res, err := doCall(t, &Outside{Policy: noPolicies, HeadLimit: abi.WorkerHeadLimit}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
 	if err != nil || res.Status != 200 {
 		t.Fatalf("result %+v, %v; want 200", res, err)
 	}
@@ -86,7 +86,7 @@ func TestOutsideSkipsInterimResponses(t *testing.T) {
 	s := startServer(t, loopback(23), answer("HTTP/1.1 100 Continue\r\n\r\n"+
 		"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"+
 		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Final: yes\r\n\r\nok"))
-	res, err := doCall(t, &Outside{}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
+	res, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{URL: "http://" + s.addr + "/"}, hangGuard)
 	if err != nil || res.Status != 200 || string(res.Body) != "ok" || res.Header.Get("X-Final") != "yes" || res.Header.Get("Link") != "" {
 		t.Fatalf("result %+v, %v; want the final 200 only", res, err)
 	}
@@ -94,7 +94,7 @@ func TestOutsideSkipsInterimResponses(t *testing.T) {
 
 func TestOutsideReturnsRedirectAsIs(t *testing.T) {
 	s := startServer(t, loopback(24), answer("HTTP/1.1 301 Moved Permanently\r\nLocation: http://127.0.0.99/elsewhere\r\nContent-Length: 5\r\n\r\nmoved"))
-	res, err := doCall(t, &Outside{}, pod.Call{URL: "http://" + s.addr + "/old"}, hangGuard)
+	res, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{URL: "http://" + s.addr + "/old"}, hangGuard)
 	if err != nil || res.Status != 301 || res.Header.Get("Location") != "http://127.0.0.99/elsewhere" || string(res.Body) != "moved" {
 		t.Fatalf("result %+v, %v; want the 301 itself", res, err)
 	}
@@ -139,7 +139,7 @@ func TestOutsideEndlessBodyIsTruncated(t *testing.T) {
 			done := make(chan error, 1)
 			s := startServer(t, loopback(25), endless(tt.head, tt.chunked, done))
 			const respCap = 1500
-			res, err := doCall(t, &Outside{}, pod.Call{URL: "http://" + s.addr + "/", RespCap: respCap}, hangGuard)
+			res, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{URL: "http://" + s.addr + "/", RespCap: respCap}, hangGuard)
 			if err != nil || !res.Truncated || res.Status != 200 || len(res.Body) != respCap {
 				t.Fatalf("result status %d truncated %v body %d bytes, %v; want 200 truncated at %d", res.Status, res.Truncated, len(res.Body), err, respCap)
 			}
@@ -192,7 +192,7 @@ func TestOutsideBodyFraming(t *testing.T) {
 				handle = answerAndClose(tt.raw)
 			}
 			s := startServer(t, loopback(26), handle)
-			res, err := doCall(t, &Outside{}, pod.Call{URL: "http://" + s.addr + "/", Method: tt.method, RespCap: 64}, hangGuard)
+			res, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{URL: "http://" + s.addr + "/", Method: tt.method, RespCap: 64}, hangGuard)
 			if tt.err != 0 {
 				wantErrno(t, err, tt.err)
 				return
@@ -211,14 +211,14 @@ func TestOutsideRefusedPort(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nobody listens there now
-	_, err = doCall(t, &Outside{}, pod.Call{URL: "http://" + addr + "/"}, hangGuard)
+	_, err = doCall(t, &Outside{Policy: noPolicies}, pod.Call{URL: "http://" + addr + "/"}, hangGuard)
 	wantErrno(t, err, abi.ErrConnRefused)
 }
 
 func TestOutsideNameLookup(t *testing.T) {
 	s := startServer(t, loopback(28), answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfound"))
 	_, port, _ := net.SplitHostPort(s.addr)
-	o := &Outside{Resolver: fakeDNS(t, loopback(53), map[string]string{"host.outside.test": loopback(28)})}
+	o := &Outside{Policy: noPolicies, Resolver: fakeDNS(t, loopback(53), map[string]string{"host.outside.test": loopback(28)})}
 
 	res, err := doCall(t, o, pod.Call{URL: "http://Host.Outside.Test:" + port + "/"}, hangGuard)
 	if err != nil || string(res.Body) != "found" {
@@ -240,7 +240,7 @@ func TestOutsideHeaderFiltering(t *testing.T) {
 		"Te": {"trailers"}, "Trailer": {"X-T"}, "Expect": {"100-continue"},
 		"Accept": {"text/plain"}, "Cookie": {"a=1"}, "X-Custom": {"one", "two"}, "Authorization": {"Bearer t"},
 	}
-	_, err := doCall(t, &Outside{}, pod.Call{Method: "POST", URL: "http://" + s.addr + "/submit?x=1", Header: header, Body: []byte("payload")}, hangGuard)
+	_, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{Method: "POST", URL: "http://" + s.addr + "/submit?x=1", Header: header, Body: []byte("payload")}, hangGuard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestOutsideHeaderFiltering(t *testing.T) {
 func TestOutsideEmptyPostSendsContentLength(t *testing.T) {
 	s := startServer(t, loopback(29), answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
 	for method, want := range map[string]string{"POST": "0", "GET": ""} {
-		if _, err := doCall(t, &Outside{}, pod.Call{Method: method, URL: "http://" + s.addr + "/"}, hangGuard); err != nil {
+		if _, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{Method: method, URL: "http://" + s.addr + "/"}, hangGuard); err != nil {
 			t.Fatal(err)
 		}
 		if got := (<-s.reqs).header.Get("Content-Length"); got != want {
@@ -288,7 +288,7 @@ func TestOutsideRefusesUnsendableRequest(t *testing.T) {
 		"bad header name":  {Header: http.Header{"Bad Name": {"x"}}, URL: "http://127.0.0.1:1/"},
 		"header with CRLF": {Header: http.Header{"X-A": {"x\r\nInjected: 1"}}, URL: "http://127.0.0.1:1/"},
 	} {
-		_, err := doCall(t, &Outside{}, c, hangGuard)
+		_, err := doCall(t, &Outside{Policy: noPolicies}, c, hangGuard)
 		if e, ok := err.(abi.Errno); !ok || e != abi.ErrInval {
 			t.Errorf("%s: error %v, want K32_ERR_INVAL", name, err)
 		}
@@ -300,7 +300,7 @@ func TestOutsideStoppingPodInterruptsCall(t *testing.T) {
 	tg, _ := ParseTarget("http://"+s.addr+"/", "default")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-s.reqs; cancel() }()
-	_, err := (&Outside{}).Do(ctx, tg, pod.Call{Method: "GET", RespCap: 10})
+	_, err := (&Outside{Policy: noPolicies}).Do(ctx, tg, pod.Call{Method: "GET", RespCap: 10})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled (the pod turns it into K32_ERR_INTR)", err)
 	}
@@ -309,10 +309,10 @@ func TestOutsideStoppingPodInterruptsCall(t *testing.T) {
 func TestOutsideNetworkPolicySeam(t *testing.T) {
 	s := startServer(t, loopback(31), answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
 	var asked string
-	o := &Outside{Allow: func(_ context.Context, from string, addr netip.AddrPort) error {
+	o := &Outside{Policy: policyOf(func(_ context.Context, from string, addr netip.AddrPort) error {
 		asked = from + " -> " + addr.String()
 		return abi.ErrPerm
-	}}
+	})}
 	_, err := doCall(t, o, pod.Call{From: "team/web", URL: "http://" + s.addr + "/"}, hangGuard)
 	wantErrno(t, err, abi.ErrPerm)
 	if asked != "team/web -> "+s.addr || len(s.reqs) != 0 {
@@ -363,7 +363,7 @@ func TestOutsideEarlyAnswerCountsDespiteUnsentBody(t *testing.T) {
 		c.(*net.TCPConn).CloseWrite()
 		<-stop // still not reading: the client's write blocks until its deadline
 	}()
-	res, err := doCall(t, &Outside{}, pod.Call{Method: "PUT", URL: "http://" + ln.Addr().String() + "/",
+	res, err := doCall(t, &Outside{Policy: noPolicies}, pod.Call{Method: "PUT", URL: "http://" + ln.Addr().String() + "/",
 		Body: bytes.Repeat([]byte("x"), 8<<20)}, 2*time.Second)
 	if err != nil || res.Status != 413 || string(res.Body) != "big" {
 		t.Fatalf("result %+v, %v; want the 413", res, err)

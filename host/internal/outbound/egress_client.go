@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"bytes"
@@ -37,11 +37,11 @@ type Egress struct {
 
 var _ HTTPS = (*Egress)(nil)
 
-// CallHTTPS implements HTTPS; allow is not used, since the gateway checks
+// CallHTTPS implements HTTPS; it checks nothing itself, since the gateway checks
 // the call against the pod's NetworkPolicies. The gateway's refusal is
 // K32_ERR_PERM, an API server without the gateway K32_ERR_NOTSUP, and a
 // code in abi.HeaderEgressResult the call's result.
-func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ AllowFunc) (pod.CallResult, error) {
+func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call) (pod.CallResult, error) {
 	if t.Kind != OutsideTarget || t.Scheme != "https" {
 		return pod.CallResult{}, abi.ErrInval
 	}
@@ -65,25 +65,19 @@ func (e *Egress) CallHTTPS(ctx context.Context, t Target, call pod.Call, _ Allow
 	}
 	resp, err := e.roundTripper().RoundTrip(req)
 	if err != nil {
-		return pod.CallResult{}, ioErrno(ctx, err)
+		return pod.CallResult{}, IOErrno(ctx, err)
 	}
 	defer resp.Body.Close()
-	result, err := strconv.Atoi(resp.Header.Get(abi.HeaderEgressResult))
-	switch {
-	case err != nil && resp.StatusCode == http.StatusNotFound:
-		return pod.CallResult{}, abi.ErrNotSup // an API server without the gateway
-	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
-		return pod.CallResult{}, abi.ErrPerm
-	case err != nil:
-		return pod.CallResult{}, abi.ErrIO
-	case result < 0:
-		return pod.CallResult{}, abi.Errno(result)
-	case result < 200 || result > 599:
+	if code, ok := answerErrno(resp); ok {
+		return pod.CallResult{}, code // NOTSUP from an API server without the gateway
+	}
+	result, _ := strconv.Atoi(resp.Header.Get(abi.HeaderEgressResult))
+	if result < 200 || result > 599 {
 		return pod.CallResult{}, abi.ErrIO
 	}
-	body, truncated, err := readBody(resp.Body, -1, call.RespCap)
+	body, truncated, err := ReadBody(resp.Body, -1, call.RespCap)
 	if err != nil {
-		return pod.CallResult{}, ioErrno(ctx, err)
+		return pod.CallResult{}, IOErrno(ctx, err)
 	}
 	h := resp.Header.Clone()
 	for _, k := range []string{abi.HeaderEgressResult, "Connection", "Keep-Alive"} {

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"net"
@@ -73,7 +73,7 @@ type Target struct {
 
 // serviceName names a ServiceTarget in log lines:
 // "<service>.<namespace>", and ":<port>" when the URL has one.
-func (t Target) serviceName() string {
+func (t Target) ServiceName() string {
 	name := t.Service + "." + t.Namespace
 	if t.Port != 0 {
 		name += ":" + strconv.Itoa(t.Port)

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ func readResponse(r *bufio.Reader, headLimit int, method string, respCap int) (p
 		return pod.CallResult{}, err
 	}
 	res := pod.CallResult{Status: status, Header: header}
-	res.Body, res.Truncated, err = readBody(body, length, respCap)
+	res.Body, res.Truncated, err = ReadBody(body, length, respCap)
 	if err != nil {
 		return pod.CallResult{}, err
 	}
@@ -152,7 +152,7 @@ func bodyReader(r *bufio.Reader, header http.Header) (io.Reader, int64, error) {
 // readBody copies at most respCap bytes of body. With a known length it
 // knows at once whether the body fits; otherwise it reads one byte more
 // than respCap to learn that the body exceeds it, and stops there.
-func readBody(body io.Reader, length int64, respCap int) ([]byte, bool, error) {
+func ReadBody(body io.Reader, length int64, respCap int) ([]byte, bool, error) {
 	if length >= 0 {
 		buf := make([]byte, min(length, int64(respCap)))
 		if _, err := io.ReadFull(body, buf); err != nil {

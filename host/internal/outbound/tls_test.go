@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -38,11 +38,11 @@ func (l *lineLog) String() string {
 }
 
 // httpsCall makes call c to url with s and a ctx bounded by timeout.
-func httpsCall(t *testing.T, s *TLS, c pod.Call, allow AllowFunc, timeout time.Duration) (pod.CallResult, error) {
+func httpsCall(t *testing.T, s *TLS, c pod.Call, timeout time.Duration) (pod.CallResult, error) {
 	t.Helper()
 	tg, ctx, cancel := prepare(t, &c, timeout)
 	defer cancel()
-	return s.CallHTTPS(ctx, tg, c, allow)
+	return s.CallHTTPS(ctx, tg, c)
 }
 
 // hello answers with what it received.
@@ -57,25 +57,25 @@ func TestTLSCalls(t *testing.T) {
 	good := ca.Issue(t, testtls.Leaf{DNSNames: []string{"secure.test"}, IPs: []string{loopback(70)}})
 	log := &lineLog{}
 	resolver := fakeDNS(t, loopback(53), map[string]string{"secure.test": loopback(70)})
-	s := &TLS{Roots: ca.Pool(), Resolver: resolver, Logf: log.logf}
+	s := &TLS{Roots: ca.Pool(), Policy: noPolicies, Resolver: resolver, Logf: log.logf}
 	addr := testtls.Serve(t, loopback(70), good, 0, 0, hello)
 	_, port, _ := strings.Cut(addr, ":")
 
 	t.Run("by address, TLS 1.2, headers and body", func(t *testing.T) {
 		res, err := httpsCall(t, s, pod.Call{Method: "POST", URL: "https://" + addr + "/p", Body: []byte("hi"),
-			Header: http.Header{"X-A": {"1"}, "X-Kube32-Pod": {"forged"}}}, nil, hangGuard)
+			Header: http.Header{"X-A": {"1"}, "X-Kube32-Pod": {"forged"}}}, hangGuard)
 		if err != nil || res.Status != 200 || string(res.Body) != "POST /p tls=303 x-a=1 body=hi" || res.Header.Get("X-Host") != addr {
 			t.Fatalf("got %+v %q, %v", res, res.Body, err)
 		}
 	})
 	t.Run("by DNS name", func(t *testing.T) {
-		res, err := httpsCall(t, s, pod.Call{URL: "https://secure.test:" + port + "/n"}, nil, hangGuard)
+		res, err := httpsCall(t, s, pod.Call{URL: "https://secure.test:" + port + "/n"}, hangGuard)
 		if err != nil || res.Status != 200 || !strings.HasPrefix(string(res.Body), "GET /n ") {
 			t.Fatalf("got %+v %q, %v", res, res.Body, err)
 		}
 	})
 	t.Run("body over resp_cap is truncated", func(t *testing.T) {
-		res, err := httpsCall(t, s, pod.Call{URL: "https://" + addr + "/", RespCap: 3}, nil, hangGuard)
+		res, err := httpsCall(t, s, pod.Call{URL: "https://" + addr + "/", RespCap: 3}, hangGuard)
 		if err != nil || !res.Truncated || string(res.Body) != "GET" {
 			t.Fatalf("got %+v, %v", res, err)
 		}
@@ -86,7 +86,8 @@ func TestTLSCalls(t *testing.T) {
 			checked = a
 			return &DeniedError{From: from, Target: a.String(), Reason: "no"}
 		}
-		_, err := httpsCall(t, s, pod.Call{URL: "https://" + addr + "/"}, allow, hangGuard)
+		denying := &TLS{Roots: s.Roots, Resolver: s.Resolver, Policy: policyOf(allow)}
+		_, err := httpsCall(t, denying, pod.Call{URL: "https://" + addr + "/"}, hangGuard)
 		var denied *DeniedError
 		if !errors.As(err, &denied) || checked.String() != addr {
 			t.Fatalf("error %v, checked %v", err, checked)
@@ -95,7 +96,7 @@ func TestTLSCalls(t *testing.T) {
 	})
 	t.Run("wrong name is CERT", func(t *testing.T) {
 		other := testtls.Serve(t, loopback(71), good, 0, 0, hello) // names 127.0.0.70, not .71
-		_, err := httpsCall(t, s, pod.Call{From: "default/namer", URL: "https://" + other + "/"}, nil, hangGuard)
+		_, err := httpsCall(t, s, pod.Call{From: "default/namer", URL: "https://" + other + "/"}, hangGuard)
 		wantErrno(t, err, abi.ErrCert)
 		if want := "[EGRESS] default/namer -> https://" + other + ": certificate rejected: "; !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
@@ -104,18 +105,18 @@ func TestTLSCalls(t *testing.T) {
 	t.Run("expired is CERT", func(t *testing.T) {
 		old := ca.Issue(t, testtls.Leaf{IPs: []string{loopback(72)}, NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour)})
 		a := testtls.Serve(t, loopback(72), old, 0, 0, hello)
-		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, nil, hangGuard)
+		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, hangGuard)
 		wantErrno(t, err, abi.ErrCert)
 	})
 	t.Run("untrusted CA is CERT", func(t *testing.T) {
 		stranger := testtls.NewCA(t).Issue(t, testtls.Leaf{IPs: []string{loopback(73)}})
 		a := testtls.Serve(t, loopback(73), stranger, 0, 0, hello)
-		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, nil, hangGuard)
+		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, hangGuard)
 		wantErrno(t, err, abi.ErrCert)
 	})
 	t.Run("TLS 1.3 only is TLS", func(t *testing.T) {
 		a := testtls.Serve(t, loopback(74), ca.Issue(t, testtls.Leaf{IPs: []string{loopback(74)}}), tls.VersionTLS13, tls.VersionTLS13, hello)
-		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, nil, hangGuard)
+		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, hangGuard)
 		wantErrno(t, err, abi.ErrTLS)
 	})
 	t.Run("not TLS at all is TLS", func(t *testing.T) {
@@ -134,7 +135,7 @@ func TestTLSCalls(t *testing.T) {
 				c.Close()
 			}
 		}()
-		_, err = httpsCall(t, s, pod.Call{URL: "https://" + ln.Addr().String() + "/"}, nil, hangGuard)
+		_, err = httpsCall(t, s, pod.Call{URL: "https://" + ln.Addr().String() + "/"}, hangGuard)
 		wantErrno(t, err, abi.ErrTLS)
 	})
 	t.Run("slow host times out", func(t *testing.T) {
@@ -142,7 +143,7 @@ func TestTLSCalls(t *testing.T) {
 		defer close(stall)
 		a := testtls.Serve(t, loopback(76), ca.Issue(t, testtls.Leaf{IPs: []string{loopback(76)}}), 0, 0,
 			http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-stall }))
-		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, nil, 200*time.Millisecond)
+		_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, 200*time.Millisecond)
 		wantErrno(t, err, abi.ErrTimeout)
 	})
 	s.mu.Lock()
@@ -155,7 +156,7 @@ func TestTLSCalls(t *testing.T) {
 
 func TestTLSSessionsAreBusy(t *testing.T) {
 	ca := testtls.NewCA(t)
-	s := &TLS{Roots: ca.Pool()}
+	s := &TLS{Roots: ca.Pool(), Policy: noPolicies}
 	arrived := make(chan struct{}, 2)
 	release := make(chan struct{})
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -172,13 +173,13 @@ func TestTLSSessionsAreBusy(t *testing.T) {
 	results := make(chan error, 2)
 	for _, a := range addrs {
 		go func() {
-			_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, nil, hangGuard)
+			_, err := httpsCall(t, s, pod.Call{URL: "https://" + a + "/"}, hangGuard)
 			results <- err
 		}()
 	}
 	<-arrived
 	<-arrived
-	_, err := httpsCall(t, s, pod.Call{URL: "https://" + fast + "/"}, nil, hangGuard)
+	_, err := httpsCall(t, s, pod.Call{URL: "https://" + fast + "/"}, hangGuard)
 	wantErrno(t, err, abi.ErrBusy)
 	close(release)
 	for range addrs {
@@ -186,7 +187,7 @@ func TestTLSSessionsAreBusy(t *testing.T) {
 			t.Errorf("held call: %v", err)
 		}
 	}
-	if res, err := httpsCall(t, s, pod.Call{URL: "https://" + fast + "/"}, nil, hangGuard); err != nil || res.Status != 200 {
+	if res, err := httpsCall(t, s, pod.Call{URL: "https://" + fast + "/"}, hangGuard); err != nil || res.Status != 200 {
 		t.Fatalf("after the sessions freed: %+v, %v", res, err)
 	}
 }
@@ -199,10 +200,10 @@ func TestCallerHTTPS(t *testing.T) {
 	ca := testtls.NewCA(t)
 	a := testtls.Serve(t, loopback(70), ca.Issue(t, testtls.Leaf{IPs: []string{loopback(70)}}), 0, 0, hello)
 	var allowed string
-	c = &Caller{HTTPS: &TLS{Roots: ca.Pool()}, Outside: &Outside{Allow: func(_ context.Context, from string, addr netip.AddrPort) error {
+	c = &Caller{HTTPS: &TLS{Roots: ca.Pool(), Policy: policyOf(func(_ context.Context, from string, addr netip.AddrPort) error {
 		allowed = from + " " + addr.String()
 		return nil
-	}}}
+	})}}
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := c.HTTPCall(ctx, pod.Call{From: "default/a", Method: "GET", URL: "https://" + a + "/x", RespCap: 100})

@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -18,14 +18,14 @@ func dialErrno(ctx context.Context, err error) error {
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return abi.ErrHostUnreach
 	}
-	return ioErrno(ctx, err)
+	return IOErrno(ctx, err)
 }
 
 // ioErrno maps a failure once connected (or a connect failure of no special
 // kind): TIMEOUT when ctx's deadline passed, ctx's error when it was
 // cancelled (the pod is stopping), an Errno passed on as it is, IO
 // otherwise.
-func ioErrno(ctx context.Context, err error) error {
+func IOErrno(ctx context.Context, err error) error {
 	var code abi.Errno
 	switch {
 	case errors.As(err, &code):

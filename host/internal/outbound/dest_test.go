@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"context"
@@ -168,10 +168,10 @@ func TestEveryAddressSpellingIsCheckedAsTheAddressDialled(t *testing.T) {
 	relay := &Relay{API: relayServer(t, u), NodeIP: loopback(2)}
 	direct := (&net.Dialer{}).DialContext
 	ways := map[string]*Caller{
-		"http://": {Outside: &Outside{Resolver: resolver, Allow: probe.allow, Dial: probe.dialWith(direct)}},
-		"http:// through the relay": {Outside: &Outside{Resolver: resolver, Allow: probe.allow, Route: relay,
+		"http://": {Outside: &Outside{Resolver: resolver, Policy: policyOf(probe.allow), Dial: probe.dialWith(direct)}},
+		"http:// through the relay": {Outside: &Outside{Resolver: resolver, Policy: policyOf(probe.allow), Route: relay,
 			Dial: probe.dialWith(relay.Dial)}},
-		"https://": {HTTPS: &TLS{Resolver: resolver, Dial: probe.dialWith(direct)}, Outside: &Outside{Allow: probe.allow}},
+		"https://": {HTTPS: &TLS{Resolver: resolver, Policy: policyOf(probe.allow), Dial: probe.dialWith(direct)}},
 	}
 	call := func(c *Caller, url string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)

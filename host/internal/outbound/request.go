@@ -1,4 +1,4 @@
-package call
+package outbound
 
 import (
 	"net/http"
@@ -27,7 +27,7 @@ func outsideHeader(h http.Header) http.Header {
 
 // serviceHeader returns the caller headers a target pod behind a Service
 // receives: only abi.ServiceCallHeaders.
-func serviceHeader(h http.Header) http.Header {
+func ServiceHeader(h http.Header) http.Header {
 	out := make(http.Header, len(abi.ServiceCallHeaders))
 	for _, k := range abi.ServiceCallHeaders {
 		if v := h.Values(k); len(v) > 0 {
