@@ -19,7 +19,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/apiauth"
-	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -44,21 +43,12 @@ type Config struct {
 	// Logs serves pods/log; nil answers 404 for every pod.
 	Logs Logs
 	// Token, when set, is the bearer token every request but the health
-	// checks must carry; the egress gateway and the relay, which check
-	// it themselves, read it here.
+	// checks must carry.
 	Token string
 	// Gate, when set, is the token check of the API port the server is
 	// mounted on (Mount), shared with the other handlers there, and must
 	// check Token; nil makes one of Token and Logf.
 	Gate *apiauth.Gate
-	// Egress, when set with Store, serves the egress gateway
-	// (abi.EgressPath, outbound.Gateway); without it that path answers 404.
-	Egress *outbound.Gateway
-	// Uplink, when set with Store, serves the control plane's uplink
-	// (abi.UplinkPath, GET and PUT) and relays the workers' connections to
-	// hosts outside through it (CONNECT, outbound.Uplink's handlers);
-	// without it CONNECT answers 405 and the path 404.
-	Uplink *outbound.Uplink
 	// Local, when set, is the control plane's kubelet: port-forward
 	// reaches its pods in-process, and the other pods through their
 	// node's pod port (podhandler.go).
@@ -74,7 +64,6 @@ type Config struct {
 type Server struct {
 	cfg       Config
 	mux       *http.ServeMux
-	connect   http.Handler // CONNECT: the relay (outbound.go)
 	encodings *encodingCache
 	gate      *apiauth.Gate
 	port      *apiauth.Mux // the server alone, for ServeHTTP
@@ -114,40 +103,23 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc("/api/", s.serveREST)
 		s.mux.HandleFunc("/apis/", s.serveREST)
 	}
-	if cfg.Egress != nil && cfg.Store != nil {
-		s.mux.Handle("POST "+abi.EgressPath, cfg.Egress.Handler(s.nodes()))
-	}
-	if cfg.Uplink != nil && cfg.Store != nil {
-		s.mux.Handle("GET "+abi.UplinkPath, cfg.Uplink.StateHandler())
-		s.mux.Handle("PUT "+abi.UplinkPath, cfg.Uplink.StateHandler())
-	}
-	s.connect = s.relay()
 	s.port = apiauth.NewMux(gate)
 	s.Mount(s.port)
 	return s
 }
 
 // Mount serves the API on port: the health checks and the version
-// without the token, the egress gateway and the relay (CONNECT), which
-// check it themselves, and everything else behind port's gate, which must
-// be the server's (Config.Gate).
+// without the token, and everything else behind port's gate, which must be
+// the server's (Config.Gate).
 func (s *Server) Mount(port *apiauth.Mux) {
 	for _, p := range []string{"/readyz", "/livez", "/healthz", "/version"} {
 		port.HandlePublic(p, s.mux)
 	}
-	if s.cfg.Egress != nil {
-		port.HandlePublic(abi.EgressPath, s.mux) // the gateway checks the token itself, to answer and log refusals
-	}
-	port.HandleConnect(s.connect) // the relay checks the token itself, or the node's address
 	port.Handle("/", s.mux)
 }
 
 // ServeHTTP serves r on a port of the server alone.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.port.ServeHTTP(w, r) }
-
-// authorized reports whether r carries the cluster token (the gate's
-// check), for the handlers that check it themselves.
-func (s *Server) authorized(r *http.Request) bool { return s.gate.Authorized(r) }
 
 // request is a parsed REST path.
 type request struct {

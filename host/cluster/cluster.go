@@ -238,13 +238,15 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
 		Channels: c.Channels, Activity: events})
 	// The API port: one token check (apiauth) in front of the Kubernetes
-	// API, the web view and the channel endpoint.
+	// API, the web view, the channel endpoint and the nodes' gateway and
+	// relay.
 	gate := apiauth.New(apiauth.Config{Token: opts.Token, Logf: opts.Logf})
 	port := apiauth.NewMux(gate)
 	apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token, Gate: gate,
-		Egress: &outbound.Gateway{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, Uplink: uplink, Local: c.Kubelet}).Mount(port)
+		Local: c.Kubelet}).Mount(port)
 	webview.Mount(port, webview.Config{Activity: events, TLSAddr: c.apiTLSAddr})
 	channel.Mount(port, c.Channels)
+	outbound.Mount(port, c.Store, &outbound.Gateway{TLS: httpsCalls, Logf: opts.Logf, LogClock: opts.logClock}, uplink)
 
 	c.serve(listeners["api"], port)
 	// TLS inside the connection budget, so that a connection stuck in its

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/lograte"
 	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/host/store"
@@ -143,7 +144,7 @@ func streamEgress(w http.ResponseWriter, resp *Response, limit int) {
 // (with a token, any node; without one, the node the pod is bound to), and
 // the pod must exist and be bound to a node.
 func egressRefusal(nodes *Nodes, r *http.Request, namespace, name string) string {
-	if nodes.Token != "" {
+	if nodes.tokened() {
 		if reason := nodes.authenticateNode(r, ""); reason != "" {
 			return reason
 		}
@@ -151,7 +152,7 @@ func egressRefusal(nodes *Nodes, r *http.Request, namespace, name string) string
 	if namespace == "" || name == "" {
 		return "no pod named"
 	}
-	o, ok := nodes.Store.Get(store.Key{Kind: "Pod", Namespace: namespace, Name: name})
+	o, ok := nodes.Store.Get(store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name})
 	if !ok {
 		return "no such pod"
 	}
@@ -159,7 +160,7 @@ func egressRefusal(nodes *Nodes, r *http.Request, namespace, name string) string
 	if p.Spec.NodeName == "" {
 		return "the pod is not bound to a node"
 	}
-	if nodes.Token != "" {
+	if nodes.tokened() {
 		return ""
 	}
 	return nodes.authenticateNode(r, p.Spec.NodeName)

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/host/internal/apiauth"
+	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/store"
 )
 
@@ -17,21 +19,22 @@ import (
 type Nodes struct {
 	// Store holds the Nodes and Pods.
 	Store *store.Store
-	// Token is the cluster's token, "" for none.
-	Token string
-	// Authorized reports whether r carries Token: the API server's check,
-	// within each client's budget of wrong tokens. nil refuses every
-	// token.
-	Authorized func(r *http.Request) bool
+	// Gate is the API port's token check (each client's budget of wrong
+	// tokens included); nil or open, the cluster has no token.
+	Gate *apiauth.Gate
 }
+
+// tokened reports whether the cluster has a token, which then
+// authenticates a node rather than its address.
+func (n *Nodes) tokened() bool { return n.Gate != nil && !n.Gate.Open() }
 
 // authenticateNode says why r does not come from a node, or "" when it
 // does: with a token, r must carry it; without one, r must come from the
 // InternalIP of node, or of any Node when node is "".
 func (n *Nodes) authenticateNode(r *http.Request, node string) string {
-	if n.Token != "" {
+	if n.tokened() {
 		switch {
-		case n.Authorized != nil && n.Authorized(r):
+		case n.Gate.Authorized(r):
 			return ""
 		case r.Header.Get("Authorization") == "":
 			return "no bearer token"
@@ -40,7 +43,7 @@ func (n *Nodes) authenticateNode(r *http.Request, node string) string {
 	}
 	remote := remoteAddr(r)
 	if node != "" {
-		o, ok := n.Store.Get(store.Key{Kind: "Node", Name: node})
+		o, ok := n.Store.Get(store.Key{Kind: kinds.Node, Name: node})
 		if !ok {
 			return "the pod's node " + node + " does not exist"
 		}
@@ -49,7 +52,7 @@ func (n *Nodes) authenticateNode(r *http.Request, node string) string {
 		}
 		return "not the InternalIP of node " + node
 	}
-	for _, o := range n.Store.List("Node", "") {
+	for _, o := range n.Store.List(kinds.Node, "") {
 		if internalIP(o.(*corev1.Node), remote) {
 			return ""
 		}

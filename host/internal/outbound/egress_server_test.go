@@ -1,4 +1,4 @@
-package apiserver_test
+package outbound_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/pod"
@@ -28,7 +28,8 @@ import (
 	"github.com/kube32/kube32/internal/testtls"
 )
 
-// gateway is an API server without a token whose store holds node w
+// gateway is an API port without a token, with the control plane's halves
+// of the gateway and relay mounted (Mount), whose store holds node w
 // (InternalIP 127.0.0.2), pod default/b bound to it and pod default/u
 // bound to no node.
 type gateway struct {
@@ -68,19 +69,19 @@ func startGateway(t *testing.T, ca *testtls.CA, egress bool) *gateway {
 		t.Fatal(err)
 	}
 	g.tls = &outbound.TLS{Roots: ca.Pool(), Sessions: 1, LogClock: g.now, Policy: policy}
-	cfg := apiserver.Config{Store: s}
+	port := apiauth.NewMux(apiauth.New(apiauth.Config{}))
 	if egress {
-		cfg.Egress = &outbound.Gateway{TLS: g.tls, LogClock: g.now, Logf: func(format string, args ...any) {
+		outbound.Mount(port, s, &outbound.Gateway{TLS: g.tls, LogClock: g.now, Logf: func(format string, args ...any) {
 			g.mu.Lock()
 			defer g.mu.Unlock()
 			g.lines = append(g.lines, fmt.Sprintf(format, args...))
-		}}
+		}}, outbound.NewUplink(true, "", nil))
 	}
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(apiserver.New(cfg))
+	srv := httptest.NewUnstartedServer(port)
 	srv.Listener.Close()
 	srv.Listener = l
 	srv.Start()
