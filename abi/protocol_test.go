@@ -15,12 +15,13 @@ import (
 )
 
 // TestProtocolNamesAreSpelledOnce is the rule that keeps one home for every
-// protocol name: among the non-test Go files of host/, cli/, bundler/ and
-// abi/, only abi/protocol.go spells one, in code or in a comment. Everything
+// protocol name: among the non-test Go files of host/, cli/, bundler/,
+// abi/ and the module's internal/ (the toolchain driver and the test
+// helpers), only abi/protocol.go spells one, in code or in a comment. Everything
 // else refers to the constant.
 func TestProtocolNamesAreSpelledOnce(t *testing.T) {
 	sources := map[string]string{} // path from the repository root → text
-	for _, dir := range []string{"host", "cli", "bundler", "abi"} {
+	for _, dir := range []string{"host", "cli", "bundler", "abi", "internal"} {
 		err := filepath.WalkDir(filepath.Join("..", dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

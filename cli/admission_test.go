@@ -12,16 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/admission"
-	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/kubeconfig"
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
@@ -120,14 +117,14 @@ var admissionRules = []admissionRule{
 	{"RestartPolicyIsSupported", podHead + container + "  restartPolicy: Sometimes\n", "spec.restartPolicy"},
 	{"NodeSelectorIsValid", podHead + container + "  nodeSelector: {'a b': c}\n", "spec.nodeSelector"},
 
-	// Ingress (the other rules: host/manifest's TestIngressValidation).
+	// Ingress (the other rules: host/apis/manifest's TestIngressValidation).
 	{"IngressPathTypeIsRequired", ingressHead + "  rules: [{http: {paths: [{path: /, backend: {service: {name: web, port: {number: 80}}}}]}}]\n", "spec.rules[0].http.paths[0].pathType"},
 	{"IngressBackendPortIsAPortNumber", ingressHead + "  defaultBackend: {service: {name: web, port: {number: 65536}}}\n", "spec.defaultBackend.service.port.number"},
 }
 
 // Issue 19, item 4: the objects kube-apiserver refuses that kube32 once
 // admitted: the rest of a Pod's, a Service's and an Ingress's fields, as
-// kube-apiserver checks them (host/admission/podspec.go, affinity.go,
+// kube-apiserver checks them (host/internal/admission/podspec.go, affinity.go,
 // servicenet.go, ingress.go).
 var kubeAPIServerRules = []admissionRule{
 	{"PodActiveDeadlineSecondsAtLeast1", podHead + container + "  activeDeadlineSeconds: 0\n", "spec.activeDeadlineSeconds"},
@@ -174,15 +171,15 @@ func TestAdmissionRules(t *testing.T) {
 // api is an API server over its own store, on a loopback port.
 type api struct {
 	url   string
-	store *store.Store
+	store *host.Store
 }
 
 func newAPI(t *testing.T) *api {
-	s := store.New()
+	s := host.NewStore()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	admission.Admit(ns)
+	host.Admit(ns)
 	s.Apply(ns)
-	srv := httptest.NewServer(apiserver.New(apiserver.Config{Store: s}))
+	srv := httptest.NewServer(host.NewAPIServer(host.APIServerConfig{Store: s}))
 	t.Cleanup(srv.Close)
 	return &api{url: srv.URL, store: s}
 }
@@ -262,7 +259,7 @@ func runServe(t *testing.T, opts cli.ServeOptions) error {
 	out := &testserve.Output{}
 	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
 	opts.CacheDir = testserve.CacheDir
-	opts.Serving = func(*cluster.Cluster) { cancel() }
+	opts.Serving = func(*host.Cluster) { cancel() }
 	return cli.RunServe(ctx, opts)
 }
 
@@ -342,7 +339,7 @@ func TestKubectlApplyRefusesWhatKubeAPIServerRefuses(t *testing.T) {
 	api := newAPI(t)
 	dir := t.TempDir()
 	config := filepath.Join(dir, "kubeconfig")
-	if err := kubeconfig.Write(config, kubeconfig.Entry{Server: api.url}); err != nil {
+	if err := host.WriteKubeconfig(config, host.KubeconfigEntry{Server: api.url}); err != nil {
 		t.Fatal(err)
 	}
 	for _, rule := range kubeAPIServerRules {

@@ -7,11 +7,10 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/kube32/kube32/bundler/build"
-	"github.com/kube32/kube32/bundler/project"
 )
 
 // BuildOptions are the options of `kube32 build`.
@@ -41,8 +40,8 @@ func (r releaseFlags) check() error {
 }
 
 // options are the flags as build options.
-func (r releaseFlags) options() build.Options {
-	return build.Options{Release: r.release, KeepNames: r.keepNames}
+func (r releaseFlags) options() bundler.BuildOptions {
+	return bundler.BuildOptions{Release: r.release, KeepNames: r.keepNames}
 }
 
 func newBuildCommand(io IOStreams) *cobra.Command {
@@ -83,7 +82,7 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 	bopts.Board = opts.Board
 	res, err := runBuild(ctx, opts.IO, dir, opts.Verbose, bopts)
 	// A build that does not fit its board is complete: its table is printed.
-	var misfit *build.FitError
+	var misfit *bundler.FitError
 	if err != nil && !errors.As(err, &misfit) {
 		return err
 	}
@@ -105,7 +104,7 @@ func RunBuild(ctx context.Context, opts BuildOptions) error {
 // compiler commands when verbose, then the warnings (the compilers' too),
 // even of a failed build, and the stale outputs it removed. opts says how
 // to build (board, release); runBuild sets its Progress and CompilerLog.
-func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool, opts build.Options) (*build.Result, error) {
+func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool, opts bundler.BuildOptions) (*bundler.BuildResult, error) {
 	var prog *progress
 	if ios.IsStderrTTY() {
 		prog = &progress{w: ios.ErrOut, inPlace: !verbose}
@@ -114,7 +113,7 @@ func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool, opts
 	if verbose {
 		opts.CompilerLog = ios.ErrOut
 	}
-	res, err := build.Build(ctx, dir, opts)
+	res, err := bundler.Build(ctx, dir, opts)
 	if prog != nil {
 		prog.end()
 	}
@@ -126,7 +125,7 @@ func runBuild(ctx context.Context, ios IOStreams, dir string, verbose bool, opts
 
 // printBuildNotes prints a build's warnings, the compilers' warnings and
 // the stale outputs it removed.
-func printBuildNotes(w io.Writer, res *build.Result) {
+func printBuildNotes(w io.Writer, res *bundler.BuildResult) {
 	for _, it := range res.Items {
 		if it.CompilerWarnings != "" {
 			fmt.Fprintf(w, "pod %s: compiler warnings:\n%s\n", it.Name, it.CompilerWarnings)
@@ -136,6 +135,6 @@ func printBuildNotes(w io.Writer, res *build.Result) {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	for _, r := range res.Removed {
-		fmt.Fprintf(w, "removed stale %s\n", filepath.ToSlash(filepath.Join(project.BuildDirName, r)))
+		fmt.Fprintf(w, "removed stale %s\n", filepath.ToSlash(filepath.Join(bundler.BuildDirName, r)))
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
 )
 
 // printBuildFit writes the fit report that follows the size table: a row
@@ -15,7 +15,7 @@ import (
 // verdict ("ok", "over by …"). Without a board the verdicts are "-". As the
 // size table, it is aligned with readable sizes for a person (human) and
 // tab-separated with exact byte counts for scripts.
-func printBuildFit(w io.Writer, f build.Fit, human bool) {
+func printBuildFit(w io.Writer, f bundler.Fit, human bool) {
 	size := func(n int64) string { return strconv.FormatInt(n, 10) }
 	var tw io.Writer = w
 	if human {

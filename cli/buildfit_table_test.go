@@ -4,18 +4,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
 )
 
 // On a terminal the fit report is aligned, with readable sizes and the
 // verdicts; the two tables keep their own columns.
 func TestBuildFitTableOnATerminal(t *testing.T) {
-	f := build.Fit{Board: "esp32",
-		Pods: []build.PodFit{{Name: "api", Language: "go", Storage: "sd", ModuleBytes: 3 << 20, InitialMemory: 5 << 19, OverBytes: 5<<19 - 128<<10},
+	f := bundler.Fit{Board: "esp32",
+		Pods: []bundler.PodFit{{Name: "api", Language: "go", Storage: "sd", ModuleBytes: 3 << 20, InitialMemory: 5 << 19, OverBytes: 5<<19 - 128<<10},
 			{Name: "hi", Language: "c", Storage: "firmware", ModuleBytes: 400, InitialMemory: 64 << 10, MemoryLimit: 64 << 10, StackBytes: 8192,
 				Capabilities: []string{"CHANNEL_IPC", "SERVICE_CALL"}}},
-		Budgets: []build.Budget{{Name: build.BudgetPodMemory, Used: 5<<19 + 64<<10, Budget: 128 << 10, OverBytes: 5<<19 - 64<<10},
-			{Name: build.BudgetAppImage, Used: 1536<<10 + 400, Budget: 3968 << 10, FirmwareBase: 1536 << 10}}}
+		Budgets: []bundler.Budget{{Name: bundler.BudgetPodMemory, Used: 5<<19 + 64<<10, Budget: 128 << 10, OverBytes: 5<<19 - 64<<10},
+			{Name: bundler.BudgetAppImage, Used: 1536<<10 + 400, Budget: 3968 << 10, FirmwareBase: 1536 << 10}}}
 	var b strings.Builder
 	printBuildFit(&b, f, true)
 	want := "\nfit for board esp32:\n" +
@@ -34,9 +34,9 @@ func TestBuildFitTableOnATerminal(t *testing.T) {
 // Issue 19, item 9: an app pinned to two nodes has a pod memory row per
 // node, each against one board.
 func TestBuildFitTableHasARowPerNode(t *testing.T) {
-	f := build.Fit{Board: "esp32", Pods: []build.PodFit{},
-		Budgets: []build.Budget{{Name: build.BudgetPodMemory, Node: "kube32-control-plane", Used: 128 << 10, Budget: 128 << 10},
-			{Name: build.BudgetPodMemory, Node: "kube32-worker-1", Used: 192 << 10, Budget: 128 << 10, OverBytes: 64 << 10}}}
+	f := bundler.Fit{Board: "esp32", Pods: []bundler.PodFit{},
+		Budgets: []bundler.Budget{{Name: bundler.BudgetPodMemory, Node: "kube32-control-plane", Used: 128 << 10, Budget: 128 << 10},
+			{Name: bundler.BudgetPodMemory, Node: "kube32-worker-1", Used: 192 << 10, Budget: 128 << 10, OverBytes: 64 << 10}}}
 	var b strings.Builder
 	printBuildFit(&b, f, true)
 	for _, row := range []string{

@@ -3,7 +3,7 @@ package cli
 import (
 	"io"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
 )
 
 // The JSON of `kube32 build -o json`, documented in docs/cli.md. Paths are
@@ -17,7 +17,7 @@ type (
 		Total    totalJSON    `json:"total"`
 		Removed  []string     `json:"removed"`  // stale outputs removed
 		Warnings []string     `json:"warnings"` // one sentence each
-		Fit      build.Fit    `json:"fit"`      // the fit report
+		Fit      bundler.Fit  `json:"fit"`      // the fit report
 	}
 	podJSON struct {
 		Name               string     `json:"name"`
@@ -61,11 +61,11 @@ type (
 )
 
 // printBuildJSON writes a build's result as JSON.
-func printBuildJSON(w io.Writer, res *build.Result) error {
+func printBuildJSON(w io.Writer, res *bundler.BuildResult) error {
 	out := buildJSON{BuildDir: res.BuildDir, Board: res.Board, Pods: []podJSON{}, Bundles: []bundleJSON{},
 		Removed: nonNil(res.Removed), Warnings: nonNil(res.Warnings), Fit: res.Fit}
 	for _, it := range res.Items {
-		if it.Kind == build.KindBundle {
+		if it.Kind == bundler.KindBundle {
 			out.Bundles = append(out.Bundles, bundleJSON{Name: it.Name, sizesJSON: sizes(it), UpToDate: it.UpToDate})
 			continue
 		}
@@ -86,7 +86,7 @@ func printBuildJSON(w io.Writer, res *build.Result) error {
 }
 
 // sizes are the bundle sizes of an item.
-func sizes(it build.Item) sizesJSON {
+func sizes(it bundler.Item) sizesJSON {
 	br := it.Stats.BrotliBytes
 	if !it.Brotli {
 		br = it.Stats.GzipBytes // as Result.Total counts it

@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
 )
 
 // printBuildTable writes a build's size table: aligned with readable sizes
 // for a person (human), tab-separated exact byte counts for scripts.
-func printBuildTable(w io.Writer, res *build.Result, human bool) {
+func printBuildTable(w io.Writer, res *bundler.BuildResult, human bool) {
 	if len(res.Items) == 0 {
 		fmt.Fprintln(w, "nothing to build: kube32.yaml lists no pods and no bundles")
 		return
@@ -61,7 +61,7 @@ func printBuildTable(w io.Writer, res *build.Result, human bool) {
 	}
 	row(header...)
 	for _, it := range res.Items {
-		isPod := it.Kind == build.KindPod
+		isPod := it.Kind == bundler.KindPod
 		hasBundle := it.Bundle != ""
 		cols := []string{it.Kind, it.Name, shrunk(it.CompiledBytes, it.ModuleBytes, isPod), cell(it.InitialMemory, isPod),
 			cell(it.Stats.RawBytes, hasBundle), shrunk(it.Stats.PlainGzipBytes, it.Stats.GzipBytes, hasBundle)}
@@ -86,5 +86,5 @@ func printBuildTable(w io.Writer, res *build.Result, human bool) {
 }
 
 // humanBytes writes n as the size table and the fit report write every
-// size (build.FormatSize).
-func humanBytes(n int64) string { return build.FormatSize(n) }
+// size (bundler.FormatSize).
+func humanBytes(n int64) string { return bundler.FormatSize(n) }

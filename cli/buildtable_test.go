@@ -4,22 +4,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/bundler/build"
-	"github.com/kube32/kube32/bundler/precompress"
+	"github.com/kube32/kube32/bundler"
 )
 
 func TestBuildTable(t *testing.T) {
-	plain := []build.Item{
-		{Kind: build.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536},
-		{Kind: build.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Stats: precompress.Stats{RawBytes: 3000, GzipBytes: 1200}},
+	plain := []bundler.Item{
+		{Kind: bundler.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536},
+		{Kind: bundler.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Stats: bundler.CompressStats{RawBytes: 3000, GzipBytes: 1200}},
 	}
-	brotli := []build.Item{
-		{Kind: build.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536, Bundle: "firmware/images/web/a"},
-		{Kind: build.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Brotli: true},
+	brotli := []bundler.Item{
+		{Kind: bundler.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536, Bundle: "firmware/images/web/a"},
+		{Kind: bundler.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Brotli: true},
 	}
 	cases := []struct {
 		name  string
-		items []build.Item
+		items []bundler.Item
 		human bool
 		want  string
 	}{
@@ -35,7 +34,7 @@ func TestBuildTable(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var b strings.Builder
-			printBuildTable(&b, &build.Result{Items: c.items}, c.human)
+			printBuildTable(&b, &bundler.BuildResult{Items: c.items}, c.human)
 			if b.String() != c.want {
 				t.Errorf("table:\n%q\nwant\n%q", b.String(), c.want)
 			}
@@ -45,9 +44,9 @@ func TestBuildTable(t *testing.T) {
 
 // With a board named, the table ends with a row naming it.
 func TestBuildTableNamesTheBoard(t *testing.T) {
-	items := []build.Item{{Kind: build.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536}}
+	items := []bundler.Item{{Kind: bundler.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536}}
 	var b strings.Builder
-	printBuildTable(&b, &build.Result{Items: items, Board: "esp32"}, true)
+	printBuildTable(&b, &bundler.BuildResult{Items: items, Board: "esp32"}, true)
 	want := "\n" +
 		"KIND   NAME   MODULE  INIT-MEM  BUNDLE  GZIP  \n" +
 		"pod    a      100 B   64.0 KiB  -       -     \n" +
@@ -61,12 +60,12 @@ func TestBuildTableNamesTheBoard(t *testing.T) {
 // A release build shows, on a terminal, each size before and after; piped,
 // the table keeps its numbers (-o json has both).
 func TestBuildTableReleaseSizes(t *testing.T) {
-	items := []build.Item{
-		{Kind: build.KindPod, Name: "a", ModuleBytes: 3 << 20, CompiledBytes: 10 << 20, InitialMemory: 65536},
-		{Kind: build.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Stats: precompress.Stats{RawBytes: 3000, GzipBytes: 1100, PlainGzipBytes: 1200}},
+	items := []bundler.Item{
+		{Kind: bundler.KindPod, Name: "a", ModuleBytes: 3 << 20, CompiledBytes: 10 << 20, InitialMemory: 65536},
+		{Kind: bundler.KindBundle, Name: "s", Bundle: "firmware/images/web/s", Stats: bundler.CompressStats{RawBytes: 3000, GzipBytes: 1100, PlainGzipBytes: 1200}},
 	}
 	var b strings.Builder
-	printBuildTable(&b, &build.Result{Items: items}, true)
+	printBuildTable(&b, &bundler.BuildResult{Items: items}, true)
 	want := "\n" +
 		"KIND    NAME  MODULE              INIT-MEM  BUNDLE   GZIP               \n" +
 		"pod     a     10.0 MiB → 3.0 MiB  64.0 KiB  -        -                  \n" +
@@ -76,7 +75,7 @@ func TestBuildTableReleaseSizes(t *testing.T) {
 		t.Errorf("table:\n%q\nwant\n%q", b.String(), want)
 	}
 	b.Reset()
-	printBuildTable(&b, &build.Result{Items: items}, false)
+	printBuildTable(&b, &bundler.BuildResult{Items: items}, false)
 	if want := "pod\ta\t3145728\t65536\t-\t-\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("piped table:\n%s\nlacks %q", b.String(), want)
 	}

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/cli"
-	hostpod "github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
@@ -39,12 +39,12 @@ func TestServeRefusesAPodUsingAFeatureNoBoardRuns(t *testing.T) {
 	} {
 		var p *corev1.Pod
 		testenv.Eventually(t, "pod "+name+" to fail", func() bool {
-			o, ok := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+			o, ok := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 			p, _ = o.(*corev1.Pod)
 			return ok && p.Status.Phase == corev1.PodFailed
 		})
-		if p.Status.Reason != hostpod.ReasonUnsupportedWasmFeature || !strings.Contains(p.Status.Message, want) {
-			t.Errorf("pod %s: reason %q message %q, want %s and %q", name, p.Status.Reason, p.Status.Message, hostpod.ReasonUnsupportedWasmFeature, want)
+		if p.Status.Reason != host.ReasonUnsupportedWasmFeature || !strings.Contains(p.Status.Message, want) {
+			t.Errorf("pod %s: reason %q message %q, want %s and %q", name, p.Status.Reason, p.Status.Message, host.ReasonUnsupportedWasmFeature, want)
 		}
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/spf13/cobra"
 
-	"github.com/kube32/kube32/bundler/build"
-	"github.com/kube32/kube32/bundler/flash"
-	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/abi/images"
 )
 
 // FlashOptions are the options of `kube32 flash`.
@@ -72,7 +72,7 @@ func RunFlash(ctx context.Context, opts FlashOptions) error {
 	if rebuilt := rebuiltItems(res); len(rebuilt) > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "built first (stale since the last build): %s\n", strings.Join(rebuilt, ", "))
 	}
-	flashed, err := flash.Flash(flash.Options{
+	flashed, err := bundler.Flash(bundler.FlashOptions{
 		Build: filepath.Clean(res.BuildDir), SD: opts.SD, Firmware: opts.Firmware,
 		DryRun: opts.DryRun, Out: opts.IO.Out,
 	})
@@ -85,7 +85,7 @@ func RunFlash(ctx context.Context, opts FlashOptions) error {
 
 // rebuiltItems names the pods and bundles a build did not find up to date,
 // and the stale outputs it removed.
-func rebuiltItems(res *build.Result) []string {
+func rebuiltItems(res *bundler.BuildResult) []string {
 	var names []string
 	for _, it := range res.Items {
 		if !it.UpToDate {
@@ -99,7 +99,7 @@ func rebuiltItems(res *build.Result) []string {
 }
 
 // cardItems names the pods whose module or assets go on the SD card.
-func cardItems(res *build.Result) []string {
+func cardItems(res *bundler.BuildResult) []string {
 	sd := string(images.SD) + "/"
 	var names []string
 	for _, it := range res.Items {
@@ -113,7 +113,7 @@ func cardItems(res *build.Result) []string {
 // printFlashNext says what is left to do on the board side: the firmware
 // embeds its images, so a firmware tree that changed must be built and
 // flashed. Either way it says when the project has nothing for the card.
-func printFlashNext(w io.Writer, opts FlashOptions, flashed *flash.Result, card []string) {
+func printFlashNext(w io.Writer, opts FlashOptions, flashed *bundler.FlashResult, card []string) {
 	if opts.DryRun {
 		return
 	}

@@ -3,17 +3,16 @@ package cli
 import (
 	"fmt"
 
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/kubeconfig"
+	"github.com/kube32/kube32/host"
 )
 
 // takeContext points serve's kubeconfig context at its API server, saying
 // on stderr when it takes the context over from another running serve. The
 // function it returns undoes that when serve stops.
-func takeContext(opts ServeOptions, c *cluster.Cluster) (release func(), err error) {
-	entry := kubeconfig.Entry{Context: opts.Context, Server: c.APITLSURL(), Token: opts.Token, CA: c.APICA()}
+func takeContext(opts ServeOptions, c *host.Cluster) (release func(), err error) {
+	entry := host.KubeconfigEntry{Context: opts.Context, Server: c.APITLSURL(), Token: opts.Token, CA: c.APICA()}
 	entry.ClientCert, entry.ClientKey = c.APIClientCert()
-	claim, err := kubeconfig.Take(opts.Kubeconfig, entry)
+	claim, err := host.TakeKubeconfig(opts.Kubeconfig, entry)
 	if err != nil {
 		return nil, err
 	}

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/cli"
-	hostpod "github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
@@ -45,7 +45,7 @@ func TestServeRefusesAPodOverAModuleBudget(t *testing.T) {
 	t.Chdir(t.TempDir())
 	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}})
 	pod := func(name string) *corev1.Pod {
-		o, _ := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+		o, _ := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 		p, _ := o.(*corev1.Pod)
 		return p
 	}
@@ -58,8 +58,8 @@ func TestServeRefusesAPodOverAModuleBudget(t *testing.T) {
 			p := pod(name)
 			return p != nil && p.Status.Phase == corev1.PodFailed
 		})
-		if p := pod(name); p.Status.Reason != hostpod.ReasonModuleLimitExceeded || !strings.Contains(p.Status.Message, want) {
-			t.Errorf("pod %s: reason %q message %q, want %s and %q", name, p.Status.Reason, p.Status.Message, hostpod.ReasonModuleLimitExceeded, want)
+		if p := pod(name); p.Status.Reason != host.ReasonModuleLimitExceeded || !strings.Contains(p.Status.Message, want) {
+			t.Errorf("pod %s: reason %q message %q, want %s and %q", name, p.Status.Reason, p.Status.Message, host.ReasonModuleLimitExceeded, want)
 		}
 	}
 	// The module within the budgets runs and answers (its k32_handle returns

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/kube32/kube32/bundler/compile"
-	"github.com/kube32/kube32/bundler/project"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/templates"
 )
 
@@ -69,12 +70,12 @@ func RunNew(opts NewOptions) error {
 // files point to, so that the Go toolchain and editors work before the first
 // build. It returns the folder written, "" when the app has no Go pod.
 func writeGoSDK(dir string) (string, error) {
-	p, err := project.Load(dir)
+	p, err := bundler.LoadProject(dir)
 	if err != nil {
 		return "", err
 	}
 	for _, pod := range p.Pods {
-		if pod.Language == project.Go {
+		if pod.Language == bundler.Go {
 			rel, err := filepath.Rel(p.Dir, p.GoSDKDir())
 			if err != nil {
 				return "", err

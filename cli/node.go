@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // NodeOptions are the options of `kube32 node`.
@@ -35,7 +35,7 @@ type NodeOptions struct {
 	Board string
 
 	// Serving, when set, is called once the worker runs (tests use it).
-	Serving func(*cluster.Worker)
+	Serving func(*host.Worker)
 }
 
 func newNodeCommand(io IOStreams) *cobra.Command {
@@ -95,13 +95,13 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	if err != nil {
 		return err
 	}
-	cache, err := pod.NewDiskCache(compilationCacheDir(opts.CacheDir))
+	cache, err := host.NewDiskCache(compilationCacheDir(opts.CacheDir))
 	if err != nil {
 		return fmt.Errorf("compilation cache: %w", err)
 	}
 	defer cache.Close(context.Background())
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
-	w, err := cluster.StartWorker(ctx, cluster.WorkerOptions{
+	w, err := host.StartWorker(ctx, host.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
 		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections, Board: board,

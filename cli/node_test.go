@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
@@ -34,7 +34,7 @@ func TestServeNodes(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]string{cluster.ControlPlaneName: "127.0.0.1", cluster.WorkerName(1): "127.0.0.2", cluster.WorkerName(2): "127.0.0.3"}
+	want := map[string]string{host.ControlPlaneName: "127.0.0.1", host.WorkerName(1): "127.0.0.2", host.WorkerName(2): "127.0.0.3"}
 	for name, ip := range want {
 		if ips[name] != ip {
 			t.Errorf("Node %s InternalIP %q, want %s (all: %v)", name, ips[name], ip, ips)
@@ -43,7 +43,7 @@ func TestServeNodes(t *testing.T) {
 	if reply := postEcho(t, c, "hi"); reply["body"] != "hi" {
 		t.Errorf("echo reply %v", reply)
 	}
-	for _, line := range []string{cluster.WorkerName(1), "127.0.0.3:"} {
+	for _, line := range []string{host.WorkerName(1), "127.0.0.3:"} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out)
 		}
@@ -108,7 +108,7 @@ func TestNodeBoard(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 	testenv.Eventually(t, "the node to report esp32's pod memory as allocatable", func() bool {
-		o, ok := c.Store.Get(store.Key{Kind: "Node", Name: "board-node"})
+		o, ok := c.Store.Get(host.Key{Kind: "Node", Name: "board-node"})
 		if !ok {
 			return false
 		}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
 )
 
 // progressTick is how often the elapsed time of the step being built is
@@ -31,14 +31,14 @@ type progress struct {
 	stop    chan struct{} // closed to end the redrawing of line
 }
 
-// step is the build.Options.Progress callback.
-func (p *progress) step(s build.Step) {
+// step is the bundler.BuildOptions.Progress callback.
+func (p *progress) step(s bundler.Step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s.State == build.StepStarted || s.State == build.StepOptimizing {
+	if s.State == bundler.StepStarted || s.State == bundler.StepOptimizing {
 		p.endLocked("")
 		p.line = s.String()
-		if s.State == build.StepStarted { // optimizing counts on from building
+		if s.State == bundler.StepStarted { // optimizing counts on from building
 			p.started = time.Now()
 		}
 		if !p.inPlace {
@@ -51,7 +51,7 @@ func (p *progress) step(s build.Step) {
 		return
 	}
 	suffix := ""
-	if s.State == build.StepBuilt && p.line != "" {
+	if s.State == bundler.StepBuilt && p.line != "" {
 		suffix = " (" + p.elapsed() + ")"
 	}
 	p.endLocked(s.String() + suffix)

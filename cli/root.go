@@ -12,9 +12,10 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/spf13/cobra"
 
-	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/cli/internal/iostreams"
 )
 
@@ -94,18 +95,18 @@ func argDir(args []string) string {
 
 // projectDir is the project folder of build, serve and flash: dir when the
 // command was given one, else the nearest folder holding kube32.yaml from
-// the current one up (see project.Find). When that is not the current
+// the current one up (see bundler.FindProject). When that is not the current
 // folder, it says on notes which kube32.yaml it uses.
 func projectDir(dir string, notes io.Writer) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	root, err := project.Find(".")
+	root, err := bundler.FindProject(".")
 	if err != nil {
 		return "", err
 	}
 	if here, err := filepath.Abs("."); err == nil && here != root {
-		fmt.Fprintf(notes, "using %s\n", filepath.Join(root, project.FileName))
+		fmt.Fprintf(notes, "using %s\n", filepath.Join(root, bundler.ProjectFileName))
 	}
 	return root, nil
 }

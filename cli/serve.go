@@ -12,17 +12,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/bundler"
+	"github.com/kube32/kube32/host"
+
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/bundler/build"
-	"github.com/kube32/kube32/bundler/project"
 	"github.com/kube32/kube32/cli/internal/watch"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/kubeconfig"
-	"github.com/kube32/kube32/host/manifest"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/templates/demo"
 )
 
@@ -46,9 +44,9 @@ type ServeOptions struct {
 	// writes none (the command always sets it: --kubeconfig, $KUBECONFIG
 	// or ~/.kube/config).
 	Kubeconfig string
-	Context    string // the name of the kubeconfig context, cluster and user; "" = kubeconfig.Name
+	Context    string // the name of the kubeconfig context, cluster and user; "" = host.KubeconfigName
 	// DefaultMemoryLimit is the memory cap, a Kubernetes quantity, of a
-	// container without resources.limits.memory; "" = pod.DefaultMemoryLimit.
+	// container without resources.limits.memory; "" = host.DefaultMemoryLimit.
 	DefaultMemoryLimit string
 	// Watch rebuilds and swaps into the running cluster whatever an edit
 	// of the project changes (serve --watch; cli/internal/watch).
@@ -62,7 +60,7 @@ type ServeOptions struct {
 
 	// Serving, when set, is called once the cluster is ready (tests use it);
 	// serve then runs until ctx ends.
-	Serving func(*cluster.Cluster)
+	Serving func(*host.Cluster)
 }
 
 func newServeCommand(io IOStreams) *cobra.Command {
@@ -89,7 +87,7 @@ With neither, it serves a built-in demo.`,
 			if opts.Context == "" {
 				return &usageError{fmt.Errorf("--context: want the name of a kubeconfig context")}
 			}
-			opts.Kubeconfig = kubeconfig.Path(kubeconfigFlag)
+			opts.Kubeconfig = host.KubeconfigPath(kubeconfigFlag)
 			opts.CertDir = certDir()
 			return RunServe(cmd.Context(), opts)
 		},
@@ -98,11 +96,11 @@ With neither, it serves a built-in demo.`,
 	portFlag(f, &opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
 	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server over plain HTTP (the nodes')")
 	portFlag(f, &opts.APITLSPort, "api-tls-port", 6444, "port of the Kubernetes API server over HTTPS (kubectl --context kube32)")
-	intFlag(f, &opts.Nodes, "nodes", 1, 1, cluster.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	intFlag(f, &opts.Nodes, "nodes", 1, 1, host.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
-	f.StringVar(&opts.Context, "context", kubeconfig.Name, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
+	f.StringVar(&opts.Context, "context", host.KubeconfigName, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
 	f.BoolVarP(&opts.Watch, "watch", "w", false, "rebuild on every edit of the project and swap the result into the running cluster")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
@@ -138,7 +136,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	cache, err := pod.NewDiskCache(compilationCacheDir(opts.CacheDir))
+	cache, err := host.NewDiskCache(compilationCacheDir(opts.CacheDir))
 	if err != nil {
 		return fmt.Errorf("compilation cache: %w", err)
 	}
@@ -149,7 +147,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		return err
 	}
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
-	c, err := cluster.Start(ctx, cluster.Options{
+	c, err := host.Start(ctx, host.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
 		Cache: cache, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
@@ -165,7 +163,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  ui       %s%s\n  pods     %s\n",
 		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), uiURL(c, opts.Token), abi.UIPath, c.PodURL())
 	for i, w := range c.Workers {
-		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", cluster.WorkerName(i+1), w.PodURL())
+		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", host.WorkerName(i+1), w.PodURL())
 	}
 	if opts.Kubeconfig != "" {
 		release, err := takeContext(opts, c)
@@ -201,7 +199,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 
 // uiURL is where the web view is: with a token on the HTTPS port only,
 // where its session cookie is Secure (docs/ui.md).
-func uiURL(c *cluster.Cluster, token string) string {
+func uiURL(c *host.Cluster, token string) string {
 	if token != "" {
 		return c.APITLSURL()
 	}
@@ -219,7 +217,7 @@ type source struct {
 	// watcher (serve --watch) has watched the project since before built,
 	// the build the cluster starts with, was made.
 	watcher *watch.Watcher
-	built   *build.Result
+	built   *bundler.BuildResult
 }
 
 // serveSource picks what to serve: prebuilt images, a project (built first
@@ -241,7 +239,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 		}
 		src := source{what: "images from " + opts.Images, images: images}
 		if opts.Dir != "" {
-			p, err := project.Load(opts.Dir)
+			p, err := bundler.LoadProject(opts.Dir)
 			if err != nil {
 				return source{}, err
 			}
@@ -251,7 +249,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			src.board = p.Board
 		}
 		return src, nil
-	case errors.Is(err, project.ErrNotFound):
+	case errors.Is(err, bundler.ErrNoProject):
 		objs, err := demo.Manifests()
 		if err != nil {
 			return source{}, err
@@ -291,12 +289,12 @@ func projectSource(ctx context.Context, opts ServeOptions, dir string) (source, 
 func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, error) {
 	// serve's standard output is its URLs: the build's report, size table
 	// included, goes to standard error.
-	result, err := runBuild(ctx, opts.IO, dir, false, build.Options{Board: opts.Board})
+	result, err := runBuild(ctx, opts.IO, dir, false, bundler.BuildOptions{Board: opts.Board})
 	if err != nil {
 		return source{}, err
 	}
 	printBuildTable(opts.IO.ErrOut, result, opts.IO.IsStderrTTY())
-	p, err := project.Load(dir)
+	p, err := bundler.LoadProject(dir)
 	if err != nil {
 		return source{}, err
 	}
@@ -353,7 +351,7 @@ func certDir() string {
 }
 
 // caWhere says where the CA of the HTTPS endpoint is.
-func caWhere(c *cluster.Cluster) string {
+func caWhere(c *host.Cluster) string {
 	if c.APICAFile() == "" {
 		return "CA made for this run"
 	}
@@ -362,7 +360,7 @@ func caWhere(c *cluster.Cluster) string {
 
 // printPods prints each pod's state once the cluster is ready, with the
 // reason of those that failed.
-func printPods(io IOStreams, c *cluster.Cluster) {
+func printPods(io IOStreams, c *host.Cluster) {
 	pods := c.Store.List("Pod", "")
 	sort.Slice(pods, func(i, j int) bool { return pods[i].(*corev1.Pod).Name < pods[j].(*corev1.Pod).Name })
 	for _, o := range pods {
@@ -393,9 +391,9 @@ type podLogPrinter struct {
 	out interface{ Write([]byte) (int, error) }
 }
 
-func (p *podLogPrinter) print(namespace, name string, line pod.Line) {
+func (p *podLogPrinter) print(namespace, name string, line host.LogLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// pod.LogText again: the node's own lines about a pod may quote it too.
-	fmt.Fprintf(p.out, "[%s/%s] %s\n", namespace, name, pod.LogText(strings.TrimRight(line.Text, "\n")))
+	// host.LogText again: the node's own lines about a pod may quote it too.
+	fmt.Fprintf(p.out, "[%s/%s] %s\n", namespace, name, host.LogText(strings.TrimRight(line.Text, "\n")))
 }

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
@@ -79,7 +80,7 @@ func TestServeWithTheJavaScriptClient(t *testing.T) {
 	if status != 200 || seen.Logs != logs || seen.Logs == "" {
 		t.Errorf("logs through client-node %q, want the pod's %q (status %d)", seen.Logs, logs, status)
 	}
-	if _, found := c.Store.Get(store.Key{Kind: "Service", Namespace: "default", Name: "js-svc"}); found {
+	if _, found := c.Store.Get(host.Key{Kind: "Service", Namespace: "default", Name: "js-svc"}); found {
 		t.Error("the Service deleted through client-node is still stored")
 	}
 }

@@ -20,10 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
@@ -135,7 +136,7 @@ func TestServeHTTPSWithTokenAndKubectl(t *testing.T) {
 func TestServeKeepsItsCertificateAndRenewsItWhenExpired(t *testing.T) {
 	t.Chdir(t.TempDir())
 	certDir, config := t.TempDir(), filepath.Join(t.TempDir(), "config")
-	start := func() (*cluster.Cluster, *testserve.Output, func()) {
+	start := func() (*host.Cluster, *testserve.Output, func()) {
 		return testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "kube32", CertDir: certDir})
 	}
 	c, _, stop := start()

@@ -10,14 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testserve"
 )
 
 // serve runs `kube32 serve` in-process on free ports until the test ends.
-func serve(t *testing.T, opts cli.ServeOptions) (*cluster.Cluster, *testserve.Output) {
+func serve(t *testing.T, opts cli.ServeOptions) (*host.Cluster, *testserve.Output) {
 	t.Helper()
 	return testserve.Serve(t, opts)
 }
@@ -33,7 +34,7 @@ func get(t *testing.T, url string) (int, http.Header, string) {
 	return resp.StatusCode, resp.Header, string(body)
 }
 
-func postEcho(t *testing.T, c *cluster.Cluster, body string) map[string]string {
+func postEcho(t *testing.T, c *host.Cluster, body string) map[string]string {
 	t.Helper()
 	resp, err := http.Post(c.IngressURL()+"/echo/hello", "text/plain", strings.NewReader(body))
 	if err != nil {

@@ -7,10 +7,11 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // versionInfo is what `kube32 version` reports; its JSON is `-o json`.
@@ -31,7 +32,7 @@ type versionInfo struct {
 
 // readVersions reads the versions from the binary's build information.
 func readVersions() versionInfo {
-	v := versionInfo{Version: "(devel)", ABI: abi.Version, Go: runtime.Version(), Wazero: pod.WazeroVersion()}
+	v := versionInfo{Version: "(devel)", ABI: abi.Version, Go: runtime.Version(), Wazero: host.WazeroVersion()}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v

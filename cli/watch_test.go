@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testenv"
 )
 
@@ -184,7 +184,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	write("app.yaml", strings.Replace(strings.Replace(watchManifest, "value: GREETING", "value: edited", 1), "EXTRA", "", 1))
 	testenv.Eventually(t, "the pod on its new env", answers("three edited"))
 	testenv.Eventually(t, "the pruned Service gone", func() bool {
-		_, ok := c.Store.Get(store.Key{Kind: "Service", Namespace: "default", Name: "extra"})
+		_, ok := c.Store.Get(host.Key{Kind: "Service", Namespace: "default", Name: "extra"})
 		return !ok
 	})
 	testenv.Eventually(t, "the swap line saying what was applied", func() bool {
@@ -216,9 +216,9 @@ func followEvents(t *testing.T, url string) <-chan string {
 	return lines
 }
 
-func storedPod(t *testing.T, c *cluster.Cluster, name string) *corev1.Pod {
+func storedPod(t *testing.T, c *host.Cluster, name string) *corev1.Pod {
 	t.Helper()
-	o, ok := c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+	o, ok := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	if !ok {
 		t.Fatalf("pod %s is not in the store", name)
 	}
@@ -229,7 +229,7 @@ func storedPod(t *testing.T, c *cluster.Cluster, name string) *corev1.Pod {
 	return p
 }
 
-func hasEvent(c *cluster.Cluster, pod, reason, text string) bool {
+func hasEvent(c *host.Cluster, pod, reason, text string) bool {
 	for _, o := range c.Store.List("Event", "default") {
 		e := o.(*corev1.Event)
 		if e.InvolvedObject.Name == pod && e.Reason == reason && strings.Contains(e.Message, text) {

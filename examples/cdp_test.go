@@ -16,9 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/gorilla/websocket"
 
-	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/internal/testenv"
 )
 
@@ -234,7 +235,7 @@ func (b *browser) pageErrors() []string {
 // trustingCluster is the Chromium flag that trusts the certificate of the
 // cluster's HTTPS API port, checked against its CA first: the web view
 // with a token lives there (docs/ui.md).
-func trustingCluster(t *testing.T, c *cluster.Cluster) string {
+func trustingCluster(t *testing.T, c *host.Cluster) string {
 	t.Helper()
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(c.APICA())

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testserve"
@@ -59,7 +60,7 @@ func build(t *testing.T, dir string) string {
 }
 
 // serveC builds the C example name from a copy and serves it.
-func serveC(t *testing.T, name string) *cluster.Cluster {
+func serveC(t *testing.T, name string) *host.Cluster {
 	t.Helper()
 	testenv.Tool(t, "clang")
 	dir := copyExamples(t, name)
@@ -69,7 +70,7 @@ func serveC(t *testing.T, name string) *cluster.Cluster {
 
 // serve runs `kube32 serve dir` in-process on free ports until the test ends
 // and returns the cluster once it is ready.
-func serve(t *testing.T, dir string) *cluster.Cluster {
+func serve(t *testing.T, dir string) *host.Cluster {
 	t.Helper()
 	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})
 	return c

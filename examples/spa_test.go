@@ -10,7 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/testenv"
 )
 

@@ -28,11 +28,12 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 	"github.com/kube32/kube32/internal/testenv"
 	k32 "github.com/kube32/kube32/sdk/go"
 )
@@ -425,19 +426,19 @@ var goSDKMemoryLimit = map[string]int64{"gopod": 4 << 20, "gohttppod": 8 << 20}
 
 // goSDKStartPod starts a built test pod under the node's pod runtime, with
 // env, and serves it on a loopback HTTP server. Log lines are collected.
-func goSDKStartPod(t *testing.T, name string, cfg pod.Config) (p *pod.Pod, url string, logs func() string) {
+func goSDKStartPod(t *testing.T, name string, cfg host.PodConfig) (p *host.Pod, url string, logs func() string) {
 	t.Helper()
 	wasm := goSDKBuild(t)
 	var mu sync.Mutex
 	var lines []string
 	cfg.Namespace, cfg.Name, cfg.Module = "default", name, wasm[name]
 	cfg.MemoryLimit = goSDKMemoryLimit[name]
-	cfg.Log = func(l pod.Line) {
+	cfg.Log = func(l host.LogLine) {
 		mu.Lock()
 		lines = append(lines, l.Stream+": "+l.Text)
 		mu.Unlock()
 	}
-	p = pod.New(cfg)
+	p = host.NewPod(cfg)
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatalf("pod %s: start: %v (status %+v)", name, err, p.Status())
 	}
@@ -487,7 +488,7 @@ func goSDKLines(body string) map[string]string {
 
 func TestGoSDKPodServesRequestsThroughTheNode(t *testing.T) {
 	long := strings.Repeat("L", 300) // longer than the SDK's first env buffer
-	_, url, logs := goSDKStartPod(t, "gopod", pod.Config{Env: []pod.EnvVar{{Name: "GREETING", Value: "hello world"}, {Name: "LONG", Value: long}}})
+	_, url, logs := goSDKStartPod(t, "gopod", host.PodConfig{Env: []host.EnvVar{{Name: "GREETING", Value: "hello world"}, {Name: "LONG", Value: long}}})
 	body := "payload:" + strings.Repeat("b", 3000) // several k32_req_read calls
 	resp, got := goSDKDo(t, "POST", url+"/some/pa%2Fth?a=1&b=two+words",
 		http.Header{"X-Test": {"value 1"}, "X-Multi": {"m1", "m2"}}, body)
@@ -537,7 +538,7 @@ func TestGoSDKPodServesRequestsThroughTheNode(t *testing.T) {
 }
 
 func TestGoSDKNetHTTPPodServesRequestsThroughTheNode(t *testing.T) {
-	_, url, logs := goSDKStartPod(t, "gohttppod", pod.Config{Env: []pod.EnvVar{{Name: "GREETING", Value: "hi"}}})
+	_, url, logs := goSDKStartPod(t, "gohttppod", host.PodConfig{Env: []host.EnvVar{{Name: "GREETING", Value: "hi"}}})
 	resp, got := goSDKDo(t, "POST", url+"/items/widget?q=z", http.Header{"X-Test": {"t"}}, "the body")
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("status %d, want 202; body %q; logs:\n%s", resp.StatusCode, got, logs())
@@ -564,15 +565,15 @@ func TestGoSDKNetHTTPPodServesRequestsThroughTheNode(t *testing.T) {
 // the calls it got.
 type goSDKCaller struct {
 	mu    sync.Mutex
-	calls []pod.Call
+	calls []host.Call
 }
 
-func (c *goSDKCaller) HTTPCall(_ context.Context, call pod.Call) (pod.CallResult, error) {
+func (c *goSDKCaller) HTTPCall(_ context.Context, call host.Call) (host.CallResult, error) {
 	c.mu.Lock()
 	c.calls = append(c.calls, call)
 	c.mu.Unlock()
 	body := []byte("pong-and-more")
-	res := pod.CallResult{Status: 203, Header: http.Header{"X-Answer": {"yes"}}, Body: body}
+	res := host.CallResult{Status: 203, Header: http.Header{"X-Answer": {"yes"}}, Body: body}
 	if len(body) > call.RespCap {
 		res.Body, res.Truncated = body[:call.RespCap], true
 	}
@@ -594,7 +595,7 @@ func (p *goSDKPublisher) Publish(_ context.Context, from, topic string, data []b
 
 func TestGoSDKCallsChannelsAssetsAndClock(t *testing.T) {
 	caller, publisher := &goSDKCaller{}, &goSDKPublisher{}
-	p, url, logs := goSDKStartPod(t, "gopod", pod.Config{
+	p, url, logs := goSDKStartPod(t, "gopod", host.PodConfig{
 		Capabilities: []string{"SERVICE_CALL", "CHANNEL_IPC"},
 		Caller:       caller, Publisher: publisher,
 		Assets: fstest.MapFS{"index.html": {Data: []byte("<h1>bundle</h1>")}},

@@ -22,14 +22,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/host/admission"
-	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/store"
 )
 
 func main() {
@@ -50,14 +49,14 @@ func main() {
 }
 
 func run(n int, duration time.Duration, concurrency, events int) error {
-	s := store.New()
+	s := host.NewStore()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	admission.Admit(ns)
+	host.Admit(ns)
 	s.Apply(ns)
 	for i := 0; i < n; i++ {
 		s.Apply(benchPod(i))
 	}
-	api, err := serve(apiserver.New(apiserver.Config{Store: s}))
+	api, err := serve(host.NewAPIServer(host.APIServerConfig{Store: s}))
 	if err != nil {
 		return err
 	}
@@ -195,13 +194,13 @@ func listRate(url, accept string, n int, duration time.Duration, concurrency int
 
 // apiWatchRate opens a watch on the API server and changes pods in the
 // store until the client has read events events.
-func apiWatchRate(api string, s *store.Store, events int) (float64, error) {
+func apiWatchRate(api string, s *host.Store, events int) (float64, error) {
 	_, version := s.ListAt("Pod", "default")
 	url := fmt.Sprintf("%s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%d", api, version)
 	return watchRate(url, events, func() {
 		pods := s.List("Pod", "default")
 		for i := 0; i < events; i++ {
-			key := store.KeyOf(pods[i%len(pods)])
+			key := host.KeyOf(pods[i%len(pods)])
 			label := strconv.Itoa(i)
 			s.Update(key, func(o runtime.Object) bool {
 				o.(*corev1.Pod).Labels["n"] = label

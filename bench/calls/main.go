@@ -3,7 +3,7 @@
 // loopback, and Ingress throughput to a pod on a worker node against plain
 // net/http, in one run of a 2-node `kube32 serve` cluster.
 //
-// The calls are made through the control plane's pod.Caller, as a pod's
+// The calls are made through the control plane's host.Caller, as a pod's
 // k32_http_call is, to relay pods (internal/testpods/c/relay.c, built with clang).
 //
 //	go run ./bench/calls [-n 2000] [-d 5s] [-c 32]
@@ -25,16 +25,16 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/bundler/compile"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/manifest"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/apis/manifest"
+	"github.com/kube32/kube32/internal/compile"
 )
 
 // The profiles -cpuprofile and -memprofile ask for.
@@ -61,12 +61,12 @@ func run(n int, duration time.Duration, concurrency int) error {
 	}
 	defer os.RemoveAll(images)
 	objs := []manifest.Object{
-		relay("a", cluster.ControlPlaneName), relay("near", cluster.ControlPlaneName), relay("far", cluster.WorkerName(1)),
+		relay("a", host.ControlPlaneName), relay("near", host.ControlPlaneName), relay("far", host.WorkerName(1)),
 		service("near"), service("far"), ingress("far"),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Images: os.DirFS(images), Objects: objs, Nodes: 2})
+	c, err := host.Start(context.Background(), host.Options{Images: os.DirFS(images), Objects: objs, Nodes: 2})
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func run(n int, duration time.Duration, concurrency int) error {
 		return func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			res, err := caller.HTTPCall(ctx, pod.Call{From: "default/a", Chain: []string{"default/a"}, Method: "GET",
+			res, err := caller.HTTPCall(ctx, host.Call{From: "default/a", Chain: []string{"default/a"}, Method: "GET",
 				URL: url, RespCap: 4096, Timeout: 5 * time.Second})
 			if err == nil && res.Status != 200 {
 				err = fmt.Errorf("status %d", res.Status)

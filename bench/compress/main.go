@@ -22,8 +22,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/bundler/precompress"
 )
 
 func main() {
@@ -112,11 +113,11 @@ func (s sizes) add(o sizes) sizes {
 }
 
 func measure(tmp string, in input) (sizes, error) {
-	gz, err := precompress.Gzip(in.data)
+	gz, err := bundler.Gzip(in.data)
 	if err != nil {
 		return sizes{}, err
 	}
-	br, err := precompress.Brotli(in.data)
+	br, err := bundler.Brotli(in.data)
 	if err != nil {
 		return sizes{}, err
 	}
@@ -177,7 +178,7 @@ func readDir(dir string) ([]input, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !precompress.Compressible(p) {
+		if !d.Type().IsRegular() || !bundler.Compressible(p) {
 			return nil
 		}
 		data, err := os.ReadFile(p)

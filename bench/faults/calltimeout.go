@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kube32/kube32/bundler/compile"
-	"github.com/kube32/kube32/host/admission"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host"
+
+	"github.com/kube32/kube32/host/apis/manifest"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -66,8 +66,8 @@ func (s *server) startSleeper() error {
 	if err := os.WriteFile(filepath.Join(s.images, "firmware", "images", "wasm", "sleeper.wasm"), m.Wasm, 0o644); err != nil {
 		return err
 	}
-	for _, o := range []manifest.Object{benchPod("sleeper", "sleeper", cluster.ControlPlaneName), service("sleeper", 7000)} {
-		if errs := admission.Admit(o.Obj); len(errs) > 0 {
+	for _, o := range []manifest.Object{benchPod("sleeper", "sleeper", host.ControlPlaneName), service("sleeper", 7000)} {
+		if errs := host.Admit(o.Obj); len(errs) > 0 {
 			return errs.ToAggregate()
 		}
 		s.c.Store.Apply(o.Obj)

@@ -14,9 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -97,8 +98,8 @@ func runDeadWorker(s *server) []row {
 }
 
 // podReady reports whether pod default/name has Ready=True.
-func podReady(s *store.Store, name string) bool {
-	o, ok := s.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+func podReady(s *host.Store, name string) bool {
+	o, ok := s.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	if !ok {
 		return false
 	}
@@ -111,8 +112,8 @@ func podReady(s *store.Store, name string) bool {
 }
 
 // nodeReady reports whether Node name has Ready=True.
-func nodeReady(s *store.Store, name string) bool {
-	o, ok := s.Get(store.Key{Kind: "Node", Name: name})
+func nodeReady(s *host.Store, name string) bool {
+	o, ok := s.Get(host.Key{Kind: "Node", Name: name})
 	if !ok {
 		return false
 	}

@@ -21,22 +21,22 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/bundler/compile"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/manifest"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/apis/manifest"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
 // server is the cluster the faults run against.
 type server struct {
-	c *cluster.Cluster
+	c *host.Cluster
 	// images is the image tree the cluster runs from, for the joined worker.
 	images string
 	// floodLog counts the bytes of the flood pod's log lines as serve
@@ -103,14 +103,14 @@ func start() (*server, func(), error) {
 	}
 	s := &server{images: images}
 	objects := []manifest.Object{
-		benchPod("faults", "faults", cluster.ControlPlaneName), benchPod("membomb", "membomb", cluster.ControlPlaneName),
-		benchPod("flood", "flood", cluster.ControlPlaneName),
-		relayPod("b", "b", cluster.WorkerName(1)), relayPod("web-cp", "web", cluster.ControlPlaneName), relayPod("web-ext", "web", joinedNode),
-		benchPod("respflood", "respflood", cluster.ControlPlaneName), benchPod("respflood-w", "respflood", cluster.WorkerName(1)),
+		benchPod("faults", "faults", host.ControlPlaneName), benchPod("membomb", "membomb", host.ControlPlaneName),
+		benchPod("flood", "flood", host.ControlPlaneName),
+		relayPod("b", "b", host.WorkerName(1)), relayPod("web-cp", "web", host.ControlPlaneName), relayPod("web-ext", "web", joinedNode),
+		benchPod("respflood", "respflood", host.ControlPlaneName), benchPod("respflood-w", "respflood", host.WorkerName(1)),
 		service("faults", 7000), service("web", 80),
 		ingress("faults", "/check", networkingv1.PathTypeExact), ingress("web", "/web", networkingv1.PathTypePrefix),
 	}
-	c, err := cluster.Start(context.Background(), cluster.Options{Images: os.DirFS(images), Objects: objects, Nodes: 2,
+	c, err := host.Start(context.Background(), host.Options{Images: os.DirFS(images), Objects: objects, Nodes: 2,
 		NodeGrace: *grace, LeaseRenewInterval: leaseRenewInterval(), PodLog: s.countFlood})
 	if err != nil {
 		os.RemoveAll(images)
@@ -134,7 +134,7 @@ func leaseRenewInterval() time.Duration { return min(abi.NodeLeaseRenewInterval,
 
 // countFlood is the cluster's PodLog: it counts the flood pod's lines as
 // serve prints them ("[namespace/name] text", cli/serve.go).
-func (s *server) countFlood(namespace, name string, line pod.Line) {
+func (s *server) countFlood(namespace, name string, line host.LogLine) {
 	if name == "flood" {
 		s.floodLog.Add(int64(len(fmt.Sprintf("[%s/%s] %s\n", namespace, name, strings.TrimRight(line.Text, "\n")))))
 	}

@@ -11,11 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/store"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -54,7 +54,7 @@ func runModuleBudget(s *server) []row {
 	stop := samplePeakRSS()
 	var rows []row
 	for _, m := range modules {
-		o := benchPod(m.name, m.name, cluster.ControlPlaneName)
+		o := benchPod(m.name, m.name, host.ControlPlaneName)
 		p := o.Obj.(*corev1.Pod)
 		p.Spec.RestartPolicy = corev1.RestartPolicyNever
 		p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}
@@ -75,7 +75,7 @@ func runModuleBudget(s *server) []row {
 	}
 	rows = append(rows, row{fault, "RSS before / peak while refusing", fmt.Sprintf("%d / %d MB (%s the %d MB budget)", before>>20, during>>20, verdict, rssBudget>>20)})
 	for _, m := range modules {
-		s.c.Store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: m.name})
+		s.c.Store.Delete(host.Key{Kind: "Pod", Namespace: "default", Name: m.name})
 	}
 	return append(rows, runWithinBudget(s, wasmDir)...)
 }
@@ -93,7 +93,7 @@ func runWithinBudget(s *server, wasmDir string) []row {
 	before := rss()
 	resetPeakRSS()
 	stop := samplePeakRSS()
-	o := benchPod(name, name, cluster.ControlPlaneName)
+	o := benchPod(name, name, host.ControlPlaneName)
 	p := o.Obj.(*corev1.Pod)
 	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}
 	start := time.Now()
@@ -101,7 +101,7 @@ func runWithinBudget(s *server, wasmDir string) []row {
 	phase, err := waitPhase(s, name, 5*time.Minute, corev1.PodRunning, corev1.PodFailed)
 	took := time.Since(start)
 	during := max(stop(), peakRSS())
-	defer s.c.Store.Delete(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+	defer s.c.Store.Delete(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	if err != nil {
 		return failed(fault, err)
 	}
@@ -116,7 +116,7 @@ func waitFailed(s *server, name string, timeout time.Duration) (*corev1.Pod, err
 	if _, err := waitPhase(s, name, timeout, corev1.PodFailed); err != nil {
 		return nil, err
 	}
-	o, _ := s.c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name})
+	o, _ := s.c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	return o.(*corev1.Pod), nil
 }
 
@@ -124,7 +124,7 @@ func waitFailed(s *server, name string, timeout time.Duration) (*corev1.Pod, err
 func waitPhase(s *server, name string, timeout time.Duration, phases ...corev1.PodPhase) (corev1.PodPhase, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if o, ok := s.c.Store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
+		if o, ok := s.c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
 			if p, ok := o.(*corev1.Pod); ok && slices.Contains(phases, p.Status.Phase) {
 				return p.Status.Phase, nil
 			}

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -31,9 +31,9 @@ func runNetDest(s *server) []row {
 	if err != nil {
 		return failed(fault, err)
 	}
-	host := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "local") })}
-	go host.Serve(l)
-	defer host.Close()
+	local := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "local") })}
+	go local.Serve(l)
+	defer local.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 
 	for deadline := time.Now().Add(time.Minute); !podReady(s.c.Store, "web-cp") || !podReady(s.c.Store, "b"); {
@@ -70,7 +70,7 @@ func runNetDest(s *server) []row {
 			fmt.Sprintf("%d/%d", codes["rc=200"], len(loopbackSpellings))})
 	}
 
-	key := store.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "bench-no-loopback"}
+	key := host.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "bench-no-loopback"}
 	s.c.Store.Apply(&networkingv1.NetworkPolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
 		Spec: networkingv1.NetworkPolicySpec{

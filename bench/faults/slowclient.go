@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
 )
 
 var (
@@ -25,14 +26,14 @@ var (
 // pod port.
 func (s *server) respfloodPods() []respfloodPod {
 	return []respfloodPod{
-		{"respflood", s.c.PodURL(), func() (*pod.Pod, bool) { return s.c.Kubelet.Pod("default", "respflood") }},
-		{"respflood-w", s.c.Workers[0].PodURL(), func() (*pod.Pod, bool) { return s.c.Workers[0].Kubelet.Pod("default", "respflood-w") }},
+		{"respflood", s.c.PodURL(), func() (*host.Pod, bool) { return s.c.Kubelet.Pod("default", "respflood") }},
+		{"respflood-w", s.c.Workers[0].PodURL(), func() (*host.Pod, bool) { return s.c.Workers[0].Kubelet.Pod("default", "respflood-w") }},
 	}
 }
 
 type respfloodPod struct {
 	name, base string
-	runtime    func() (*pod.Pod, bool)
+	runtime    func() (*host.Pod, bool)
 }
 
 // runSlowClients has -readers clients ask the respflood pods for

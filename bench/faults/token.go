@@ -15,10 +15,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/bundler/compile"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/apis/manifest"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testpods"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -43,11 +44,11 @@ func runToken(s *server) []row {
 	}
 	var authLines atomic.Int64
 	objects := []manifest.Object{
-		benchPod("jar-cp", "cookies", cluster.ControlPlaneName), benchPod("jar-w", "cookies", cluster.WorkerName(1)),
+		benchPod("jar-cp", "cookies", host.ControlPlaneName), benchPod("jar-w", "cookies", host.WorkerName(1)),
 		service("jar-cp", 80), service("jar-w", 80),
 		ingress("jar-cp", "/cp", networkingv1.PathTypePrefix), ingress("jar-w", "/w", networkingv1.PathTypePrefix),
 	}
-	c, err := cluster.Start(context.Background(), cluster.Options{Images: os.DirFS(s.images), Objects: objects, Nodes: 2, Token: benchToken,
+	c, err := host.Start(context.Background(), host.Options{Images: os.DirFS(s.images), Objects: objects, Nodes: 2, Token: benchToken,
 		Logf: func(format string, _ ...any) {
 			if strings.HasPrefix(format, "[AUTH]") {
 				authLines.Add(1)

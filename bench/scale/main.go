@@ -41,14 +41,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/bundler/compile"
-	"github.com/kube32/kube32/bundler/images"
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
+	"github.com/kube32/kube32/internal/compile"
 )
 
 // imageName is the one module every pod runs: wasm://embedded/page.
@@ -348,7 +349,7 @@ func childServe(dir string, n int, profile, memProfile string) error {
 }
 
 // running counts the Running pods in the store.
-func running(c *cluster.Cluster) int {
+func running(c *host.Cluster) int {
 	count := 0
 	for _, o := range c.Store.List("Pod", "default") {
 		if o.(*corev1.Pod).Status.Phase == corev1.PodRunning {

@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/abi/images"
 )
 
 // childPlain is the memory baseline: one wazero Runtime with WASI and the

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
 )
 
 // spa is a row of the bundle table: the site of an example app, built as
@@ -48,11 +48,11 @@ func (s spa) measure(ctx context.Context, root, work string) (bundleRow, error) 
 	}
 	row := bundleRow{label: s.label, name: s.name}
 	for _, release := range []bool{false, true} {
-		res, err := build.Build(ctx, dir, build.Options{Release: release, Progress: progress(s.label, release)})
+		res, err := bundler.Build(ctx, dir, bundler.BuildOptions{Release: release, Progress: progress(s.label, release)})
 		if err != nil {
 			return bundleRow{}, err
 		}
-		if len(res.Items) != 1 || res.Items[0].Kind != build.KindBundle {
+		if len(res.Items) != 1 || res.Items[0].Kind != bundler.KindBundle {
 			return bundleRow{}, fmt.Errorf("the build made %d items, want the one bundle", len(res.Items))
 		}
 		st := res.Items[0].Stats

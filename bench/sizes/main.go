@@ -23,9 +23,10 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/kube32/kube32/bench/internal/repo"
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/bundler/build"
 )
 
 func main() {
@@ -105,13 +106,13 @@ func run(keep bool) error {
 type built struct{ module, memory int64 }
 
 // progress prints a build's steps on standard error under label.
-func progress(label string, release bool) func(build.Step) {
+func progress(label string, release bool) func(bundler.Step) {
 	mode := "default"
 	if release {
 		mode = "release"
 	}
-	return func(s build.Step) {
-		if s.State != build.StepUpToDate {
+	return func(s bundler.Step) {
+		if s.State != bundler.StepUpToDate {
 			fmt.Fprintf(os.Stderr, "%s (%s): %s\n", label, mode, s)
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/kube32/kube32/cli"
 )
 
@@ -80,7 +81,7 @@ func (p pod) measure(ctx context.Context, root, work string) (moduleRow, error) 
 	}
 	row := moduleRow{label: p.label, name: p.name}
 	for _, release := range []bool{false, true} {
-		res, err := build.Build(ctx, dir, build.Options{Release: release, Progress: progress(p.label, release)})
+		res, err := bundler.Build(ctx, dir, bundler.BuildOptions{Release: release, Progress: progress(p.label, release)})
 		if err != nil {
 			return moduleRow{}, err
 		}
@@ -98,10 +99,10 @@ func (p pod) measure(ctx context.Context, root, work string) (moduleRow, error) 
 }
 
 // onlyPod is the module of the one pod a build made.
-func onlyPod(res *build.Result) (built, error) {
-	var found []build.Item
+func onlyPod(res *bundler.BuildResult) (built, error) {
+	var found []bundler.Item
 	for _, it := range res.Items {
-		if it.Kind == build.KindPod {
+		if it.Kind == bundler.KindPod {
 			found = append(found, it)
 		}
 	}

@@ -26,9 +26,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 )
 
 // target is one kind of edit: a file of a project made from a template, a
@@ -198,7 +199,7 @@ func (b *bench) byHand(p project, edits int) ([]time.Duration, error) {
 
 // served is one in-process `kube32 serve`.
 type served struct {
-	c      *cluster.Cluster
+	c      *host.Cluster
 	cancel context.CancelFunc
 	done   chan error
 	err    error
@@ -210,12 +211,12 @@ type served struct {
 func (b *bench) serve(dir string, watch bool) (*served, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{cancel: cancel, done: make(chan error, 1)}
-	ready := make(chan *cluster.Cluster, 1)
+	ready := make(chan *host.Cluster, 1)
 	go func() {
 		s.done <- cli.RunServe(ctx, cli.ServeOptions{
 			IO:  cli.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: b.log},
 			Dir: dir, CacheDir: b.cacheDir, Watch: watch,
-			Serving: func(c *cluster.Cluster) { ready <- c },
+			Serving: func(c *host.Cluster) { ready <- c },
 		})
 	}()
 	select {

@@ -1,7 +1,7 @@
 // Package testbuild builds kube32 projects for tests that only need their
 // build output to serve (an example's modules and bundles), through the
 // fixture cache of internal/testenv. Tests whose purpose is the build
-// itself (bundler/build, cli, examples) build with the bundler or the CLI
+// itself (bundler/internal/build, cli, examples) build with the bundler or the CLI
 // directly.
 package testbuild
 
@@ -20,13 +20,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/bundler/build"
-	"github.com/kube32/kube32/bundler/project"
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/kube32/kube32/internal/testenv"
 )
 
 // Project builds a copy of the project in src as `kube32 build` does
-// (build.Build with default options), and returns a fresh copy of its
+// (bundler.Build with default options), and returns a fresh copy of its
 // build directory, without the build's .cache, that the test may change.
 //
 // The build output is cached under the hash of the project's files, of
@@ -40,7 +40,7 @@ func Project(t testing.TB, src string) string {
 		t.Fatal(err)
 	}
 	key := testenv.NewKey(t, "project").Add("go", runtime.Version()).
-		Tree(src, func(rel string, isDir bool) bool { return rel != project.BuildDirName }).
+		Tree(src, func(rel string, isDir bool) bool { return rel != bundler.BuildDirName }).
 		File(filepath.Join(testenv.ModuleRoot, "go.mod")).File(filepath.Join(testenv.ModuleRoot, "go.sum")).
 		Tree(testenv.ModuleRoot, moduleCode).
 		Tree(filepath.Join(testenv.ModuleRoot, "sdk"), func(rel string, isDir bool) bool {
@@ -62,14 +62,14 @@ func Project(t testing.TB, src string) string {
 		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 			return nil, err
 		}
-		os.RemoveAll(filepath.Join(dir, project.BuildDirName))
-		res, err := build.Build(context.Background(), dir, build.Options{})
+		os.RemoveAll(filepath.Join(dir, bundler.BuildDirName))
+		res, err := bundler.Build(context.Background(), dir, bundler.BuildOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("building %s: %w", src, err)
 		}
 		return tarDir(res.BuildDir)
 	})
-	out := filepath.Join(t.TempDir(), project.BuildDirName)
+	out := filepath.Join(t.TempDir(), bundler.BuildDirName)
 	if err := untar(archive, out); err != nil {
 		t.Fatalf("fixture cache: %v", err)
 	}

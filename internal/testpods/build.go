@@ -18,7 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testenv"
 )
 

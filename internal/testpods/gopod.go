@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testenv"
 )
 

@@ -19,7 +19,7 @@ func Relay(podURL, target, commands string, header ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("X-Kube32-Pod", target)
+	req.Header.Set(abi.HeaderPod, target)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}

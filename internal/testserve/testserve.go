@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/host"
+
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/host/cluster"
 )
 
 // Output is a bytes.Buffer that serve's goroutines may share.
@@ -40,7 +41,7 @@ var CacheDir = filepath.Join(os.TempDir(), "kube32-test-cache")
 
 // Serve runs `kube32 serve` with opts (ports 0 pick free ones) until the test
 // ends and returns the cluster once it is ready, with serve's output.
-func Serve(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output) {
+func Serve(t testing.TB, opts cli.ServeOptions) (*host.Cluster, *Output) {
 	t.Helper()
 	c, out, _ := Start(t, opts)
 	return c, out
@@ -49,7 +50,7 @@ func Serve(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output) {
 // Start is Serve that also returns a function stopping serve before the
 // test ends (it is called at the end if not before; calling it again does
 // nothing).
-func Start(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output, func()) {
+func Start(t testing.TB, opts cli.ServeOptions) (*host.Cluster, *Output, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &Output{}
@@ -57,8 +58,8 @@ func Start(t testing.TB, opts cli.ServeOptions) (*cluster.Cluster, *Output, func
 	if opts.CacheDir == "" {
 		opts.CacheDir = CacheDir
 	}
-	ready := make(chan *cluster.Cluster, 1)
-	opts.Serving = func(c *cluster.Cluster) { ready <- c }
+	ready := make(chan *host.Cluster, 1)
+	opts.Serving = func(c *host.Cluster) { ready <- c }
 	done := make(chan error, 1)
 	go func() { done <- cli.RunServe(ctx, opts) }()
 	var once sync.Once

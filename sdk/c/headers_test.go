@@ -16,7 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testenv"
 	csdk "github.com/kube32/kube32/sdk/c"
 )

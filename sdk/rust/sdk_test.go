@@ -13,7 +13,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/bundler/compile"
+	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testenv"
 	rustsdk "github.com/kube32/kube32/sdk/rust"
 )

@@ -13,7 +13,7 @@ import (
 	"path"
 	"sync"
 
-	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/apis/manifest"
 )
 
 //go:generate go run ./internal/regenerate

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
 )
 
 // outputs are the fingerprints of what a build wrote, by item: a pod's
@@ -17,8 +17,8 @@ import (
 // failed are left as they were).
 type outputs map[string][32]byte
 
-func itemKey(it build.Item) string {
-	if it.Kind == build.KindPod {
+func itemKey(it bundler.Item) string {
+	if it.Kind == bundler.KindPod {
 		return "pod " + it.Image
 	}
 	return "bundle " + it.Name
@@ -26,7 +26,7 @@ func itemKey(it build.Item) string {
 
 // fingerprint reads the outputs of res's items; a pod whose module was
 // never built has none.
-func fingerprint(res *build.Result) outputs {
+func fingerprint(res *bundler.BuildResult) outputs {
 	out := outputs{}
 	for _, it := range res.Items {
 		h := sha256.New()

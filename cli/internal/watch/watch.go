@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube32/kube32/bundler"
+	"github.com/kube32/kube32/host"
+
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/kube32/kube32/bundler/build"
-	"github.com/kube32/kube32/bundler/project"
-	"github.com/kube32/kube32/host/cluster"
-	"github.com/kube32/kube32/host/manifest"
+	"github.com/kube32/kube32/host/apis/manifest"
 )
 
 // debounce is how long the files must stay quiet after a change before the
@@ -42,8 +42,8 @@ type Options struct {
 // session is one Run's state.
 type session struct {
 	opts    Options
-	dir     string           // the project's absolute directory
-	cluster *cluster.Cluster // the running cluster (set by Run)
+	dir     string        // the project's absolute directory
+	cluster *host.Cluster // the running cluster (set by Run)
 	watcher *fsnotify.Watcher
 	// external are the manifests outside the project, whose folders are
 	// watched for them alone.
@@ -60,7 +60,7 @@ type Watcher struct{ s *session }
 // that build runs or the cluster starts (even right after GET /readyz
 // answers) is rebuilt and swapped in, never lost (docs/serve.md).
 func New(opts Options) (*Watcher, error) {
-	p, err := project.Load(opts.Dir)
+	p, err := bundler.LoadProject(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (w *Watcher) Close() { w.s.watcher.Close() }
 // ends, then stops watching. served is the build c started with, made
 // after New: its outputs are what c serves, and the changes seen since New
 // are rebuilt against them.
-func (w *Watcher) Run(ctx context.Context, c *cluster.Cluster, served *build.Result) {
+func (w *Watcher) Run(ctx context.Context, c *host.Cluster, served *bundler.BuildResult) {
 	s := w.s
 	defer s.watcher.Close()
 	s.cluster = c
@@ -142,7 +142,7 @@ func (s *session) relevant(ev fsnotify.Event) bool {
 
 // watchFolders watches the project's tree, build/ and version control
 // left out, and the folders of the manifests outside it.
-func (s *session) watchFolders(p *project.Project) error {
+func (s *session) watchFolders(p *bundler.Project) error {
 	if err := s.watchTree(s.dir); err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (s *session) watchTree(root string) error {
 func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 	var swapped []string
 	ok := true
-	res, err := build.Build(ctx, s.dir, build.Options{Board: s.opts.Board})
+	res, err := bundler.Build(ctx, s.dir, bundler.BuildOptions{Board: s.opts.Board})
 	if err != nil {
 		ok = false
 		s.report("build failed; the last good version keeps serving:\n" + strings.TrimRight(err.Error(), "\n"))
@@ -193,7 +193,7 @@ func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 	if res != nil {
 		swapped = s.swapOutputs(res)
 	}
-	if p, err := project.Load(s.dir); err == nil {
+	if p, err := bundler.LoadProject(s.dir); err == nil {
 		if err := s.watchFolders(p); err != nil {
 			s.report("watching: " + err.Error())
 		}
@@ -224,7 +224,7 @@ func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 
 // swapOutputs hands the cluster the pods and bundles whose outputs differ
 // from those it serves, and says which.
-func (s *session) swapOutputs(res *build.Result) []string {
+func (s *session) swapOutputs(res *bundler.BuildResult) []string {
 	now := fingerprint(res)
 	var images, bundles, swapped []string
 	for _, it := range res.Items {
@@ -233,7 +233,7 @@ func (s *session) swapOutputs(res *build.Result) []string {
 			continue
 		}
 		s.served[key] = now[key]
-		if it.Kind == build.KindPod {
+		if it.Kind == bundler.KindPod {
 			images = append(images, it.Image)
 			swapped = append(swapped, "pod "+it.Name+" rebuilt")
 		} else {
@@ -253,10 +253,10 @@ func (s *session) swapOutputs(res *build.Result) []string {
 }
 
 // apply applies the project's manifests and those of -f again.
-func (s *session) apply(p *project.Project) (cluster.Applied, error) {
+func (s *session) apply(p *bundler.Project) (host.Applied, error) {
 	objs, err := manifest.DecodeFiles(append(p.ManifestPaths(), s.opts.Files...))
 	if err != nil {
-		return cluster.Applied{}, err
+		return host.Applied{}, err
 	}
 	return s.cluster.Apply(objs)
 }

@@ -8,7 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kube32/kube32/bundler/build"
+	"github.com/kube32/kube32/bundler"
+
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/internal/testenv"
@@ -72,8 +73,8 @@ func TestOutputsAndEditorFilesStartNoRebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir}) // builds the project
-	served, err := build.Build(ctx, dir, build.Options{})  // up to date: what c serves
+	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})         // builds the project
+	served, err := bundler.Build(ctx, dir, bundler.BuildOptions{}) // up to date: what c serves
 	if err != nil {
 		t.Fatal(err)
 	}

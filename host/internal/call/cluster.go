@@ -9,8 +9,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/outbound"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // Cluster implements outbound.Services for one node: it resolves the Service from

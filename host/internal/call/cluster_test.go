@@ -15,9 +15,9 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/outbound"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // objects returns the Objects of a store in which the Service svc of

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/outbound"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // Remote calls pods on other nodes over a keep-alive pool of HTTP/1.1

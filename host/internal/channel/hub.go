@@ -61,7 +61,7 @@ func New(opts Options) *Hub {
 
 // Publish publishes a message: on the control plane it is delivered at
 // once, on a worker it is queued for the control plane. It never blocks on
-// subscribers; it implements host/pod's Publisher.
+// subscribers; it implements host/internal/pod's Publisher.
 func (h *Hub) Publish(_ context.Context, from, topic string, data []byte) error {
 	if err := validTopic(topic); err != nil {
 		// The guest gets K32_ERR_INVAL, as for an empty topic.

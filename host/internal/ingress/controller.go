@@ -24,7 +24,7 @@ import (
 	"github.com/kube32/kube32/host/internal/kinds"
 	svcs "github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/static"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // Config wires the controller to the cluster.

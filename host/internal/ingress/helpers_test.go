@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testhttp"
 )

@@ -8,7 +8,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // request is one request of a routing case and the pod that must answer it

@@ -12,8 +12,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/abi"
+	kpod "github.com/kube32/kube32/host/internal/pod"
 	svcs "github.com/kube32/kube32/host/internal/service"
-	kpod "github.com/kube32/kube32/host/pod"
 )
 
 // serviceBackend balances requests round-robin over a Service's running

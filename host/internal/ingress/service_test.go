@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 func TestServiceWithoutRunningPodAnswers503RetryAfter2(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/outbound"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // recordCall publishes a pod's k32_http_call on the activity stream: the

@@ -14,9 +14,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/internal/apiserver"
 	"github.com/kube32/kube32/host/internal/outbound"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/testenv"
 )
 

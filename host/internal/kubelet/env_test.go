@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )
@@ -173,7 +173,7 @@ func TestDownwardAPIAtPodStart(t *testing.T) {
 		// 512Ki is 524288 bytes: a half of 1Mi and 524.288k, rounded up.
 		{"limited", "LIMIT,LIMIT_KI,REQUEST,REQUEST_MI,REQUEST_K,SIDE_LIMIT", []string{"LIMIT=1048576\n", "LIMIT_KI=1024\n",
 			"REQUEST=524288\n", "REQUEST_MI=1\n", "REQUEST_K=525\n", "SIDE_LIMIT=256\n"}},
-		// No limit: the node's default cap, the one host/pod applies; no
+		// No limit: the node's default cap, the one host/internal/pod applies; no
 		// request: 0.
 		{"unlimited", "LIMIT,LIMIT_MI,REQUEST", []string{"LIMIT=" + strconv.Itoa(pod.DefaultMemoryLimit) + "\n",
 			"LIMIT_MI=" + strconv.Itoa(pod.DefaultMemoryLimit>>20) + "\n", "REQUEST=0\n"}},

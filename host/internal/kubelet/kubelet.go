@@ -1,5 +1,5 @@
 // Package kubelet runs the pods bound to one node: it starts each Pod's
-// module under host/pod, writes the pod's status back, serves the node's pod
+// module under host/internal/pod, writes the pod's status back, serves the node's pod
 // HTTP server (abi.HeaderPod dispatch), hands in-process handlers to the
 // ingress controller and carries out the pods' k32_http_call (host/internal/outbound,
 // the node's edge).
@@ -28,8 +28,8 @@ import (
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/outbound"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // Config describes one node.
@@ -49,7 +49,7 @@ type Config struct {
 	Store  *store.Store
 	Images fs.FS // holds the firmware/ and sd/ image trees
 	Cache  wazero.CompilationCache
-	// HandlerTimeout bounds one k32_handle callback; 0 means host/pod's default.
+	// HandlerTimeout bounds one k32_handle callback; 0 means host/internal/pod's default.
 	HandlerTimeout time.Duration
 	// DefaultMemoryLimit caps the memory of a container without
 	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.

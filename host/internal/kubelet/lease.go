@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // The node's heartbeat, as a kubelet's (docs/nodes.md): every

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/store"
 	"golang.org/x/time/rate"
 )
 

@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/admission"
-	"github.com/kube32/kube32/host/apiserver"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/admission"
+	"github.com/kube32/kube32/host/internal/apiserver"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 )

@@ -4,8 +4,8 @@ import (
 	"sync"
 
 	"github.com/kube32/kube32/host/internal/kinds"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // logFollowers fans each pod's new log lines out to `kubectl logs -f`.

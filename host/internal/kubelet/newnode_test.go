@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/host/internal/outbound"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // newKubelet is New for tests: a Source over the store when cfg names

@@ -6,15 +6,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/host/internal/downward"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/static"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
-// podConfig turns a Pod's first container into a host/pod configuration: its
+// podConfig turns a Pod's first container into a host/internal/pod configuration: its
 // module and bundle from the node's image trees, its environment, memory
 // limit, capabilities and restart policy; its lines go to log, and its
 // refused calls to the node's log (refused.go).
@@ -99,7 +99,7 @@ func (k *Kubelet) environment(p *corev1.Pod, c corev1.Container) ([]pod.EnvVar, 
 	return env, nil
 }
 
-// defaultMemoryLimit is the memory limit host/pod gives a container that
+// defaultMemoryLimit is the memory limit host/internal/pod gives a container that
 // sets none.
 func (k *Kubelet) defaultMemoryLimit() int64 {
 	if k.cfg.DefaultMemoryLimit > 0 {

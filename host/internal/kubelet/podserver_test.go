@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/testhttp"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/lograte"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // refusals writes the node's [CALL] lines about one pod's refused calls

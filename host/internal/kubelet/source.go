@@ -13,7 +13,7 @@ import (
 
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // Source is everything a kubelet reads and writes of the cluster's

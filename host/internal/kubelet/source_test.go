@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/apiserver"
+	"github.com/kube32/kube32/host/internal/apiserver"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // onWorker is a Running pod of relay app on node w1 (127.0.0.2), Ready or not.

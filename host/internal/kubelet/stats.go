@@ -12,7 +12,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/metricsv1beta1"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // The node's usage for the Metrics API (docs/kubectl.md), answered on

@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/bundler/images"
+	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/host/internal/static"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // Services carries calls to Services in the cluster. The control plane

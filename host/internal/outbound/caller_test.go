@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // fakeServices knows the Services in known ("namespace/name") and records

@@ -18,7 +18,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/netpol"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // noLoopback is the policy of the attack: the pod may call anything but

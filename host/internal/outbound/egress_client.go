@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // Egress is a worker's HTTPS: it forwards each https:// call of the

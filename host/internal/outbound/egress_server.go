@@ -16,8 +16,8 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/lograte"
-	"github.com/kube32/kube32/host/pod"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // Gateway is the server half of the egress gateway (docs/calls.md, "The

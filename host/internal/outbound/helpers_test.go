@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // received is a request as a test server read it.

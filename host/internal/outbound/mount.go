@@ -3,7 +3,7 @@ package outbound
 import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/apiauth"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // Mount serves the control plane's halves of the two protocols a worker

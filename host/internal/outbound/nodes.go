@@ -9,7 +9,7 @@ import (
 
 	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/kinds"
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // Nodes tells the cluster's nodes from its other clients, for the two

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // Outside calls hosts outside the cluster over plain HTTP/1.1, as

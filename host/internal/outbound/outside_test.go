@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // hangGuard bounds calls that should end on their own, so a bug fails the

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/internal/testenv"
 )
 

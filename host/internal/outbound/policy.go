@@ -13,8 +13,8 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/lograte"
 	"github.com/kube32/kube32/host/internal/netpol"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // PolicySource is what a node knows for NetworkPolicy

@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
-	"github.com/kube32/kube32/host/pod"
 )
 
 // onlyTo is a policy source whose namespace default lets its pods reach

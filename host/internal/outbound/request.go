@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // outsideHeader returns the caller headers a host outside the cluster

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // errMalformed is an answer that is not HTTP/1.x; the pod gets K32_ERR_IO,

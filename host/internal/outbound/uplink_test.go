@@ -1,10 +1,7 @@
 package outbound
 
 import (
-	"github.com/kube32/kube32/host/store"
 	"io"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/host/internal/store"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/pod"
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 func TestUplinkLogsEachChange(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kube32/kube32/host/store"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // boardNode is a Ready node that reports allocatable memory and pods, as

@@ -3,7 +3,7 @@
  * against the test's recording host; calls.c, which the test writes from the
  * ABI table, adds a k32_main that calls every host function.
  *
- * The test builds it with kube32 build's C flags (bundler/compile's
+ * The test builds it with kube32 build's C flags (internal/compile's
  * BaseCFlags: clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry
  * -Wl,-z,stack-size=8192 -Wl,--stack-first -Wl,--strip-all), plus
  * -Wl,--initial-memory=65536 -Wall -Wextra -Werror -I sdk/c.

@@ -12,15 +12,14 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/kube32/kube32/bundler/build"
-	"github.com/kube32/kube32/bundler/project"
+	"github.com/kube32/kube32/bundler"
 )
 
 // Files builds the project in projectDir and returns the files of the
 // snapshot by slash-separated path.
 func Files(ctx context.Context, projectDir string, log io.Writer) (map[string][]byte, error) {
-	result, err := build.Build(ctx, projectDir, build.Options{Progress: func(s build.Step) {
-		if s.State != build.StepStarted {
+	result, err := bundler.Build(ctx, projectDir, bundler.BuildOptions{Progress: func(s bundler.Step) {
+		if s.State != bundler.StepStarted {
 			fmt.Fprintln(log, s)
 		}
 	}})
@@ -45,7 +44,7 @@ func Files(ctx context.Context, projectDir string, log io.Writer) (map[string][]
 			return nil, err
 		}
 	}
-	p, err := project.Load(projectDir)
+	p, err := bundler.LoadProject(projectDir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,42 @@
+package bundler
+
+import (
+	"context"
+
+	"github.com/kube32/kube32/bundler/internal/build"
+)
+
+// The build's options, result and what the result is made of.
+type (
+	BuildOptions = build.Options
+	BuildResult  = build.Result
+	Item         = build.Item
+	Step         = build.Step
+	Fit          = build.Fit
+	PodFit       = build.PodFit
+	Budget       = build.Budget
+	FitError     = build.FitError
+)
+
+// Item kinds, step states and budget names.
+const (
+	KindPod    = build.KindPod
+	KindBundle = build.KindBundle
+
+	StepStarted    = build.StepStarted
+	StepBuilt      = build.StepBuilt
+	StepUpToDate   = build.StepUpToDate
+	StepOptimizing = build.StepOptimizing
+
+	BudgetPodMemory = build.BudgetPodMemory
+	BudgetAppImage  = build.BudgetAppImage
+)
+
+// Build builds the project in dir: modules, bundles, image trees and the fit
+// report.
+func Build(ctx context.Context, dir string, opts BuildOptions) (*BuildResult, error) {
+	return build.Build(ctx, dir, opts)
+}
+
+// FormatSize writes a byte count as the fit report does.
+func FormatSize(n int64) string { return build.FormatSize(n) }

@@ -1,0 +1,154 @@
+package project
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/images"
+)
+
+// fieldError names the file and field of a problem.
+func fieldError(field, format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %s", FileName, field, fmt.Sprintf(format, args...))
+}
+
+// validate checks p, fills defaults and collects every problem, so that one
+// run of `kube32 build` shows them all.
+func (p *Project) validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.Name == "" {
+		add(fieldError("name", "is required"))
+	} else if !isDNSLabel(p.Name) {
+		add(fieldError("name", "%q must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit", p.Name))
+	}
+	if p.Board != "" {
+		if _, err := abi.LookupBoard(p.Board); err != nil {
+			add(fieldError("board", "%v", err))
+		}
+	}
+	for i, m := range p.Manifests {
+		add(p.checkPath(fmt.Sprintf("manifests[%d]", i), m, false))
+	}
+
+	// owners maps an output (module or bundle directory, inside its storage)
+	// to the field that writes it, so that two entries never write one path.
+	owners := map[string]string{}
+	claim := func(field string, s images.Storage, out string) {
+		key := string(s) + "/" + out
+		if prev, ok := owners[key]; ok {
+			add(fieldError(field, "writes %s/%s, which %s already writes", s, out, prev))
+			return
+		}
+		owners[key] = field
+	}
+
+	for i := range p.Pods {
+		pod := &p.Pods[i]
+		f := fmt.Sprintf("pods[%d]", i)
+		nameOK := false
+		if err := images.ValidateName(pod.Name); err != nil {
+			add(fieldError(f+".name", "%v", err))
+		} else {
+			nameOK = true
+		}
+		switch pod.Language {
+		case Go, c, rust:
+		case "":
+			add(fieldError(f+".language", "is required (go, c, rust)"))
+		default:
+			add(fieldError(f+".language", "%q is not supported (go, c, rust)", pod.Language))
+		}
+		if pod.Source == "" {
+			add(fieldError(f+".source", "is required (the pod's source directory)"))
+		} else {
+			add(p.checkPath(f+".source", pod.Source, true))
+		}
+		if pod.Assets != "" {
+			add(p.checkBundled(f+".assets", pod.Assets))
+		}
+		if len(pod.CFlags) > 0 && pod.Language != c {
+			add(fieldError(f+".cflags", "applies only to language c"))
+		}
+		if !nameOK {
+			continue
+		}
+		if pod.Image == "" {
+			pod.Image = images.Ref(images.Firmware, pod.Name)
+		}
+		img, err := images.ParseImage(pod.Image)
+		if err != nil {
+			add(fieldError(f+".image", "%v", err))
+			continue
+		}
+		if img.Name != pod.Name {
+			add(fieldError(f+".image", "%q must name the pod: %s or %s",
+				pod.Image, images.Ref(images.Firmware, pod.Name), images.Ref(images.SD, pod.Name)))
+			continue
+		}
+		pod.Parsed = img
+		claim(f, img.Storage, img.ModulePath())
+		if pod.Assets != "" {
+			claim(f+".assets", img.Storage, img.BundlePath())
+		}
+	}
+
+	for i, b := range p.Bundles {
+		f := fmt.Sprintf("bundles[%d]", i)
+		if err := images.ValidateName(b.Name); err != nil {
+			add(fieldError(f+".name", "%v", err))
+		} else {
+			claim(f, images.Firmware, images.BundleDir(b.Name))
+		}
+		if b.Dir == "" {
+			add(fieldError(f+".dir", "is required (the directory to serve)"))
+		} else {
+			add(p.checkBundled(f+".dir", b.Dir))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkPath checks that a path of the project exists and is a directory (or
+// a regular file when wantDir is false).
+func (p *Project) checkPath(field, rel string, wantDir bool) error {
+	if rel == "" {
+		return fieldError(field, "is empty")
+	}
+	info, err := os.Stat(p.Path(rel))
+	switch {
+	case err != nil && os.IsNotExist(err):
+		if wantDir {
+			return fieldError(field, "%s: no such directory", rel)
+		}
+		return fieldError(field, "%s: no such file", rel)
+	case err != nil:
+		return fieldError(field, "%v", err)
+	case wantDir && !info.IsDir():
+		return fieldError(field, "%s is not a directory", rel)
+	case !wantDir && info.IsDir():
+		return fieldError(field, "%s is a directory, not a manifest file", rel)
+	}
+	return nil
+}
+
+// isDNSLabel reports whether s is an RFC 1123 label, as Kubernetes names are.
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !alnum && (c != '-' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,22 @@
+package bundler
+
+import "github.com/kube32/kube32/bundler/internal/project"
+
+// A Project is a decoded and validated kube32.yaml.
+type Project = project.Project
+
+// The project file's name, the build folder's, and the Go language's name.
+const (
+	ProjectFileName = project.FileName
+	BuildDirName    = project.BuildDirName
+	Go              = project.Go
+)
+
+// ErrNoProject is FindProject's error when no kube32.yaml is found.
+var ErrNoProject = project.ErrNotFound
+
+// FindProject looks for kube32.yaml in dir and its parents.
+func FindProject(dir string) (string, error) { return project.Find(dir) }
+
+// LoadProject reads and validates the kube32.yaml in dir.
+func LoadProject(dir string) (*Project, error) { return project.Load(dir) }

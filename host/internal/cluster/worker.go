@@ -1,0 +1,169 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/activity"
+	"github.com/kube32/kube32/host/internal/channel"
+	"github.com/kube32/kube32/host/internal/httplimit"
+	"github.com/kube32/kube32/host/internal/kubelet"
+	"github.com/kube32/kube32/host/internal/outbound"
+	"github.com/kube32/kube32/host/internal/pod"
+)
+
+// WorkerOptions configure a worker node.
+type WorkerOptions struct {
+	Name   string // the Node's name
+	NodeIP string // its InternalIP, where its pod HTTP server listens
+	// PodPort is the pod HTTP server's port (0 picks a free one);
+	// Listener, when set, is used instead.
+	PodPort  int
+	Listener net.Listener
+	// API is the control plane's API server (http://host:port), Token its
+	// bearer token ("" for none).
+	API, Token     string
+	Images         fs.FS
+	Cache          wazero.CompilationCache
+	HandlerTimeout time.Duration
+	// DefaultMemoryLimit caps the memory of a container without
+	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.
+	DefaultMemoryLimit int64
+	// Board, when set, gives the node the board's budgets (Options.Board).
+	Board *abi.Board
+	// LeaseRenewInterval is how often the node renews its Lease; 0 means
+	// abi.NodeLeaseRenewInterval.
+	LeaseRenewInterval time.Duration
+	// MaxConnections caps the open connections of the worker's pod port
+	// when it has a budget of its own (node --join); 0 is half the
+	// open-file limit, at most 4096 (docs/serve.md).
+	MaxConnections int
+	PodLog         func(namespace, name string, line pod.Line)
+	// Logf receives the node's own log lines (nil: none).
+	Logf func(format string, args ...any)
+
+	// conns is the connection budget the worker shares with the cluster
+	// of its process (nil: a budget of its own); limits its server's
+	// timeouts.
+	conns  *httplimit.Conns
+	limits httplimit.Limits
+	// activity is the stream of the cluster of its process, which its
+	// pods' calls go to (nil under node --join: docs/ui.md).
+	activity *activity.Stream
+}
+
+// Worker is a running worker node: a kubelet that reaches the control
+// plane only over HTTP, through the API server, and its pod HTTP server.
+type Worker struct {
+	Kubelet *kubelet.Kubelet
+	// Channels is the worker's channel hub: it forwards its pods'
+	// publishes to the control plane and follows the control plane's
+	// messages through the API server (host/internal/channel).
+	Channels *channel.Hub
+	podAddr  string
+	server   *http.Server
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// StartWorker registers a worker node with the API server and runs the
+// pods the scheduler binds to it.
+func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
+	source, err := kubelet.NewAPISource(opts.API, opts.Token)
+	if err != nil {
+		return nil, err
+	}
+	// The node's one NetworkPolicy check, over what the API server tells.
+	policy, err := outbound.NewPolicy(source, opts.PodLog)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", opts.Name, err)
+	}
+	apiHost, apiPort, err := apiHostPort(opts.API)
+	if err != nil {
+		return nil, err
+	}
+	l := opts.Listener
+	if l == nil {
+		if l, err = net.Listen("tcp", net.JoinHostPort(opts.NodeIP, strconv.Itoa(opts.PodPort))); err != nil {
+			return nil, fmt.Errorf("node %s: pod port: %w (choose another with --pod-port)", opts.Name, err)
+		}
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	podPort, _ := strconv.Atoi(port)
+	ctx, cancel := context.WithCancel(ctx)
+	w := &Worker{podAddr: l.Addr().String(), cancel: cancel, Channels: channel.New(channel.Options{
+		Upstream: &channel.Upstream{API: opts.API, Token: opts.Token, Node: opts.Name}, Logf: opts.Logf,
+	})}
+	w.Kubelet, err = kubelet.New(kubelet.Config{
+		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source, Policy: policy,
+		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
+		DefaultMemoryLimit: opts.DefaultMemoryLimit,
+		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog, Board: opts.Board,
+		// Hosts outside are reached through the control plane's uplink.
+		Outside:  &outbound.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &outbound.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
+		HTTPS:    &outbound.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
+		Channels: w.Channels, Activity: opts.activity,
+	})
+	if err != nil {
+		cancel()
+		l.Close()
+		return nil, err
+	}
+	registerCtx, cancelRegister := context.WithTimeout(ctx, 10*time.Second)
+	err = w.Kubelet.Register(registerCtx)
+	cancelRegister()
+	if err != nil {
+		cancel()
+		l.Close()
+		return nil, fmt.Errorf("joining %s: %w", opts.API, err)
+	}
+	if opts.conns == nil {
+		opts.conns = httplimit.NewConns(opts.MaxConnections)
+	}
+	server := opts.conns.NewServer(w.Kubelet.PodServer(), opts.limits)
+	w.server = server.Server
+	w.wg.Add(3)
+	go func() { defer w.wg.Done(); _ = server.Serve(l) }()
+	go func() { defer w.wg.Done(); w.Channels.Run(ctx) }()
+	go func() { defer w.wg.Done(); w.Kubelet.Run(ctx) }()
+	return w, nil
+}
+
+// PodURL is the worker's pod HTTP server.
+func (w *Worker) PodURL() string { return "http://" + w.podAddr }
+
+// Close stops the worker's pods and its pod HTTP server.
+func (w *Worker) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := w.server.Shutdown(ctx)
+	w.cancel()
+	w.wg.Wait()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("stopping the pod server: %w", err)
+	}
+	return err
+}
+
+// apiHostPort splits the API server's URL for KUBERNETES_SERVICE_HOST/_PORT.
+func apiHostPort(api string) (string, int, error) {
+	u, err := parseHTTPURL(api)
+	if err != nil {
+		return "", 0, err
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port == 0 {
+		port = 80
+	}
+	return u.Hostname(), port, nil
+}
