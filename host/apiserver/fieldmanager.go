@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/applyconfigurations"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kube32/kube32/host/admission"
@@ -25,9 +24,9 @@ import (
 // Every write records in metadata.managedFields which manager set which
 // fields, as kube-apiserver does, with the same libraries: apimachinery's
 // managedfields over structured-merge-diff. The built-in kinds merge by the
-// structured schema client-go ships for them; kube32's own kinds have no
-// schema and merge as kube-apiserver merges a CRD without one (maps field
-// by field, lists whole).
+// structured schema client-go ships for them (ssaschema.go); kube32's own
+// kinds have no schema and merge as kube-apiserver merges a CRD without one
+// (maps field by field, lists whole).
 
 // fieldManagerKey names the field manager of a kind's resource or its
 // status subresource.
@@ -38,7 +37,10 @@ type fieldManagerKey struct {
 var fieldManagers = sync.OnceValues(newFieldManagers)
 
 func newFieldManagers() (map[fieldManagerKey]*managedfields.FieldManager, error) {
-	builtIn := applyconfigurations.NewTypeConverter(admission.Scheme)
+	builtIn, err := builtInTypeConverter()
+	if err != nil {
+		return nil, err
+	}
 	deduced := managedfields.NewDeducedTypeConverter()
 	out := map[fieldManagerKey]*managedfields.FieldManager{}
 	for _, res := range resources {
