@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the kubelet reads core/v1 Endpoints, as the boards serve them (docs/kubectl.md)
+
 package kubelet
 
 import (
