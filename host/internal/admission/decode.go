@@ -7,6 +7,7 @@ import (
 	"mime"
 	"strings"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
@@ -19,7 +20,7 @@ var mediaTypes = []string{runtime.ContentTypeJSON, runtime.ContentTypeYAML, runt
 var ErrUnsupportedMediaType = errors.New("the body of the request was in an unknown format - accepted media types include: " +
 	strings.Join(mediaTypes, ", "))
 
-// Decode decodes one object of any kind of Scheme from data, sent as
+// Decode decodes one object of any kind of kinds.Scheme from data, sent as
 // contentType (JSON when empty, as a manifest's documents are). JSON and
 // YAML go through the strict decoder: a body that decodes but has unknown
 // or duplicate fields returns the object together with strictErr, so the
@@ -35,7 +36,7 @@ func Decode(contentType string, data []byte) (obj runtime.Object, strictErr, err
 	}
 	switch mediaType {
 	case runtime.ContentTypeProtobuf:
-		obj, _, err = protobufSerializer.Decode(data, nil, nil)
+		obj, _, err = kinds.Protobuf.Decode(data, nil, nil)
 		return obj, nil, err
 	case runtime.ContentTypeJSON, runtime.ContentTypeYAML:
 	default:

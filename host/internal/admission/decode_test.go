@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/host/internal/kinds"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -15,7 +16,7 @@ import (
 func TestDecodeMediaTypes(t *testing.T) {
 	var pb bytes.Buffer
 	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "web"}}
-	if err := protobufSerializer.Encode(pod, &pb); err != nil {
+	if err := kinds.Protobuf.Encode(pod, &pb); err != nil {
 		t.Fatal(err)
 	}
 	for contentType, body := range map[string]string{

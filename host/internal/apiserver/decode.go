@@ -8,10 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kube32/kube32/host/internal/admission"
-	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // decodeFor decodes a body meant for req's resource with host/internal/admission's
@@ -71,10 +69,6 @@ func decodeFor(w http.ResponseWriter, r *http.Request, req request, data []byte)
 	}
 	return obj, nil
 }
-
-// protobufSerializer decodes the DeleteOptions of client-go's typed
-// clients; objects go through admission.Decode.
-var protobufSerializer = protobuf.NewSerializer(kinds.Scheme, kinds.Scheme)
 
 // unsupportedMediaType is kube-apiserver's 415 for a body it cannot read.
 func unsupportedMediaType(err error) error {

@@ -15,19 +15,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/applyconfigurations"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
-	"github.com/kube32/kube32/host/internal/admission"
+	"github.com/kube32/kube32/host/internal/kinds"
 )
 
 // Every write records in metadata.managedFields which manager set which
 // fields, as kube-apiserver does, with the same libraries: apimachinery's
 // managedfields over structured-merge-diff. The built-in kinds merge by the
-// structured schema client-go ships for them; kube32's own kinds have no
-// schema and merge as kube-apiserver merges a CRD without one (maps field
-// by field, lists whole).
+// structured schema client-go ships for them (ssaschema.go); kube32's own
+// kinds have no schema and merge as kube-apiserver merges a CRD without one
+// (maps field by field, lists whole).
 
 // fieldManagerKey names the field manager of a kind's resource or its
 // status subresource.
@@ -38,7 +37,10 @@ type fieldManagerKey struct {
 var fieldManagers = sync.OnceValues(newFieldManagers)
 
 func newFieldManagers() (map[fieldManagerKey]*managedfields.FieldManager, error) {
-	builtIn := applyconfigurations.NewTypeConverter(admission.Scheme)
+	builtIn, err := builtInTypeConverter()
+	if err != nil {
+		return nil, err
+	}
 	deduced := managedfields.NewDeducedTypeConverter()
 	out := map[fieldManagerKey]*managedfields.FieldManager{}
 	for _, res := range resources {
@@ -56,7 +58,7 @@ func newFieldManagers() (map[fieldManagerKey]*managedfields.FieldManager, error)
 			subresources = append(subresources, "status")
 		}
 		for _, sub := range subresources {
-			m, err := newManager(converter, admission.Scheme, admission.Scheme, admission.Scheme, gvk, res.gv(), sub, resetFields(res, sub))
+			m, err := newManager(converter, kinds.Scheme, kinds.Scheme, kinds.Scheme, gvk, res.gv(), sub, resetFields(res, sub))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", res.Kind, err)
 			}
@@ -138,7 +140,7 @@ func RecordServeWrite(live, obj runtime.Object) (runtime.Object, error) {
 // newObject is an empty object of req's kind named as the URL names it:
 // the live object of a create.
 func newObject(req request, name string) (runtime.Object, error) {
-	obj, err := admission.Scheme.New(req.res.gv().WithKind(req.res.Kind))
+	obj, err := kinds.Scheme.New(req.res.gv().WithKind(req.res.Kind))
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}

@@ -306,7 +306,7 @@ func deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	switch {
 	case len(data) == 0:
 	case mediaType == runtime.ContentTypeProtobuf:
-		if _, _, err := protobufSerializer.Decode(data, nil, opts); err != nil {
+		if _, _, err := kinds.Protobuf.Decode(data, nil, opts); err != nil {
 			return nil, badRequest("decoding DeleteOptions: %v", err)
 		}
 	case len(strings.TrimSpace(string(data))) > 0:

@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kube32/kube32/host/apis/kube32v1"
 )
@@ -31,3 +32,8 @@ func Of(obj runtime.Object) string {
 	}
 	return gvks[0].Kind
 }
+
+// Protobuf decodes and encodes the served kinds in the protobuf that
+// client-go's typed clients send by default: one serializer for admission's
+// decoder and the API server's DeleteOptions.
+var Protobuf = protobuf.NewSerializer(Scheme, Scheme)

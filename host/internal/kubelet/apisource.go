@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kube32/kube32/abi"
@@ -29,7 +28,7 @@ import (
 // fetches Services, Endpoints and Nodes with a cache of abi.APICacheTTL.
 func NewAPISource(server, token string) (Source, error) {
 	cfg := &rest.Config{Host: server, BearerToken: token, QPS: 200, Burst: 400, Timeout: 30 * time.Second}
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := newAPIClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("API server %s: %w", server, err)
 	}
@@ -37,7 +36,7 @@ func NewAPISource(server, token string) (Source, error) {
 }
 
 type apiSource struct {
-	client kubernetes.Interface
+	client *apiClient
 
 	mu     sync.Mutex
 	pods   map[string]*corev1.Pod // the node's pods by "namespace/name"
@@ -59,7 +58,7 @@ type cached struct {
 }
 
 func (s *apiSource) RegisterNode(ctx context.Context, n *corev1.Node) error {
-	nodes := s.client.CoreV1().Nodes()
+	nodes := s.client.nodes()
 	_, err := nodes.Create(ctx, n, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
 		return err
@@ -84,7 +83,7 @@ func (s *apiSource) RegisterNode(ctx context.Context, n *corev1.Node) error {
 // the Node afresh, past the cache: a Node gone is what a restarted
 // control plane looks like.
 func (s *apiSource) RenewLease(ctx context.Context, lease *coordinationv1.Lease) (*corev1.Node, error) {
-	leases := s.client.CoordinationV1().Leases(lease.Namespace)
+	leases := s.client.leases(lease.Namespace)
 	cur, err := leases.Get(ctx, lease.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -96,7 +95,7 @@ func (s *apiSource) RenewLease(ctx context.Context, lease *coordinationv1.Lease)
 	if err != nil {
 		return nil, fmt.Errorf("renewing lease %s/%s: %w", lease.Namespace, lease.Name, err)
 	}
-	n, err := s.client.CoreV1().Nodes().Get(ctx, lease.Name, metav1.GetOptions{})
+	n, err := s.client.nodes().Get(ctx, lease.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -147,7 +146,7 @@ func (s *apiSource) Changes(ctx context.Context, node string) <-chan struct{} {
 }
 
 func (s *apiSource) listAndWatch(ctx context.Context, opts metav1.ListOptions, signal func()) error {
-	pods := s.client.CoreV1().Pods("")
+	pods := s.client.pods("")
 	list, err := pods.List(ctx, opts)
 	if err != nil {
 		return err
@@ -188,7 +187,7 @@ func (s *apiSource) listAndWatch(ctx context.Context, opts metav1.ListOptions, s
 func (s *apiSource) UpdatePodStatus(ctx context.Context, namespace, name string, uid types.UID, generation int64, change func(*corev1.Pod)) error {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	pods := s.client.CoreV1().Pods(namespace)
+	pods := s.client.pods(namespace)
 	for attempt := 0; attempt < 5; attempt++ {
 		p, err := pods.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -208,7 +207,7 @@ func (s *apiSource) UpdatePodStatus(ctx context.Context, namespace, name string,
 
 func (s *apiSource) DeletePod(ctx context.Context, namespace, name string, uid types.UID) error {
 	zero := int64(0)
-	return s.client.CoreV1().Pods(namespace).Delete(ctx, name, metav1.DeleteOptions{
+	return s.client.pods(namespace).Delete(ctx, name, metav1.DeleteOptions{
 		GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &uid},
 	})
 }
@@ -219,7 +218,7 @@ func (s *apiSource) DeletePod(ctx context.Context, namespace, name string, uid t
 func (s *apiSource) Record(p *corev1.Pod, from store.EventSource, typ, reason, message string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	events := s.client.CoreV1().Events(p.Namespace)
+	events := s.client.events(p.Namespace)
 	e := store.PodEvent(p, from, typ, reason, message, metav1.Now())
 	_, err := events.Create(ctx, e, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
@@ -235,13 +234,13 @@ func (s *apiSource) NamespaceServices(namespace string) ([]*corev1.Service, []*c
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var services []*corev1.Service
-	if list, err := s.client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{}); err == nil {
+	if list, err := s.client.services(namespace).List(ctx, metav1.ListOptions{}); err == nil {
 		for i := range list.Items {
 			services = append(services, &list.Items[i])
 		}
 	}
 	var endpoints []*corev1.Endpoints
-	if list, err := s.client.CoreV1().Endpoints(namespace).List(ctx, metav1.ListOptions{}); err == nil {
+	if list, err := s.client.endpoints(namespace).List(ctx, metav1.ListOptions{}); err == nil {
 		for i := range list.Items {
 			endpoints = append(endpoints, &list.Items[i])
 		}
@@ -271,7 +270,7 @@ func (s *apiSource) fetch(key string, get func() (any, error)) (any, error) {
 // Service implements service.Objects, through the cache.
 func (s *apiSource) Service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
 	obj, err := s.fetch("svc/"+namespace+"/"+name, func() (any, error) {
-		return s.client.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+		return s.client.services(namespace).Get(ctx, name, metav1.GetOptions{})
 	})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("service %s/%s: %w", namespace, name, service.ErrNoService)
@@ -286,7 +285,7 @@ func (s *apiSource) Service(ctx context.Context, namespace, name string) (*corev
 // computes them as the control plane resolves its own calls.
 func (s *apiSource) Endpoints(ctx context.Context, svc *corev1.Service) (*corev1.Endpoints, error) {
 	obj, err := s.fetch("ep/"+svc.Namespace+"/"+svc.Name, func() (any, error) {
-		return s.client.CoreV1().Endpoints(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
+		return s.client.endpoints(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
 	})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -300,7 +299,7 @@ func (s *apiSource) Endpoints(ctx context.Context, svc *corev1.Service) (*corev1
 // Node implements service.Objects, through the cache.
 func (s *apiSource) Node(ctx context.Context, name string) (*corev1.Node, error) {
 	obj, err := s.fetch("node/"+name, func() (any, error) {
-		return s.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		return s.client.nodes().Get(ctx, name, metav1.GetOptions{})
 	})
 	if apierrors.IsNotFound(err) {
 		return nil, nil

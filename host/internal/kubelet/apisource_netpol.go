@@ -74,7 +74,7 @@ func (s *apiSource) loadPolicies(ctx context.Context, namespace string) error {
 	ctx, cancel := context.WithTimeout(ctx, policyListTimeout)
 	defer cancel()
 	list := &networkingv1.NetworkPolicyList{}
-	err := s.client.NetworkingV1().RESTClient().Get().Namespace(namespace).Resource("networkpolicies").
+	err := s.client.networking.Get().Namespace(namespace).Resource("networkpolicies").
 		MaxRetries(0).Do(ctx).Into(list)
 	np := &s.netpol
 	np.mu.Lock()
@@ -147,7 +147,7 @@ func (s *apiSource) CallerLabels(namespace, name string) (map[string]string, boo
 
 func (s *apiSource) NamespaceLabels(ctx context.Context, name string) map[string]string {
 	obj, err := s.fetch("ns/"+name, func() (any, error) {
-		return s.client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		return s.client.namespaces().Get(ctx, name, metav1.GetOptions{})
 	})
 	if err != nil {
 		return nil
@@ -157,7 +157,7 @@ func (s *apiSource) NamespaceLabels(ctx context.Context, name string) map[string
 
 func (s *apiSource) TargetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
 	obj, err := s.fetch("pod/"+namespace+"/"+name, func() (any, error) {
-		return s.client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		return s.client.pods(namespace).Get(ctx, name, metav1.GetOptions{})
 	})
 	if err != nil {
 		return nil, err
