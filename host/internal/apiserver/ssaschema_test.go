@@ -14,7 +14,7 @@ import (
 	"github.com/kube32/kube32/host/internal/kinds"
 )
 
-var updateSSASchema = flag.Bool("update-ssa-schema", false, "rewrite ssaschema.yaml from client-go's schema (go generate ./host/apiserver)")
+var updateSSASchema = flag.Bool("update-ssa-schema", false, "rewrite ssaschema.yaml from client-go's schema (go generate ./host/internal/apiserver)")
 
 // TestSSASchemaIsCurrent checks that ssaschema.yaml is client-go's
 // structured schema cut to the built-in kinds the API writes and the types
@@ -36,7 +36,7 @@ func TestSSASchemaIsCurrent(t *testing.T) {
 		return // the binary embeds the file it replaced
 	}
 	if ssaSchema != string(data) {
-		t.Fatal("ssaschema.yaml is stale: it differs from client-go's schema of the served kinds; run `go generate ./host/apiserver`")
+		t.Fatal("ssaschema.yaml is stale: it differs from client-go's schema of the served kinds; run `go generate ./host/internal/apiserver`")
 	}
 	parser, err := typed.NewParser(typed.YAMLObject(ssaSchema))
 	if err != nil {
