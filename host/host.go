@@ -5,8 +5,9 @@
 //
 //   - a cluster: Start runs a control plane (and its workers), StartWorker a
 //     node that joins one, each from its options;
-//   - objects: manifests decoded and admitted exactly as the API server
-//     admits them, and the store's keys;
+//   - objects: admitted exactly as the API server admits them, the store
+//     and its keys, the Kubernetes API over a store (manifest files are
+//     read by host/apis/manifest);
 //   - one pod: a wasm module run under the ABI without a cluster (for SDK
 //     tests and tools);
 //   - the kubeconfig entry serve writes.

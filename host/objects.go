@@ -1,6 +1,8 @@
 package host
 
 import (
+	"net/http"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -27,5 +29,6 @@ func KeyOf(obj runtime.Object) Key { return store.KeyOf(obj) }
 // APIServerConfig configures NewAPIServer.
 type APIServerConfig = apiserver.Config
 
-// NewAPIServer returns the Kubernetes API over a store, as an http.Handler.
-func NewAPIServer(cfg APIServerConfig) *apiserver.Server { return apiserver.New(cfg) }
+// NewAPIServer returns the Kubernetes API over a store, on a port of its
+// own (the token of cfg checked, nothing else mounted).
+func NewAPIServer(cfg APIServerConfig) http.Handler { return apiserver.New(cfg) }
