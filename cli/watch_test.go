@@ -136,9 +136,9 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	if n := p.Status.ContainerStatuses[0].RestartCount; n != 1 {
 		t.Errorf("restart count after the swap = %d, want 1", n)
 	}
-	if !hasEvent(c, "answer", "Killing", "rebuilt") {
-		t.Errorf("no Killing event for the rebuilt image")
-	}
+	// The kubelet records the event after it starts the new instance, so
+	// the new answer can come first.
+	testenv.Eventually(t, "a Killing event for the rebuilt image", func() bool { return hasEvent(c, "answer", "Killing", "rebuilt") })
 	if now := storedPod(t, c, "other").Status.ContainerStatuses[0]; now.RestartCount != 0 || !now.State.Running.StartedAt.Equal(&other.State.Running.StartedAt) {
 		t.Errorf("the other pod was touched: %+v, was %+v", now, other)
 	}
