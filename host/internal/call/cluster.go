@@ -26,7 +26,7 @@ type Cluster struct {
 	Local   service.LocalPods
 	// Remote calls pods on other nodes; nil means a shared default pool.
 	Remote *Remote
-	// Policy is the node's NetworkPolicy check (outbound.Policy.Check):
+	// Policy is the node's NetworkPolicy check (outbound.Policy.CheckService):
 	// the call goes to one of the backends it allows; when it allows none,
 	// the call fails with an *outbound.DeniedError (K32_ERR_PERM).
 	// Required: a Cluster without one refuses every call.
@@ -58,7 +58,7 @@ func (c *Cluster) CallService(ctx context.Context, t outbound.Target, call pod.C
 	if len(backends) == 0 {
 		return pod.CallResult{}, &NoReadyPodError{From: call.From, Target: t.ServiceName()}
 	}
-	if backends, err = c.Policy.Check(ctx, call.From, outbound.ServiceDest(t.ServiceName(), backends)); err != nil {
+	if backends, err = c.Policy.CheckService(ctx, call.From, t.ServiceName(), backends); err != nil {
 		return pod.CallResult{}, err
 	}
 	b := backends[c.next.Next(len(backends))]

@@ -49,7 +49,7 @@ func TestWorkerPolicies(t *testing.T) {
 	k := newKubelet(t, Config{NodeName: "w1", NodeIP: "127.0.0.2", Source: source, Policy: policy})
 	host := netip.MustParseAddrPort("127.0.0.9:8000")
 	denied := func(from string) string {
-		_, err := policy.Check(context.Background(), from, outbound.HostDest(host))
+		err := policy.CheckHost(context.Background(), from, host)
 		var d *outbound.DeniedError
 		if err != nil && !errors.As(err, &d) {
 			t.Fatalf("Check(%s): %v is no DeniedError", from, err)

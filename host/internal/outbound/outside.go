@@ -176,7 +176,7 @@ func (o *Outside) connect(ctx context.Context, from string, addrs []netip.Addr, 
 	var first error
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a, uint16(port))
-		if _, err := o.Policy.Check(checkCtx, from, HostDest(ap)); err != nil {
+		if err := o.Policy.CheckHost(checkCtx, from, ap); err != nil {
 			if first == nil {
 				first = err
 			}

@@ -39,9 +39,9 @@ type PolicySource interface {
 var ErrNoPolicySource = errors.New("no NetworkPolicy source: a node checks every call of its pods against their NetworkPolicies and cannot start without the objects to read them from")
 
 // Policy is the node's one NetworkPolicy check: every way out of a pod —
-// a Service on this node or another, a host outside over http:// or
-// https://, through the relay or the egress gateway — asks Check before
-// it connects. It is built once per node (NewPolicy).
+// a Service on this node or another (CheckService), a host outside over
+// http:// or https://, through the relay or the egress gateway
+// (CheckHost) — asks it before it connects. It is built once per node (NewPolicy).
 type Policy struct {
 	// evaluate decides one connection: netpol.Evaluate over the source.
 	evaluate func(ctx context.Context, from string, to netpol.Dest) netpol.Decision
@@ -67,39 +67,33 @@ func NewPolicy(src PolicySource, log func(namespace, name string, line pod.Line)
 	return p, nil
 }
 
-// Dest is where a pod connects: a host outside the cluster (Addr, an
-// address destAddr made) or the ready pods behind a Service (Service and
-// Backends).
-type Dest struct {
-	Addr     netip.AddrPort
-	Service  string // "<service>.<namespace>:<port>"
-	Backends []service.Backend
+// CheckHost checks a connection of the pod from ("<namespace>/<name>") to
+// addr, a host outside (an address destAddr made). A refusal is a
+// *DeniedError (K32_ERR_PERM), which CheckHost logs as the node's [NETPOL]
+// line unless ctx's caller logs refusals itself (callerLogs). A nil Policy
+// refuses everything.
+func (p *Policy) CheckHost(ctx context.Context, from string, addr netip.AddrPort) error {
+	var err error
+	if p == nil {
+		err = &DeniedError{From: from, Target: addr.String(), Reason: ErrNoPolicySource.Error()}
+	} else {
+		err = p.checkHost(ctx, from, addr)
+	}
+	p.logRefusal(ctx, err)
+	return err
 }
 
-// HostDest is the destination of a connection to a host outside.
-func HostDest(addr netip.AddrPort) Dest { return Dest{Addr: addr} }
-
-// ServiceDest is the destination of a call to a Service's backends.
-func ServiceDest(name string, backends []service.Backend) Dest {
-	return Dest{Service: name, Backends: backends}
-}
-
-// Check checks the connection of the pod from ("<namespace>/<name>") to
-// to. For a Service it returns the backends the policies allow, and fails
-// when they allow none; for a host it returns nil or the refusal. A
-// refusal is a *DeniedError (K32_ERR_PERM), which Check logs as the
-// node's [NETPOL] line, unless ctx's caller logs refusals itself
-// (callerLogs). A nil Policy refuses everything.
-func (p *Policy) Check(ctx context.Context, from string, to Dest) ([]service.Backend, error) {
+// CheckService checks a call of the pod from to the Service svc
+// ("<service>.<namespace>:<port>") and returns those of its ready pods
+// the policies let it reach; it fails, as CheckHost does, when they let it
+// reach none.
+func (p *Policy) CheckService(ctx context.Context, from, svc string, backends []service.Backend) ([]service.Backend, error) {
 	var allowed []service.Backend
 	var err error
-	switch {
-	case p == nil:
-		err = &DeniedError{From: from, Target: to.name(), Reason: ErrNoPolicySource.Error()}
-	case to.Service != "":
-		allowed, err = p.checkBackends(ctx, from, to)
-	default:
-		err = p.checkHost(ctx, from, to.Addr)
+	if p == nil {
+		err = &DeniedError{From: from, Target: svc, Reason: ErrNoPolicySource.Error()}
+	} else {
+		allowed, err = p.checkBackends(ctx, from, svc, backends)
 	}
 	p.logRefusal(ctx, err)
 	return allowed, err
@@ -120,14 +114,6 @@ func (p *Policy) logRefusal(ctx context.Context, err error) {
 // which checks each address of a name and logs only the refusal the call
 // ends with.
 type callerLogs struct{}
-
-// name is how the [NETPOL] line names the destination.
-func (d Dest) name() string {
-	if d.Service != "" {
-		return d.Service
-	}
-	return d.Addr.String()
-}
 
 // checkHost checks a connection to addr. An address of this machine is
 // checked as itself and as 127.0.0.1, since it reaches the node itself: a
@@ -157,10 +143,10 @@ func (p *Policy) hostAllowed(ctx context.Context, from string, addr netip.AddrPo
 
 // checkBackends keeps the backends the policies let from connect to, or
 // fails with the first refusal's reason when they let none.
-func (p *Policy) checkBackends(ctx context.Context, from string, to Dest) ([]service.Backend, error) {
+func (p *Policy) checkBackends(ctx context.Context, from, svc string, backends []service.Backend) ([]service.Backend, error) {
 	var ok []service.Backend
 	var first string
-	for _, b := range to.Backends {
+	for _, b := range backends {
 		ip, _ := netip.ParseAddr(b.IP) // an unknown IP matches no ipBlock
 		dest := netpol.Dest{Addr: ip, Port: b.Port, Namespace: b.Namespace, Name: b.Name,
 			Pod: func() (*corev1.Pod, error) { return p.targetPod(ctx, b) }}
@@ -174,10 +160,10 @@ func (p *Policy) checkBackends(ctx context.Context, from string, to Dest) ([]ser
 		return ok, nil
 	}
 	reason := first
-	if len(to.Backends) > 1 {
-		reason = fmt.Sprintf("none of its %d pods is allowed; %s: %s", len(to.Backends), to.Backends[0].ID(), reason)
+	if len(backends) > 1 {
+		reason = fmt.Sprintf("none of its %d pods is allowed; %s: %s", len(backends), backends[0].ID(), reason)
 	}
-	return nil, &DeniedError{From: from, Target: to.Service, Reason: reason}
+	return nil, &DeniedError{From: from, Target: svc, Reason: reason}
 }
 
 // targetPod reads the pod b from the source; a Policy built otherwise

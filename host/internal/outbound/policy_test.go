@@ -104,14 +104,16 @@ func TestPolicyLogsTheRefusalTheCallEndsWith(t *testing.T) {
 // A part handed no Policy refuses every way out (fail closed).
 func TestNilPolicyRefusesEverything(t *testing.T) {
 	var p *Policy
-	for _, to := range []Dest{
-		HostDest(netip.MustParseAddrPort("127.0.0.1:80")),
-		ServiceDest("svc.default:80", []service.Backend{{Namespace: "default", Name: "b", Ready: true}}),
-	} {
-		allowed, err := p.Check(context.Background(), "default/a", to)
+	hostErr := p.CheckHost(context.Background(), "default/a", netip.MustParseAddrPort("127.0.0.1:80"))
+	allowed, svcErr := p.CheckService(context.Background(), "default/a", "svc.default:80",
+		[]service.Backend{{Namespace: "default", Name: "b", Ready: true}})
+	for to, err := range map[string]error{"a host": hostErr, "a Service": svcErr} {
 		var d *DeniedError
-		if len(allowed) != 0 || !errors.As(err, &d) || !strings.Contains(d.Reason, "no NetworkPolicy source") {
-			t.Errorf("%+v: %v, %v; want a refusal naming the missing source", to, allowed, err)
+		if !errors.As(err, &d) || !strings.Contains(d.Reason, "no NetworkPolicy source") {
+			t.Errorf("%s: %v; want a refusal naming the missing source", to, err)
 		}
+	}
+	if len(allowed) != 0 {
+		t.Errorf("a Service: %v allowed", allowed)
 	}
 }
