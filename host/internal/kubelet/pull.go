@@ -1,0 +1,104 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/images"
+	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/store"
+)
+
+// The container reasons of a pull, as a kubelet reports them.
+const (
+	reasonPulling          = "ContainerCreating"
+	reasonErrImagePull     = "ErrImagePull"
+	reasonImagePullBackOff = "ImagePullBackOff"
+)
+
+// errNotPulled is podConfig's answer for an OCI image this node has not
+// pulled yet: start then pulls it in the background (pullLoop).
+var errNotPulled = &problem{reason: reasonPulling}
+
+// isOCI reports whether image is an OCI reference this node pulls
+// (docs/oci.md) rather than a wasm:// one it reads from its image trees.
+func isOCI(image string) bool {
+	if images.IsWasmRef(image) {
+		return false
+	}
+	_, err := images.ParseOCI(image)
+	return err == nil
+}
+
+// pullLoop pulls p's OCI image until it has it, then starts the pod: the
+// container waits as ErrImagePull right after a failed pull and as
+// ImagePullBackOff until the next, which comes after a wait that doubles
+// from abi.ImagePullBackoffInitial up to abi.ImagePullBackoffMax. It ends
+// when r is no longer the node's runtime of p, or the node stops.
+func (k *Kubelet) pullLoop(ctx context.Context, p *corev1.Pod, r *running) {
+	key := store.KeyOf(p)
+	image := p.Spec.Containers[0].Image
+	backoff := abi.ImagePullBackoffInitial
+	for {
+		k.event(p, corev1.EventTypeNormal, "Pulling", fmt.Sprintf("Pulling image %q", image))
+		img, err := k.puller.Pull(ctx, image)
+		if ctx.Err() != nil || !k.current(key, r) {
+			return
+		}
+		if err == nil {
+			k.event(p, corev1.EventTypeNormal, "Pulled", fmt.Sprintf("Successfully pulled image %q (%s)", image, img.Manifest))
+			k.mu.Lock()
+			if k.pods[key] == r {
+				k.forget(r.uid, r.generation)
+				k.pods[key] = k.start(ctx, p, 0)
+			}
+			k.mu.Unlock()
+			return
+		}
+		k.waiting(p, r, reasonErrImagePull, err.Error())
+		// As a kubelet: ErrImagePull for the pull that failed, then
+		// ImagePullBackOff while it waits for the next.
+		if !sleep(ctx, time.Second) || !k.current(key, r) {
+			return
+		}
+		k.waiting(p, r, reasonImagePullBackOff, fmt.Sprintf("Back-off pulling image %q: %v", image, err))
+		if !sleep(ctx, backoff-time.Second) || !k.current(key, r) {
+			return
+		}
+		backoff = min(2*backoff, abi.ImagePullBackoffMax)
+	}
+}
+
+// waiting writes r's container as waiting for its image with reason.
+// Started counts the pod as settled for /readyz: a pull that keeps failing
+// must not hold the whole node back.
+func (k *Kubelet) waiting(p *corev1.Pod, r *running, reason, message string) {
+	st := &pod.Status{Phase: pod.PhasePending, Reason: reason, Message: message, Started: true}
+	r.failed.Store(st)
+	k.writeStatus(store.KeyOf(p), p.UID, p.Generation, r.status)
+	k.observe(p, *st)
+}
+
+// current reports whether r is still the node's runtime of the pod key.
+func (k *Kubelet) current(key store.Key, r *running) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.pods[key] == r
+}
+
+// sleep waits d, or less when ctx ends first; it reports whether ctx is
+// still alive.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
