@@ -10,8 +10,8 @@ import (
 // references, so a board's reference never reaches a registry.
 func TestParseOCIAcceptsRegistryReferencesOnly(t *testing.T) {
 	valid := map[string][3]string{
-		"127.0.0.1:5000/app/echo:v1": {"127.0.0.1:5000", "app/echo", "v1"},
-		"localhost:5000/echo":        {"localhost:5000", "echo", "latest"},
+		"127.0.0.1:5000/app/echo:v1":                          {"127.0.0.1:5000", "app/echo", "v1"},
+		"localhost:5000/echo":                                 {"localhost:5000", "echo", "latest"},
 		"ghcr.io/acme/echo@sha256:" + strings.Repeat("a", 64): {"ghcr.io", "acme/echo", "sha256:" + strings.Repeat("a", 64)},
 	}
 	for ref, want := range valid {
