@@ -38,7 +38,7 @@ func TestAPIAdmitsOCIReferences(t *testing.T) {
 		}
 	}
 	body := strings.NewReplacer(`"web"`, `"bad"`, "wasm://embedded/echo", "nginx:1.27").Replace(goodPod)
-	if code, out := send(t, "POST", pods, "application/json", body); code != 422 || !strings.Contains(out, "wasm://embedded/<name>") || !strings.Contains(out, "OCI reference") {
+	if code, out := send(t, "POST", pods, "application/json", body); code != 422 || !strings.Contains(out, "a kube32 image is wasm://embedded/") || !strings.Contains(out, "or an OCI reference") {
 		t.Errorf("creating a pod of image nginx:1.27: %d %s, want 422 naming both forms", code, out)
 	}
 }
