@@ -11,6 +11,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/singleflight"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/kube32/kube32/abi"
@@ -38,6 +39,9 @@ type Puller struct {
 
 	mu     sync.Mutex
 	pulled map[string]Image // by reference
+	// flights makes the pods of a node that want one reference at once
+	// share one pull.
+	flights singleflight.Group
 }
 
 // Cached returns the image of ref that this process pulled, or that the
@@ -58,8 +62,16 @@ func (p *Puller) Cached(ref string) (Image, bool) {
 
 // Pull fetches ref's manifest and module from its registry, checks that it
 // is a wasm artifact and that every byte matches its digest, and caches it.
-// Errors name the reference.
+// Errors name the reference. Pulls of one reference at once are one pull.
 func (p *Puller) Pull(ctx context.Context, ref string) (Image, error) {
+	img, err, _ := p.flights.Do(ref, func() (any, error) { return p.pull(ctx, ref) })
+	if err != nil {
+		return Image{}, err
+	}
+	return img.(Image), nil
+}
+
+func (p *Puller) pull(ctx context.Context, ref string) (Image, error) {
 	r, err := images.ParseOCI(ref)
 	if err != nil {
 		return Image{}, err

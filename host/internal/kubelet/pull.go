@@ -62,11 +62,11 @@ func (k *Kubelet) pullLoop(ctx context.Context, p *corev1.Pod, r *running) {
 		k.waiting(p, r, reasonErrImagePull, err.Error())
 		// As a kubelet: ErrImagePull for the pull that failed, then
 		// ImagePullBackOff while it waits for the next.
-		if !sleep(ctx, time.Second) || !k.current(key, r) {
+		if !k.wait(ctx, key, r, time.Second) {
 			return
 		}
 		k.waiting(p, r, reasonImagePullBackOff, fmt.Sprintf("Back-off pulling image %q: %v", image, err))
-		if !sleep(ctx, backoff-time.Second) || !k.current(key, r) {
+		if !k.wait(ctx, key, r, backoff-time.Second) {
 			return
 		}
 		backoff = min(2*backoff, abi.ImagePullBackoffMax)
@@ -90,15 +90,22 @@ func (k *Kubelet) current(key store.Key, r *running) bool {
 	return k.pods[key] == r
 }
 
-// sleep waits d, or less when ctx ends first; it reports whether ctx is
-// still alive.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+// wait waits d, a second at a time, and reports whether r is still the
+// node's runtime of the pod key and the node still runs: a pod deleted
+// during a long backoff ends its loop within a second.
+func (k *Kubelet) wait(ctx context.Context, key store.Key, r *running, d time.Duration) bool {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+			if !k.current(key, r) {
+				return false
+			}
+		}
 	}
+	return k.current(key, r)
 }
