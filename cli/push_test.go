@@ -113,6 +113,9 @@ func TestPushWritesAWasmArtifactThatServeRuns(t *testing.T) {
 	if code := getPod(t, c); code != http.StatusOK {
 		t.Errorf("pulled pod answered %d, want 200", code)
 	}
+	if id, want := pulledPod(c).Status.ContainerStatuses[0].ImageID, reg.Host+"/app/good@"+digest.FromBytes(raw).String(); id != want {
+		t.Errorf("imageID %q, want %q", id, want)
+	}
 	if !hasEvent(c, "pulled", "Pulled", digest.FromBytes(raw).String()) {
 		t.Error("no Pulled event naming the manifest's digest")
 	}

@@ -312,6 +312,7 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 func (k *Kubelet) writeStatus(key store.Key, uid types.UID, generation int64, status func() pod.Status) {
 	_ = k.cfg.Source.UpdatePodStatus(context.Background(), key.Namespace, key.Name, uid, generation, func(p *corev1.Pod) {
 		applyStatus(p, status(), k.cfg.NodeIP)
+		k.pulledImageID(p)
 	})
 }
 

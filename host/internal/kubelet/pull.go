@@ -73,6 +73,22 @@ func (k *Kubelet) pullLoop(ctx context.Context, p *corev1.Pod, r *running) {
 	}
 }
 
+// pulledImageID names, in the status of a pod whose OCI image the node
+// pulled, the image by its manifest's digest (REGISTRY/REPOSITORY@sha256:…),
+// as a kubelet's imageID does.
+func (k *Kubelet) pulledImageID(p *corev1.Pod) {
+	if len(p.Status.ContainerStatuses) == 0 || !isOCI(p.Status.ContainerStatuses[0].Image) {
+		return
+	}
+	cs := &p.Status.ContainerStatuses[0]
+	img, ok := k.puller.Cached(cs.Image)
+	ref, err := images.ParseOCI(cs.Image)
+	if !ok || err != nil {
+		return
+	}
+	cs.ImageID = ref.Registry + "/" + ref.Repository + "@" + img.Manifest.String()
+}
+
 // waiting writes r's container as waiting for its image with reason.
 // Started counts the pod as settled for /readyz: a pull that keeps failing
 // must not hold the whole node back.
