@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -41,15 +42,25 @@ func pushFixture(t *testing.T, ref string) ([]byte, string) {
 // cacheDir "" shares the tests' caches.
 func servePod(t *testing.T, ref, cacheDir string) *host.Cluster {
 	t.Helper()
+	return servePodOn(t, ref, cacheDir, "", 0)
+}
+
+// servePodOn is servePod with the Pod bound to node (none: "") of a
+// cluster of that many nodes (0: serve's default, the control plane alone).
+func servePodOn(t *testing.T, ref, cacheDir, node string, nodes int) *host.Cluster {
+	t.Helper()
 	root := t.TempDir()
 	testenv.WriteFiles(t, filepath.Join(root, "firmware"), map[string]string{"README": "no images: the pod's image is pulled"})
 	file := filepath.Join(root, "pod.yaml")
 	manifest := "apiVersion: v1\nkind: Pod\nmetadata: {name: pulled}\nspec:\n  containers:\n  - name: c\n    image: \"" + ref + "\"\n"
+	if node != "" {
+		manifest += "  nodeName: " + node + "\n"
+	}
 	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: cacheDir})
+	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: cacheDir, Nodes: nodes})
 	return c
 }
 
@@ -118,6 +129,37 @@ func TestPushWritesAWasmArtifactThatServeRuns(t *testing.T) {
 	}
 	if !hasEvent(c, "pulled", "Pulled", digest.FromBytes(raw).String()) {
 		t.Error("no Pulled event naming the manifest's digest")
+	}
+}
+
+// A worker node (the kubelet of `kube32 node`, here in serve's process)
+// pulls and runs the image as the control plane's does; its pod port
+// answers 200.
+func TestWorkerNodeRunsAPulledPod(t *testing.T) {
+	reg := testregistry.Start(t, "127.0.0.1:0")
+	ref := reg.Host + "/app/good:v1"
+	pushFixture(t, ref)
+	c := servePodOn(t, ref, t.TempDir(), "kube32-worker-1", 2)
+	testenv.EventuallyNil(t, "the pulled pod to run on the worker", func() error {
+		if p := pulledPod(c); p == nil || p.Status.Phase != corev1.PodRunning {
+			return fmt.Errorf("pod %+v", p.Status)
+		}
+		return nil
+	})
+	p := pulledPod(c)
+	if p.Spec.NodeName != "kube32-worker-1" || p.Status.HostIP != "127.0.0.2" || !strings.Contains(p.Status.ContainerStatuses[0].ImageID, "@sha256:") {
+		t.Fatalf("pod on %s (%s), imageID %q", p.Spec.NodeName, p.Status.HostIP, p.Status.ContainerStatuses[0].ImageID)
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(c.PodURL(), "http://"), ":")
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.2:"+port+"/", nil)
+	req.Header.Set(abi.HeaderPod, "default/pulled")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the worker's pulled pod answered %d, want 200", resp.StatusCode)
 	}
 }
 
