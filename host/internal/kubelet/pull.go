@@ -20,6 +20,10 @@ const (
 	reasonImagePullBackOff = "ImagePullBackOff"
 )
 
+// errImagePullShown is how long a failed pull shows as ErrImagePull before
+// ImagePullBackOff, as the kubelet's next sync of the pod would replace it.
+const errImagePullShown = time.Second
+
 // errNotPulled is podConfig's answer for an OCI image this node has not
 // pulled yet: start then pulls it in the background (pullLoop).
 var errNotPulled = &problem{reason: reasonPulling}
@@ -62,11 +66,11 @@ func (k *Kubelet) pullLoop(ctx context.Context, p *corev1.Pod, r *running) {
 		k.waiting(p, r, reasonErrImagePull, err.Error())
 		// As a kubelet: ErrImagePull for the pull that failed, then
 		// ImagePullBackOff while it waits for the next.
-		if !k.wait(ctx, key, r, time.Second) {
+		if !k.wait(ctx, key, r, errImagePullShown) {
 			return
 		}
 		k.waiting(p, r, reasonImagePullBackOff, fmt.Sprintf("Back-off pulling image %q: %v", image, err))
-		if !k.wait(ctx, key, r, backoff-time.Second) {
+		if !k.wait(ctx, key, r, backoff-errImagePullShown) {
 			return
 		}
 		backoff = min(2*backoff, abi.ImagePullBackoffMax)
