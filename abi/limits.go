@@ -229,6 +229,18 @@ const (
 )
 
 // Limit is one number of the protocol, as docs/limits.md lists it.
+// OCI images a node pulls (docs/oci.md).
+const (
+	// OCIModuleBytesMax bounds the module layer of an OCI image: a larger
+	// layer is refused before it is downloaded.
+	OCIModuleBytesMax = 32 << 20
+	// ImagePullBackoffInitial is the wait after a failed pull before the
+	// next; it doubles after each failure up to ImagePullBackoffMax, as a
+	// kubelet's does.
+	ImagePullBackoffInitial = 10 * time.Second
+	ImagePullBackoffMax     = 300 * time.Second
+)
+
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
 	Value  int64  // in Unit
@@ -299,6 +311,9 @@ var Limits = []Limit{
 	{"GlobalsMax", GlobalsMax, "", "Globals of a module, imported and defined.", "boards.md"},
 	{"TypesMax", TypesMax, "", "Entries of a module's type section.", "boards.md"},
 	{"TableEntriesMax", TableEntriesMax, "", "The initial size of a module's tables.", "boards.md"},
+	{"OCIModuleBytesMax", kib(OCIModuleBytesMax), "KiB", "The module layer of an OCI image a node pulls; a larger one is refused before it is downloaded (ErrImagePull).", "oci.md"},
+	{"ImagePullBackoffInitial", secs(ImagePullBackoffInitial), "s", "The wait after a failed pull of an OCI image before the next (ImagePullBackOff); it doubles after each failure.", "oci.md"},
+	{"ImagePullBackoffMax", secs(ImagePullBackoffMax), "s", "The longest wait between pulls of an OCI image that keeps failing.", "oci.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/oci"
 )
 
 // NodeOptions are the options of `kube32 node`.
@@ -103,7 +104,7 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
 	w, err := host.StartWorker(ctx, host.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
-		Images: images, Cache: cache, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
+		Images: images, Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections, Board: board,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})

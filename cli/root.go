@@ -72,6 +72,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newBuildCommand(io),
 		newServeCommand(io),
 		newFlashCommand(io),
+		newPushCommand(io),
 		newNodeCommand(io),
 		newUplinkCommand(io),
 		newVersionCommand(io),

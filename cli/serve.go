@@ -21,6 +21,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/host/apis/manifest"
+	"github.com/kube32/kube32/internal/oci"
 	"github.com/kube32/kube32/templates/demo"
 )
 
@@ -150,7 +151,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	c, err := host.Start(ctx, host.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
-		Cache: cache, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
+		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
 		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
@@ -326,6 +327,15 @@ func checkImagesDir(dir string) error {
 		}
 	}
 	return fmt.Errorf("--images %s: holds neither firmware/ nor sd/ (point it at a build/ folder written by `kube32 build`)", dir)
+}
+
+// imageCacheDir is where a node keeps the OCI images it pulled, by digest
+// (docs/oci.md): beside the compilation cache, or in --cache-dir's oci/.
+func imageCacheDir(dir string) string {
+	if dir != "" {
+		return filepath.Join(dir, "oci")
+	}
+	return filepath.Join(filepath.Dir(compilationCacheDir("")), "oci")
 }
 
 func compilationCacheDir(dir string) string {

@@ -105,17 +105,33 @@ func validateContainerName(name string, seen sets.Set[string], path *field.Path)
 	return errs
 }
 
-// validateImage accepts exactly wasm://embedded/<name> and wasm://sd/<name>,
-// by the one parser of image references the kubelet resolves them with.
+// validateImage accepts wasm://embedded/<name> and wasm://sd/<name>, and
+// OCI references a node pulls (docs/oci.md), by the parsers of image
+// references the kubelet resolves them with. A reference that is neither
+// gets the wasm:// message it always got, with the OCI form added.
 func validateImage(ref string, path *field.Path) field.ErrorList {
 	if ref == "" {
 		return field.ErrorList{field.Required(path, "")}
 	}
+	if !images.IsWasmRef(ref) {
+		if _, err := images.ParseOCI(ref); err == nil {
+			return nil
+		}
+	}
 	if _, err := images.ParseImage(ref); err != nil {
 		detail := strings.TrimPrefix(err.Error(), fmt.Sprintf("image %q: ", ref))
-		return field.ErrorList{field.Invalid(path, ref, detail+"; a kube32 image is wasm://embedded/<name> or wasm://sd/<name>")}
+		return field.ErrorList{field.Invalid(path, ref, detail+"; a kube32 image is wasm://embedded/<name> or wasm://sd/<name>"+ociHint(ref))}
 	}
 	return nil
+}
+
+// ociHint adds the OCI form to the message of a reference outside the
+// wasm:// scheme.
+func ociHint(ref string) string {
+	if images.IsWasmRef(ref) {
+		return ""
+	}
+	return ", or an OCI reference REGISTRY/REPOSITORY[:TAG|@DIGEST]"
 }
 
 func validateContainerPorts(ports []corev1.ContainerPort, path *field.Path) field.ErrorList {

@@ -81,7 +81,7 @@ func TestBadInputAnswersAPreciseStatusAndChangesNothing(t *testing.T) {
 		// Issue 19, item 4: a JSON patch that does not apply is a 422, as kube-apiserver answers it.
 		{"JSON patch of an unknown op", "PATCH", "pods/web", "application/json-patch+json", `[{"op":"nope"}]`, 422, metav1.StatusReasonInvalid, "applying the application/json-patch+json", ""},
 		{"JSON patch whose test fails", "PATCH", "pods/web", "application/json-patch+json", `[{"op":"test","path":"/metadata/name","value":"other"}]`, 422, metav1.StatusReasonInvalid, "testing value /metadata/name failed", ""},
-		{"patch to an invalid object", "PATCH", "pods/web", "application/merge-patch+json", `{"spec":{"containers":[{"name":"c","image":"docker.io/x"}]}}`, 422, metav1.StatusReasonInvalid, "wasm://embedded/<name>", "spec.containers[0].image"},
+		{"patch to an invalid object", "PATCH", "pods/web", "application/merge-patch+json", `{"spec":{"containers":[{"name":"c","image":"nginx"}]}}`, 422, metav1.StatusReasonInvalid, "wasm://embedded/<name>", "spec.containers[0].image"},
 		{"writing Endpoints (read-only)", "PUT", "endpoints/web", "application/json", `{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"web"}}`, 405, metav1.StatusReasonMethodNotAllowed, "is not supported", ""},
 		{"deleting Endpoints (read-only)", "DELETE", "endpoints/web", "", "", 405, metav1.StatusReasonMethodNotAllowed, "is not supported", ""},
 		{"watching Endpoints", "GET", "endpoints?watch=true", "", "", 405, metav1.StatusReasonMethodNotAllowed, "watch", ""},

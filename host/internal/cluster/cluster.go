@@ -36,6 +36,7 @@ import (
 	"github.com/kube32/kube32/host/internal/servingcert"
 	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/host/internal/webview"
+	"github.com/kube32/kube32/internal/oci"
 )
 
 // MaxNodes is the largest cluster: node i has InternalIP 127.0.0.(i+1).
@@ -46,13 +47,16 @@ const ControlPlaneName = "kube32-control-plane"
 
 // Options configure a cluster. A port of 0 picks a free one.
 type Options struct {
-	Images         fs.FS // holds firmware/ and sd/
-	Objects        []manifest.Object
-	NodeIP         string // default 127.0.0.1
-	IngressPort    int
-	PodPort        int
-	APIPort        int
-	Cache          wazero.CompilationCache
+	Images      fs.FS // holds firmware/ and sd/
+	Objects     []manifest.Object
+	NodeIP      string // default 127.0.0.1
+	IngressPort int
+	PodPort     int
+	APIPort     int
+	Cache       wazero.CompilationCache
+	// Pull pulls and keeps the OCI images of every node's pods
+	// (docs/oci.md); nil: one that keeps them in memory only.
+	Pull           *oci.Puller
 	HandlerTimeout time.Duration
 	// DefaultMemoryLimit caps, on every node, the memory of a container
 	// without resources.limits.memory (serve's --default-memory-limit), in
@@ -220,7 +224,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 
 	c.Kubelet, err = kubelet.New(kubelet.Config{
 		NodeName: ControlPlaneName, NodeIP: opts.NodeIP, PodPort: podPortNumber, ControlPlane: true,
-		Store: c.Store, Policy: policy, Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
+		Store: c.Store, Policy: policy, Images: opts.Images, Pull: opts.Pull, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
 		Outside: &outbound.Outside{Route: uplink}, Board: opts.Board, Activity: events,
@@ -264,7 +268,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for i, ip := range workerIPs(opts.Nodes) {
 		w, err := StartWorker(ctx, WorkerOptions{
 			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
-			Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
+			Images: opts.Images, Pull: opts.Pull, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
 			conns: c.conns, limits: c.limits, activity: events,
 			DefaultMemoryLimit: opts.DefaultMemoryLimit, Board: opts.Board,
 			LeaseRenewInterval: opts.LeaseRenewInterval,

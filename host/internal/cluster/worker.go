@@ -20,6 +20,7 @@ import (
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/internal/oci"
 )
 
 // WorkerOptions configure a worker node.
@@ -32,9 +33,12 @@ type WorkerOptions struct {
 	Listener net.Listener
 	// API is the control plane's API server (http://host:port), Token its
 	// bearer token ("" for none).
-	API, Token     string
-	Images         fs.FS
-	Cache          wazero.CompilationCache
+	API, Token string
+	Images     fs.FS
+	Cache      wazero.CompilationCache
+	// Pull pulls and keeps the OCI images of the node's pods (docs/oci.md);
+	// nil: one that keeps them in memory only.
+	Pull           *oci.Puller
 	HandlerTimeout time.Duration
 	// DefaultMemoryLimit caps the memory of a container without
 	// resources.limits.memory, in bytes; 0 means pod.DefaultMemoryLimit.
@@ -106,7 +110,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	})}
 	w.Kubelet, err = kubelet.New(kubelet.Config{
 		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source, Policy: policy,
-		Images: opts.Images, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
+		Images: opts.Images, Pull: opts.Pull, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog, Board: opts.Board,
 		// Hosts outside are reached through the control plane's uplink.

@@ -48,7 +48,7 @@ func (k *Kubelet) memoryCap(p *corev1.Pod) int64 {
 func (k *Kubelet) heapUsed(except store.Key) int64 {
 	var used int64
 	for key, r := range k.pods {
-		if key == except || r.failed != nil {
+		if key == except || r.failed.Load() != nil {
 			continue
 		}
 		if phase := r.pod.Status().Phase; phase == pod.PhaseSucceeded || phase == pod.PhaseFailed {

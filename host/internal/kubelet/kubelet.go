@@ -30,6 +30,7 @@ import (
 	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/store"
+	"github.com/kube32/kube32/internal/oci"
 )
 
 // Config describes one node.
@@ -48,7 +49,10 @@ type Config struct {
 	// Store is the control plane's object store, used when Source is nil.
 	Store  *store.Store
 	Images fs.FS // holds the firmware/ and sd/ image trees
-	Cache  wazero.CompilationCache
+	// Pull pulls and keeps the OCI images of the node's pods (docs/oci.md);
+	// nil: a Puller that keeps them in memory only.
+	Pull  *oci.Puller
+	Cache wazero.CompilationCache
 	// HandlerTimeout bounds one k32_handle callback; 0 means host/internal/pod's default.
 	HandlerTimeout time.Duration
 	// DefaultMemoryLimit caps the memory of a container without
@@ -105,6 +109,8 @@ type Kubelet struct {
 	// (outbound.Caller, its calls recorded on the activity stream,
 	// netpol.go); Config.Policy logs the connections it refuses.
 	caller pod.Caller
+	// puller is Config.Pull, or one of the kubelet's own (pull.go).
+	puller *oci.Puller
 	// subscriptions feed the pods' k32_event (channels.go).
 	subscriptions podSubscriptions
 	// cpuHistory windows the pods' CPU for the Metrics API (stats.go).
@@ -128,14 +134,16 @@ type running struct {
 	log *podLog
 	// failed is the final status of a pod that never reached the runtime
 	// (its image could not be resolved); nil for a pod given to it.
-	failed *pod.Status
+	// A pod waiting for its OCI image has one too, replaced as its pull
+	// fails and retries (pull.go).
+	failed atomic.Pointer[pod.Status]
 }
 
 // status is the pod's runtime status, or the status it failed with before
 // it got a runtime.
 func (r *running) status() pod.Status {
-	if r.failed != nil {
-		return *r.failed
+	if failed := r.failed.Load(); failed != nil {
+		return *failed
 	}
 	return r.pod.Status()
 }
@@ -144,7 +152,10 @@ func (r *running) status() pod.Status {
 // or a Policy does not start: it could not tell which calls its pods'
 // NetworkPolicies allow.
 func New(cfg Config) (*Kubelet, error) {
-	k := &Kubelet{cfg: cfg, pods: map[store.Key]*running{}, terminating: map[store.Key]bool{}}
+	k := &Kubelet{cfg: cfg, pods: map[store.Key]*running{}, terminating: map[store.Key]bool{}, puller: cfg.Pull}
+	if k.puller == nil {
+		k.puller = &oci.Puller{}
+	}
 	if cfg.Source == nil && cfg.Store != nil {
 		k.cfg.Source = StoreSource(cfg.Store)
 	}
@@ -269,11 +280,19 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 		k.observe(p, r.pod.Status())
 	}
 	r.pod = pod.New(cfg)
+	if problem == errNotPulled {
+		// Pulled in the background; started again once pulled (pull.go).
+		r.failed.Store(&pod.Status{Phase: pod.PhasePending, Reason: reasonPulling})
+		k.writeStatus(key, p.UID, p.Generation, r.status)
+		go k.pullLoop(ctx, p, r)
+		return r
+	}
 	if problem != nil {
 		// The pod has failed for good: Settled must count it as settled.
-		r.failed = &pod.Status{Phase: pod.PhaseFailed, Reason: problem.reason, Message: problem.message, Started: true}
+		failed := &pod.Status{Phase: pod.PhaseFailed, Reason: problem.reason, Message: problem.message, Started: true}
+		r.failed.Store(failed)
 		k.writeStatus(key, p.UID, p.Generation, r.status)
-		k.observe(p, *r.failed)
+		k.observe(p, *failed)
 		return r
 	}
 	go func() {
@@ -293,6 +312,7 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 func (k *Kubelet) writeStatus(key store.Key, uid types.UID, generation int64, status func() pod.Status) {
 	_ = k.cfg.Source.UpdatePodStatus(context.Background(), key.Namespace, key.Name, uid, generation, func(p *corev1.Pod) {
 		applyStatus(p, status(), k.cfg.NodeIP)
+		k.pulledImageID(p)
 	})
 }
 
@@ -308,7 +328,7 @@ func (k *Kubelet) Handler(namespace, name string) (http.Handler, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	r, ok := k.pods[store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name}]
-	if !ok || r.failed != nil {
+	if !ok || r.failed.Load() != nil {
 		return nil, false
 	}
 	return httplimit.ReadBody(r.pod), true

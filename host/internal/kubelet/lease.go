@@ -93,7 +93,7 @@ func (k *Kubelet) resyncReady() {
 	for _, p := range k.cfg.Source.Pods(k.cfg.NodeName) {
 		key := store.KeyOf(p)
 		r, ok := k.pods[key]
-		if !ok || r.failed != nil || r.uid != string(p.UID) || r.generation != p.Generation || p.DeletionTimestamp != nil {
+		if !ok || r.failed.Load() != nil || r.uid != string(p.UID) || r.generation != p.Generation || p.DeletionTimestamp != nil {
 			continue
 		}
 		if st := r.pod.Status(); st.Started && podReady(p) != st.Ready {

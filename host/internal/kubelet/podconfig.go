@@ -15,7 +15,8 @@ import (
 )
 
 // podConfig turns a Pod's first container into a host/internal/pod configuration: its
-// module and bundle from the node's image trees, its environment, memory
+// module and bundle from the node's image trees (or its module from the
+// OCI images the node pulled, pull.go), its environment, memory
 // limit, capabilities and restart policy; its lines go to log, and its
 // refused calls to the node's log (refused.go).
 func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
@@ -45,6 +46,14 @@ func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 		for _, capability := range sc.Capabilities.Add {
 			cfg.Capabilities = append(cfg.Capabilities, string(capability))
 		}
+	}
+	if isOCI(c.Image) {
+		img, ok := k.puller.Cached(c.Image)
+		if !ok {
+			return cfg, errNotPulled
+		}
+		cfg.Module = img.Module
+		return cfg, nil
 	}
 	module, assets, err := images.ResolveModule(k.cfg.Images, c.Image)
 	if err != nil {

@@ -68,7 +68,7 @@ func (k *Kubelet) stats() metricsv1beta1.NodeStats {
 	var pods []runtime
 	k.mu.Lock()
 	for key, r := range k.pods {
-		if r.failed == nil {
+		if r.failed.Load() == nil {
 			pods = append(pods, runtime{key.Namespace, key.Name, r.spec.Spec.Containers[0].Name, r.pod})
 		}
 	}

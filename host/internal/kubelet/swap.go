@@ -31,7 +31,7 @@ func (k *Kubelet) ImagesChanged(refs []string) {
 		if k.ctx == nil || !changed[c.Image] {
 			continue
 		}
-		if r.failed == nil && k.reloadAssets(r, c.Image) {
+		if r.failed.Load() == nil && k.reloadAssets(r, c.Image) {
 			continue
 		}
 		r.replaced.Store(true)

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/internal/oci"
+)
+
+// PushOptions are the options of `kube32 push`.
+type PushOptions struct {
+	IO        IOStreams
+	Module    string // the .wasm file
+	Ref       string // REGISTRY/REPOSITORY:TAG
+	PlainHTTP bool   // plain HTTP to a registry that is not on loopback
+}
+
+func newPushCommand(io IOStreams) *cobra.Command {
+	opts := PushOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "push MODULE REF",
+		Short: "Push a wasm module to an OCI registry, for nodes to pull",
+		Long: `Write MODULE (a .wasm file) to the OCI registry reference REF, such as
+127.0.0.1:5000/app/echo:v1, as a wasm artifact: an image manifest with the
+config application/vnd.wasm.config.v0+json and one layer application/wasm.
+A Pod whose image is REF then runs on kube32 nodes, which pull it once and
+keep it by digest (docs/oci.md). The module is checked first, as a node
+checks it. Registries on this machine (localhost, 127.0.0.0/8) are reached
+over plain HTTP, others over HTTPS unless --plain-http; credentials come
+from the Docker configuration (docker login). Prints the manifest's digest.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Module, opts.Ref = args[0], args[1]
+			return RunPush(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.PlainHTTP, "plain-http", false, "reach a registry that is not on this machine over plain HTTP")
+	return cmd
+}
+
+// RunPush checks the module, pushes it and prints REF@DIGEST.
+func RunPush(ctx context.Context, opts PushOptions) error {
+	info, err := os.Stat(opts.Module)
+	if err != nil {
+		return fmt.Errorf("nothing pushed: %w", err)
+	}
+	if info.IsDir() {
+		return fmt.Errorf("nothing pushed: %s is a folder: kube32 push takes a .wasm module (bundles are not pushed yet)", opts.Module)
+	}
+	if info.Size() > abi.OCIModuleBytesMax {
+		return fmt.Errorf("nothing pushed: %s is %d bytes, more than nodes pull (OCIModuleBytesMax, %d)", opts.Module, info.Size(), abi.OCIModuleBytesMax)
+	}
+	module, err := os.ReadFile(opts.Module)
+	if err != nil {
+		return fmt.Errorf("nothing pushed: %w", err)
+	}
+	if _, err := modcheck.Check(ctx, module, modcheck.Options{}); err != nil {
+		return fmt.Errorf("nothing pushed: %s: %w", opts.Module, err)
+	}
+	digest, err := oci.Push(ctx, module, opts.Ref, opts.PlainHTTP)
+	if err != nil {
+		return fmt.Errorf("nothing pushed: %s: %w", opts.Module, err)
+	}
+	fmt.Fprintf(opts.IO.Out, "pushed %s to %s@%s\n", opts.Module, opts.Ref, digest)
+	return nil
+}

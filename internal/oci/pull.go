@@ -1,0 +1,202 @@
+package oci
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/singleflight"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/images"
+)
+
+// maxManifestBytes bounds a manifest read from a registry (oras-go's own
+// default for metadata).
+const maxManifestBytes = 4 << 20
+
+// Image is a pulled module: its bytes, verified against Layer, and the
+// digest of the manifest it came from (the image's ID).
+type Image struct {
+	Module   []byte
+	Manifest digest.Digest
+	Layer    digest.Digest
+}
+
+// Puller pulls the modules of OCI references once and keeps them: in
+// memory for the process, and by digest under Dir ("" keeps none on disk),
+// so that a node that restarts runs its images without the registry. Its
+// methods are safe for concurrent use.
+type Puller struct {
+	Dir string
+
+	mu     sync.Mutex
+	pulled map[string]Image // by reference
+	// flights makes the pods of a node that want one reference at once
+	// share one pull.
+	flights singleflight.Group
+}
+
+// Cached returns the image of ref that this process pulled, or that the
+// disk cache holds (its bytes checked against their digest again).
+func (p *Puller) Cached(ref string) (Image, bool) {
+	p.mu.Lock()
+	img, ok := p.pulled[ref]
+	p.mu.Unlock()
+	if ok {
+		return img, true
+	}
+	img, ok = p.readCache(ref)
+	if ok {
+		p.remember(ref, img)
+	}
+	return img, ok
+}
+
+// Pull fetches ref's manifest and module from its registry, checks that it
+// is a wasm artifact and that every byte matches its digest, and caches it.
+// Errors name the reference. Pulls of one reference at once are one pull.
+func (p *Puller) Pull(ctx context.Context, ref string) (Image, error) {
+	img, err, _ := p.flights.Do(ref, func() (any, error) { return p.pull(ctx, ref) })
+	if err != nil {
+		return Image{}, err
+	}
+	return img.(Image), nil
+}
+
+func (p *Puller) pull(ctx context.Context, ref string) (Image, error) {
+	r, err := images.ParseOCI(ref)
+	if err != nil {
+		return Image{}, err
+	}
+	repo := repository(r, false)
+	manDesc, rc, err := repo.FetchReference(ctx, r.Reference)
+	if err != nil {
+		return Image{}, fmt.Errorf("pull %s: %w", ref, err)
+	}
+	defer rc.Close()
+	if manDesc.Size > maxManifestBytes {
+		return Image{}, fmt.Errorf("pull %s: manifest of %d bytes is larger than %d", ref, manDesc.Size, maxManifestBytes)
+	}
+	raw, err := content.ReadAll(rc, manDesc)
+	if err != nil {
+		return Image{}, fmt.Errorf("pull %s: manifest: %w", ref, err)
+	}
+	layer, err := wasmLayer(raw, manDesc.MediaType)
+	if err != nil {
+		return Image{}, fmt.Errorf("pull %s: %w", ref, err)
+	}
+	if layer.Size > abi.OCIModuleBytesMax {
+		return Image{}, fmt.Errorf("pull %s: module layer of %d bytes is larger than %d (OCIModuleBytesMax)", ref, layer.Size, abi.OCIModuleBytesMax)
+	}
+	module, err := content.FetchAll(ctx, repo.Blobs(), layer)
+	if err != nil {
+		return Image{}, fmt.Errorf("pull %s: module layer %s: %w", ref, layer.Digest, err)
+	}
+	img := Image{Module: module, Manifest: manDesc.Digest, Layer: layer.Digest}
+	p.writeCache(ref, img)
+	p.remember(ref, img)
+	return img, nil
+}
+
+// wasmLayer returns the module layer of a wasm artifact's manifest, or why
+// the manifest is not one.
+func wasmLayer(raw []byte, mediaType string) (ocispec.Descriptor, error) {
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("manifest: %w", err)
+	}
+	if mediaType != ocispec.MediaTypeImageManifest {
+		return ocispec.Descriptor{}, fmt.Errorf("manifest of media type %q is not an OCI image manifest (%s): not a wasm image", mediaType, ocispec.MediaTypeImageManifest)
+	}
+	if m.Config.MediaType != images.ConfigMediaType {
+		return ocispec.Descriptor{}, fmt.Errorf("config of media type %q, want %q: not a wasm image (push it with kube32 push)", m.Config.MediaType, images.ConfigMediaType)
+	}
+	if len(m.Layers) != 1 || m.Layers[0].MediaType != images.LayerMediaType {
+		return ocispec.Descriptor{}, fmt.Errorf("a wasm image has one layer of media type %q; this one has %d layers", images.LayerMediaType, len(m.Layers))
+	}
+	return m.Layers[0], nil
+}
+
+func (p *Puller) remember(ref string, img Image) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pulled == nil {
+		p.pulled = map[string]Image{}
+	}
+	p.pulled[ref] = img
+}
+
+// The disk cache: modules under blobs/<algorithm>/<hex>, and for each
+// reference (named by its own digest) a line "<manifest> <layer>".
+func (p *Puller) refPath(ref string) string {
+	return filepath.Join(p.Dir, "refs", digest.FromString(ref).Encoded())
+}
+
+func (p *Puller) blobPath(d digest.Digest) string {
+	return filepath.Join(p.Dir, "blobs", d.Algorithm().String(), d.Encoded())
+}
+
+func (p *Puller) readCache(ref string) (Image, bool) {
+	if p.Dir == "" {
+		return Image{}, false
+	}
+	line, err := os.ReadFile(p.refPath(ref))
+	if err != nil {
+		return Image{}, false
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) != 2 {
+		return Image{}, false
+	}
+	man, layer := digest.Digest(fields[0]), digest.Digest(fields[1])
+	if man.Validate() != nil || layer.Validate() != nil {
+		return Image{}, false
+	}
+	module, err := os.ReadFile(p.blobPath(layer))
+	if err != nil || layer.Algorithm().FromBytes(module) != layer {
+		return Image{}, false // missing or damaged: pull again
+	}
+	return Image{Module: module, Manifest: man, Layer: layer}, true
+}
+
+// writeCache keeps img on disk; a cache that cannot be written costs a
+// pull after a restart, nothing more.
+func (p *Puller) writeCache(ref string, img Image) {
+	if p.Dir == "" {
+		return
+	}
+	if writeFile(p.blobPath(img.Layer), img.Module) == nil {
+		_ = writeFile(p.refPath(ref), []byte(img.Manifest.String()+" "+img.Layer.String()+"\n"))
+	}
+}
+
+// writeFile writes data to path whole or not at all, beside it first.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+// Package testregistry runs an OCI registry in the test's process, on
+// loopback (go-containerregistry's pkg/registry, which keeps blobs and
+// manifests in memory), for the tests of `kube32 push` and of the pulls
+// of a node (docs/oci.md). It can alter the blobs it sends, as a registry
+// or a path to it that corrupts data would.
+package testregistry
+
+import (
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+)
+
+// Registry is a running registry.
+type Registry struct {
+	// Host is its address, 127.0.0.1:PORT: the first part of a reference.
+	Host   string
+	tamper atomic.Bool
+}
+
+// Start runs a registry on addr ("127.0.0.1:0" for a free port) until the
+// test ends.
+func Start(t testing.TB, addr string) *Registry {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("registry on %s: %v", addr, err)
+	}
+	r := &Registry{Host: l.Addr().String()}
+	regs := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if r.tamper.Load() && req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
+			w = &flipper{ResponseWriter: w}
+		}
+		regs.ServeHTTP(w, req)
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return r
+}
+
+// Tamper makes the registry flip one byte of every blob it sends from now
+// on: same length, other bytes, so another digest.
+func (r *Registry) Tamper() { r.tamper.Store(true) }
+
+// FreeAddr returns a loopback address where nothing listens now, for a
+// registry that is down (and may be started there later).
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// flipper flips the last byte of the first write of a response body.
+type flipper struct {
+	http.ResponseWriter
+	done bool
+}
+
+func (f *flipper) Write(b []byte) (int, error) {
+	if f.done || len(b) == 0 {
+		return f.ResponseWriter.Write(b)
+	}
+	f.done = true
+	c := append([]byte(nil), b...)
+	c[len(c)-1] ^= 0xff
+	return f.ResponseWriter.Write(c)
+}
