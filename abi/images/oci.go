@@ -19,6 +19,16 @@ const (
 // boards read (ParseImage), rather than as an OCI reference.
 func IsWasmRef(ref string) bool { return strings.HasPrefix(ref, scheme) }
 
+// IsOCI reports whether ref is an OCI reference a node pulls (ParseOCI
+// accepts it) rather than a wasm:// one it reads from its image trees.
+func IsOCI(ref string) bool {
+	if IsWasmRef(ref) {
+		return false
+	}
+	_, err := ParseOCI(ref)
+	return err == nil
+}
+
 // ParseOCI parses an OCI reference REGISTRY/REPOSITORY[:TAG|@DIGEST] such
 // as 127.0.0.1:5000/app/echo:v1; without a tag or digest it names the tag
 // "latest", as Kubernetes does. It is the one rule for such references:

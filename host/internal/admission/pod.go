@@ -113,10 +113,8 @@ func validateImage(ref string, path *field.Path) field.ErrorList {
 	if ref == "" {
 		return field.ErrorList{field.Required(path, "")}
 	}
-	if !images.IsWasmRef(ref) {
-		if _, err := images.ParseOCI(ref); err == nil {
-			return nil
-		}
+	if images.IsOCI(ref) {
+		return nil
 	}
 	if _, err := images.ParseImage(ref); err != nil {
 		detail := strings.TrimPrefix(err.Error(), fmt.Sprintf("image %q: ", ref))

@@ -47,7 +47,7 @@ func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 			cfg.Capabilities = append(cfg.Capabilities, string(capability))
 		}
 	}
-	if isOCI(c.Image) {
+	if images.IsOCI(c.Image) {
 		img, ok := k.puller.Cached(c.Image)
 		if !ok {
 			return cfg, errNotPulled

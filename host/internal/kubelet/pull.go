@@ -28,16 +28,6 @@ const errImagePullShown = time.Second
 // pulled yet: start then pulls it in the background (pullLoop).
 var errNotPulled = &problem{reason: reasonPulling}
 
-// isOCI reports whether image is an OCI reference this node pulls
-// (docs/oci.md) rather than a wasm:// one it reads from its image trees.
-func isOCI(image string) bool {
-	if images.IsWasmRef(image) {
-		return false
-	}
-	_, err := images.ParseOCI(image)
-	return err == nil
-}
-
 // pullLoop pulls p's OCI image until it has it, then starts the pod: the
 // container waits as ErrImagePull right after a failed pull and as
 // ImagePullBackOff until the next, which comes after a wait that doubles
@@ -81,7 +71,7 @@ func (k *Kubelet) pullLoop(ctx context.Context, p *corev1.Pod, r *running) {
 // pulled, the image by its manifest's digest (REGISTRY/REPOSITORY@sha256:…),
 // as a kubelet's imageID does.
 func (k *Kubelet) pulledImageID(p *corev1.Pod) {
-	if len(p.Status.ContainerStatuses) == 0 || !isOCI(p.Status.ContainerStatuses[0].Image) {
+	if len(p.Status.ContainerStatuses) == 0 || !images.IsOCI(p.Status.ContainerStatuses[0].Image) {
 		return
 	}
 	cs := &p.Status.ContainerStatuses[0]
