@@ -68,11 +68,29 @@ func Binaries(t testing.TB) Bins {
 	return bins
 }
 
+// versionLDFlags stamps the version that Kubernetes' own release build sets
+// with -X: without it kube-apiserver says it is v0.0.0-master, and kubectl
+// and client-go see that in /version.
+func versionLDFlags() string {
+	major, minor, _ := strings.Cut(strings.TrimPrefix(KubernetesVersion, "v"), ".")
+	minor, _, _ = strings.Cut(minor, ".")
+	var flags []string
+	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+		flags = append(flags,
+			"-X "+pkg+".gitVersion="+KubernetesVersion,
+			"-X "+pkg+".gitMajor="+major,
+			"-X "+pkg+".gitMinor="+minor,
+			"-X "+pkg+".gitTreeState=clean",
+			"-X "+pkg+".buildDate=1970-01-01T00:00:00Z")
+	}
+	return strings.Join(flags, " ")
+}
+
 // recipe names what the binaries were built from; the stamp file holds it,
 // and binaries without the current recipe are rebuilt.
 func recipe() string {
-	return fmt.Sprintf("k8s.io/kubernetes %s (k8s.io/* %s), go.etcd.io/etcd/server/v3 %s, %s/%s\n",
-		KubernetesVersion, StagingVersion, EtcdVersion, runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("k8s.io/kubernetes %s (k8s.io/* %s), go.etcd.io/etcd/server/v3 %s, %s/%s, -ldflags=%q\n",
+		KubernetesVersion, StagingVersion, EtcdVersion, runtime.GOOS, runtime.GOARCH, versionLDFlags())
 }
 
 func built(bin string) bool {
@@ -144,7 +162,7 @@ func buildAll(t testing.TB, dir, bin string) error {
 		{"download their modules", kube, []string{"mod", "download"}},
 		{"resolve etcd", etcd, []string{"get", "-tool", etcdPkg}},
 		{"download its modules", etcd, []string{"mod", "download"}},
-		{"build kube-apiserver and kube-controller-manager (the long step)", kube, append([]string{"build", "-o", tmp + string(filepath.Separator)}, k8sPkgs...)},
+		{"build kube-apiserver and kube-controller-manager (the long step)", kube, append([]string{"build", "-ldflags=" + versionLDFlags(), "-o", tmp + string(filepath.Separator)}, k8sPkgs...)},
 		{"build etcd", etcd, []string{"build", "-o", filepath.Join(tmp, exe("etcd")), etcdPkg}},
 	}
 	for _, s := range steps {

@@ -67,8 +67,15 @@ func Start(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saKeyFile := filepath.Join(dir, "sa-key.pem")
+	saKeyFile, saPubFile := filepath.Join(dir, "sa-key.pem"), filepath.Join(dir, "sa-pub.pem")
 	writeFile(t, saKeyFile, privateKeyPEM(t, saKey))
+	// --service-account-key-file reads public keys, or private keys only in
+	// the older PEM types, not PKCS #8: give it the public key.
+	pub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, saPubFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))
 	tokenFile := filepath.Join(dir, "tokens.csv")
 	writeFile(t, tokenFile, []byte(c.Token+`,kube32-test-admin,kube32-test-admin,"system:masters"`+"\n"))
 
@@ -105,7 +112,7 @@ func Start(t testing.TB) *Cluster {
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file="+saKeyFile,
+		"--service-account-key-file="+saPubFile,
 		"--service-account-signing-key-file="+saKeyFile,
 		// On 127.0.0.1 the endpoint reconciler refuses the loopback address
 		// for the kubernetes Service's endpoints; nothing here needs them.
