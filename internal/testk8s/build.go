@@ -16,15 +16,18 @@ import (
 
 // Bins are the paths of the built control-plane programs.
 type Bins struct {
-	Etcd, APIServer, ControllerManager string
+	Etcd, APIServer, ControllerManager, Scheduler string
 }
+
+// programs are the binaries Binaries builds, by file name.
+var programs = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"}
 
 // coldBuildBudget is how much of the test's deadline a cold build may need:
 // a test run with go test's default 10 minutes cannot finish one.
 const coldBuildBudget = 40 * time.Minute
 
-// Binaries builds, or reuses from the cache directory, etcd, kube-apiserver
-// and kube-controller-manager. A lock file keeps the test processes of one
+// Binaries builds, or reuses from the cache directory, etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler. A lock file keeps the test processes of one
 // `go test` run from building them twice: the others wait and reuse.
 func Binaries(t testing.TB) Bins {
 	t.Helper()
@@ -40,6 +43,7 @@ func Binaries(t testing.TB) Bins {
 		Etcd:              filepath.Join(bin, exe("etcd")),
 		APIServer:         filepath.Join(bin, exe("kube-apiserver")),
 		ControllerManager: filepath.Join(bin, exe("kube-controller-manager")),
+		Scheduler:         filepath.Join(bin, exe("kube-scheduler")),
 	}
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		unavailable(t, "%v", err)
@@ -89,8 +93,8 @@ func versionLDFlags() string {
 // recipe names what the binaries were built from; the stamp file holds it,
 // and binaries without the current recipe are rebuilt.
 func recipe() string {
-	return fmt.Sprintf("k8s.io/kubernetes %s (k8s.io/* %s), go.etcd.io/etcd/server/v3 %s, %s/%s, -ldflags=%q\n",
-		KubernetesVersion, StagingVersion, EtcdVersion, runtime.GOOS, runtime.GOARCH, versionLDFlags())
+	return fmt.Sprintf("k8s.io/kubernetes %s (k8s.io/* %s), go.etcd.io/etcd/server/v3 %s, %s, %s/%s, -ldflags=%q\n",
+		KubernetesVersion, StagingVersion, EtcdVersion, strings.Join(programs, " "), runtime.GOOS, runtime.GOARCH, versionLDFlags())
 }
 
 func built(bin string) bool {
@@ -98,7 +102,7 @@ func built(bin string) bool {
 	if err != nil || string(b) != recipe() {
 		return false
 	}
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
+	for _, name := range programs {
 		if fi, err := os.Stat(filepath.Join(bin, exe(name))); err != nil || fi.Mode()&0o111 == 0 {
 			return false
 		}
@@ -110,7 +114,7 @@ func buildAll(t testing.TB, dir, bin string) error {
 	os.Remove(filepath.Join(bin, "STAMP"))
 	kube := filepath.Join(dir, "src", "kube")
 	etcd := filepath.Join(dir, "src", "etcd")
-	k8sPkgs := []string{"k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager"}
+	k8sPkgs := []string{"k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager", "k8s.io/kubernetes/cmd/kube-scheduler"}
 	const etcdPkg = "go.etcd.io/etcd/server/v3"
 
 	// The wrapper needs kubernetes' go.mod to know which modules to replace,
@@ -158,11 +162,11 @@ func buildAll(t testing.TB, dir, bin string) error {
 		what, dir string
 		args      []string
 	}{
-		{"resolve kube-apiserver and kube-controller-manager", kube, append([]string{"get", "-tool"}, k8sPkgs...)},
+		{"resolve kube-apiserver, kube-controller-manager and kube-scheduler", kube, append([]string{"get", "-tool"}, k8sPkgs...)},
 		{"download their modules", kube, []string{"mod", "download"}},
 		{"resolve etcd", etcd, []string{"get", "-tool", etcdPkg}},
 		{"download its modules", etcd, []string{"mod", "download"}},
-		{"build kube-apiserver and kube-controller-manager (the long step)", kube, append([]string{"build", "-ldflags=" + versionLDFlags(), "-o", tmp + string(filepath.Separator)}, k8sPkgs...)},
+		{"build kube-apiserver, kube-controller-manager and kube-scheduler (the long step)", kube, append([]string{"build", "-ldflags=" + versionLDFlags(), "-o", tmp + string(filepath.Separator)}, k8sPkgs...)},
 		{"build etcd", etcd, []string{"build", "-o", filepath.Join(tmp, exe("etcd")), etcdPkg}},
 	}
 	for _, s := range steps {
@@ -170,7 +174,7 @@ func buildAll(t testing.TB, dir, bin string) error {
 			return err
 		}
 	}
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
+	for _, name := range programs {
 		if err := os.Rename(filepath.Join(tmp, exe(name)), filepath.Join(bin, exe(name))); err != nil {
 			return err
 		}

@@ -36,15 +36,16 @@ type Cluster struct {
 	// administrator's bearer token.
 	URL, CAFile, Token string
 	// Dir holds the data and the logs (etcd.log, kube-apiserver.log,
-	// kube-controller-manager.log).
+	// kube-controller-manager.log, kube-scheduler.log).
 	Dir string
 
 	// exited is closed, for each program by name, when it exits.
 	exited map[string]chan struct{}
 }
 
-// Start builds or reuses the binaries and runs etcd, kube-apiserver and
-// kube-controller-manager on free loopback ports until the test ends. It
+// Start builds or reuses the binaries and runs etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler on free loopback ports until
+// the test ends. It
 // returns once kube-apiserver is ready and the default ServiceAccount of
 // namespace default exists (the API server refuses pods before it does).
 func Start(t testing.TB) *Cluster {
@@ -137,6 +138,22 @@ func Start(t testing.TB) *Cluster {
 		"--use-service-account-credentials=false",
 	)
 	waitHTTP(t, c, "the default ServiceAccount", api, c.URL+"/api/v1/namespaces/default/serviceaccounts/default", c.Token)
+
+	// kube-scheduler: without it no pod is ever bound to a node.
+	schedPort := freePort(t)
+	run(t, c, "kube-scheduler", bins.Scheduler,
+		"--kubeconfig="+c.Kubeconfig,
+		"--authentication-kubeconfig="+c.Kubeconfig,
+		"--authorization-kubeconfig="+c.Kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port="+schedPort,
+		"--cert-dir="+filepath.Join(dir, "scheduler-certs"),
+		"--leader-elect=false",
+	)
+	// Its serving certificate is one it makes itself, in its cert dir; only
+	// its readiness is read over it, so it is not verified.
+	sched := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	waitHTTP(t, c, "kube-scheduler /readyz", sched, "https://127.0.0.1:"+schedPort+"/readyz", "")
 	t.Logf("testk8s: control plane ready at %s in %s", c.URL, time.Since(start).Round(100*time.Millisecond))
 	return c
 }
@@ -223,7 +240,7 @@ func waitHTTP(t testing.TB, c *Cluster, what string, client *http.Client, url, t
 // logTails returns the end of each program's log, for a failure message.
 func (c *Cluster) logTails() string {
 	var s string
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
+	for _, name := range programs {
 		if b, err := os.ReadFile(filepath.Join(c.Dir, name+".log")); err == nil {
 			s += fmt.Sprintf("\n--- %s.log (end) ---\n%s", name, tail(string(b), 30))
 		}

@@ -1,6 +1,6 @@
 // Package testk8s gives tests a real Kubernetes control plane on loopback:
-// etcd, kube-apiserver and kube-controller-manager built from the Go module
-// proxy (Binaries) and started with a kubeconfig for kubectl and client-go
+// etcd, kube-apiserver, kube-controller-manager and kube-scheduler built
+// from the Go module proxy (Binaries) and started with a kubeconfig for kubectl and client-go
 // (Start). The builds are slow when cold (about a quarter of an hour on two
 // cores), so their binaries live in the user cache directory, outside the
 // repository, and later runs reuse them. A test that cannot build them skips

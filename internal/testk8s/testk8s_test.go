@@ -1,6 +1,7 @@
 package testk8s
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,26 +11,71 @@ import (
 )
 
 // TestRealControlPlaneStarts checks the helper itself: the real etcd,
-// kube-apiserver and kube-controller-manager start, and a real kubectl lists
-// the namespaces they made.
+// kube-apiserver, kube-controller-manager and kube-scheduler start, a real
+// kubectl lists the namespaces they made, and a pod is bound to a node.
 func TestRealControlPlaneStarts(t *testing.T) {
 	kubectl := testenv.Tool(t, "kubectl")
 	c := Start(t)
-	cmd := exec.Command(kubectl, "--kubeconfig", c.Kubeconfig, "get", "ns", "-o", "name")
-	cmd.Env = append(os.Environ(), "KUBECONFIG=")
-	out, err := cmd.CombinedOutput()
+	run := func(stdin string, args ...string) (string, error) {
+		cmd := exec.Command(kubectl, append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG=")
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+
+	out, err := run("", "get", "ns", "-o", "name")
 	if err != nil {
-		t.Fatalf("kubectl get ns: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	for _, ns := range []string{"namespace/default", "namespace/kube-system", "namespace/kube-public"} {
-		if !strings.Contains(string(out), ns) {
+		if !strings.Contains(out, ns) {
 			t.Errorf("kubectl get ns lists no %s:\n%s", ns, out)
 		}
 	}
-	// kube-controller-manager runs: the default ServiceAccount that Start
+
+	// kube-controller-manager ran: the default ServiceAccount that Start
 	// waited for is there for kubectl too.
-	out, err = exec.Command(kubectl, "--kubeconfig", c.Kubeconfig, "get", "serviceaccount", "default", "-n", "default", "-o", "name").CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != "serviceaccount/default" {
-		t.Fatalf("kubectl get serviceaccount default -n default: %v\n%s", err, out)
+	out, err = run("", "get", "serviceaccount", "default", "-n", "default", "-o", "name")
+	if err != nil || strings.TrimSpace(out) != "serviceaccount/default" {
+		t.Fatalf("kubectl get serviceaccount default: %q %v", out, err)
 	}
+
+	// kube-scheduler runs: a pod that tolerates every taint is bound to the
+	// only node (a Node object alone, created with the room for pods a
+	// kubelet would report; no kubelet runs its pods).
+	if _, err := run(nodeAndPod, "create", "-f", "-"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.EventuallyNil(t, "the scheduler to bind pod probe to node probe-node", func() error {
+		out, err := run("", "get", "pod", "probe", "-o", "jsonpath={.spec.nodeName}")
+		if err == nil && out != "probe-node" {
+			err = fmt.Errorf("pod probe's nodeName is %q", out)
+		}
+		return err
+	})
 }
+
+const nodeAndPod = `apiVersion: v1
+kind: Node
+metadata:
+  name: probe-node
+status:
+  allocatable: {cpu: "1", memory: 1Gi, pods: "10"}
+  capacity: {cpu: "1", memory: 1Gi, pods: "10"}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: probe
+  namespace: default
+spec:
+  tolerations:
+  - operator: Exists
+  containers:
+  - name: c
+    image: probe.invalid/none
+`
