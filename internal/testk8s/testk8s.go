@@ -5,6 +5,17 @@
 // cores), so their binaries live in the user cache directory, outside the
 // repository, and later runs reuse them. A test that cannot build them skips
 // on a developer's machine and fails in CI (CI=true), like any missing tool.
+//
+// The cache directory (KUBE32_K8S_CACHE, else the user cache directory's
+// kube32/) holds k8s-<version>/src/{kube,etcd}, the generated wrapper
+// modules, and k8s-<version>/bin, the binaries with a STAMP naming their
+// recipe. A cold build does not fit go test's default 10-minute timeout, so
+// a test run that finds no binaries skips (fails in CI) unless given
+// -timeout 60m; .ci/run builds them first that way. Measured on the 2-core
+// development machine, with modules already downloaded: about 10 minutes for
+// the Kubernetes binaries plus 1 for etcd when the go build cache already
+// held the k8s.io modules this repository uses, under a minute to relink
+// from a warm build cache, and 4-7 s to start all four.
 package testk8s
 
 import (
