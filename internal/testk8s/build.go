@@ -27,8 +27,9 @@ var programs = []string{"etcd", "kube-apiserver", "kube-controller-manager", "ku
 const coldBuildBudget = 40 * time.Minute
 
 // Binaries builds, or reuses from the cache directory, etcd, kube-apiserver,
-// kube-controller-manager and kube-scheduler. A lock file keeps the test processes of one
-// `go test` run from building them twice: the others wait and reuse.
+// kube-controller-manager and kube-scheduler. A lock file keeps the test
+// processes of one `go test` run from building them twice: the others wait
+// and reuse.
 func Binaries(t testing.TB) Bins {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
