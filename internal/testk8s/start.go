@@ -27,12 +27,21 @@ import (
 // few seconds on an idle machine, far longer on a loaded one.
 const startPatience = 3 * time.Minute
 
+// NodeMonitorGracePeriod is how long kube-controller-manager waits for a
+// Node's Lease to be renewed before it marks the Node NotReady.
+const NodeMonitorGracePeriod = 12 * time.Second
+
+// FrontProxyClient is the name in the client certificate kube-apiserver
+// shows aggregated API servers.
+const FrontProxyClient = "front-proxy-client"
+
 // Cluster is a running control plane.
 type Cluster struct {
 	// Kubeconfig is the path of a kubeconfig for a cluster administrator
 	// (group system:masters), in a temporary folder of the test.
 	Kubeconfig string
-	// URL is kube-apiserver's https:// address; CAFile its CA, Token the
+	// URL is kube-apiserver's https:// address; CAFile its CA (which also
+	// signed the client certificate it shows kubelets), Token the
 	// administrator's bearer token.
 	URL, CAFile, Token string
 	// Dir holds the data and the logs (etcd.log, kube-apiserver.log,
@@ -61,9 +70,7 @@ func Start(t testing.TB) *Cluster {
 	c.CAFile = filepath.Join(dir, "ca.pem")
 	writeFile(t, c.CAFile, ca.PEM)
 	serving := ca.Issue(t, testtls.Leaf{IPs: []string{"127.0.0.1"}, DNSNames: []string{"localhost"}})
-	certFile, keyFile := filepath.Join(dir, "apiserver.pem"), filepath.Join(dir, "apiserver-key.pem")
-	writeFile(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: serving.Certificate[0]}))
-	writeFile(t, keyFile, privateKeyPEM(t, serving.PrivateKey))
+	certFile, keyFile := writeCert(t, dir, "apiserver", serving)
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +84,11 @@ func Start(t testing.TB) *Cluster {
 		t.Fatal(err)
 	}
 	writeFile(t, saPubFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))
+	// kube-apiserver's client certificates: the one it shows kubelets
+	// (kube32 nodes verify it against CAFile) and the one it shows
+	// aggregated API servers such as metrics-server.
+	kubeletClientCert, kubeletClientKey := writeCert(t, dir, "kubelet-client", ca.Issue(t, testtls.Leaf{Client: true, CommonName: "kube-apiserver-kubelet-client", Organizations: []string{"system:masters"}}))
+	proxyClientCert, proxyClientKey := writeCert(t, dir, "front-proxy-client", ca.Issue(t, testtls.Leaf{Client: true, CommonName: FrontProxyClient}))
 	tokenFile := filepath.Join(dir, "tokens.csv")
 	writeFile(t, tokenFile, []byte(c.Token+`,kube32-test-admin,kube32-test-admin,"system:masters"`+"\n"))
 
@@ -118,6 +130,19 @@ func Start(t testing.TB) *Cluster {
 		// On 127.0.0.1 the endpoint reconciler refuses the loopback address
 		// for the kubernetes Service's endpoints; nothing here needs them.
 		"--endpoint-reconciler-type=none",
+		// Kubelets (kube32 nodes) are reached at their InternalIP and
+		// shown this client certificate.
+		"--kubelet-preferred-address-types=InternalIP",
+		"--kubelet-client-certificate="+kubeletClientCert,
+		"--kubelet-client-key="+kubeletClientKey,
+		// The aggregation layer, for metrics-server.
+		"--requestheader-client-ca-file="+c.CAFile,
+		"--requestheader-allowed-names="+FrontProxyClient,
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file="+proxyClientCert,
+		"--proxy-client-key-file="+proxyClientKey,
 	)
 	api := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool()}}}
 	waitHTTP(t, c, "kube-apiserver /readyz", api, c.URL+"/readyz", c.Token)
@@ -136,6 +161,10 @@ func Start(t testing.TB) *Cluster {
 		"--service-account-private-key-file="+saKeyFile,
 		"--root-ca-file="+c.CAFile,
 		"--use-service-account-credentials=false",
+		// A node whose Lease stops being renewed turns NotReady after
+		// NodeMonitorGracePeriod (kube's default is 50 s).
+		"--node-monitor-period=1s",
+		"--node-monitor-grace-period="+NodeMonitorGracePeriod.String(),
 	)
 	waitHTTP(t, c, "the default ServiceAccount", api, c.URL+"/api/v1/namespaces/default/serviceaccounts/default", c.Token)
 
@@ -266,6 +295,15 @@ func privateKeyPEM(t testing.TB, key any) []byte {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+}
+
+// writeCert writes cert and its key as PEM files in dir.
+func writeCert(t testing.TB, dir, name string, cert tls.Certificate) (certFile, keyFile string) {
+	t.Helper()
+	certFile, keyFile = filepath.Join(dir, name+".pem"), filepath.Join(dir, name+"-key.pem")
+	writeFile(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}))
+	writeFile(t, keyFile, privateKeyPEM(t, cert.PrivateKey))
+	return certFile, keyFile
 }
 
 func writeFile(t testing.TB, path string, b []byte) {

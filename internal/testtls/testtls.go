@@ -4,6 +4,7 @@
 package testtls
 
 import (
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -78,13 +79,19 @@ func (ca *CA) Pool() *x509.CertPool {
 
 // Leaf is what a server certificate names and when it is valid.
 type Leaf struct {
+	// CommonName is the subject's name (a client's user name); "" for
+	// "kube32 test host". Organizations are its groups.
+	CommonName    string
+	Organizations []string
+	// Client makes it a client certificate instead of a server's.
+	Client   bool
 	DNSNames []string
 	IPs      []string
 	// NotBefore and NotAfter default to an hour ago and a day from now.
 	NotBefore, NotAfter time.Time
 }
 
-// Issue signs a server certificate for l.
+// Issue signs a server certificate for l, or a client's (l.Client).
 func (ca *CA) Issue(t testing.TB, l Leaf) tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -100,12 +107,15 @@ func (ca *CA) Issue(t testing.TB, l Leaf) tls.Certificate {
 	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "kube32 test host"},
+		Subject:      pkix.Name{CommonName: cmp.Or(l.CommonName, "kube32 test host"), Organization: l.Organizations},
 		DNSNames:     l.DNSNames,
 		NotBefore:    l.NotBefore,
 		NotAfter:     l.NotAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if l.Client {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	}
 	for _, ip := range l.IPs {
 		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
