@@ -60,6 +60,20 @@ const (
 // routes, besides none.
 const IngressClassName = "kube32"
 
+// Names on a Kubernetes cluster that runs kube32 nodes (docs/kubernetes.md).
+const (
+	// RuntimeClassName is the RuntimeClass of kube32 pods: its scheduling
+	// sends them to kube32 nodes, whose TaintWasm it tolerates.
+	RuntimeClassName = "kube32"
+	// TaintWasm, with effect NoSchedule, is on every kube32 Node of a
+	// Kubernetes cluster, so that container pods never land on it.
+	TaintWasm = "kube32.io/wasm"
+	// AnnotationPodPort on a kube32 Node of a Kubernetes cluster gives its
+	// pod HTTP server's port, when its kubelet endpoint is the kubelet API
+	// that kube-apiserver calls (logs, port-forward, stats).
+	AnnotationPodPort = "kube32.io/pod-port"
+)
+
 // NamespaceNodeLease holds one Lease per node, named after it, which the
 // node renews every NodeLeaseRenewInterval, as kubelets do.
 const NamespaceNodeLease = "kube-node-lease"
@@ -198,6 +212,12 @@ var ProtocolNames = []ProtocolName{
 		Doc: "Pod: `<topic>[,<topic>...]` delivers those topics' messages to the pod's k32_event export."},
 	{GoName: "IngressClassName", Value: IngressClassName, See: "ingress.md", Shared: true,
 		Doc: "The only spec.ingressClassName the Ingress controller routes, besides none."},
+	{GoName: "RuntimeClassName", Value: RuntimeClassName, See: "kubernetes.md", Shared: true,
+		Doc: "The RuntimeClass of kube32 pods on a Kubernetes cluster; its scheduling sends them to kube32 nodes."},
+	{GoName: "TaintWasm", Value: TaintWasm, See: "kubernetes.md",
+		Doc: "Taint (`true:NoSchedule`) on every kube32 Node of a Kubernetes cluster, so that container pods never land there."},
+	{GoName: "AnnotationPodPort", Value: AnnotationPodPort, See: "kubernetes.md",
+		Doc: "On a kube32 Node of a Kubernetes cluster: the port of its pod HTTP server; its kubelet endpoint is then the kubelet API."},
 	{GoName: "NamespaceNodeLease", Value: NamespaceNodeLease, See: "nodes.md",
 		Doc: "Holds one Lease per node, named after it, renewed every NodeLeaseRenewInterval; a node silent for NodeMonitorGracePeriod is Ready=Unknown."},
 	{GoName: "TopicCluster", Value: TopicCluster, See: "channels.md",
