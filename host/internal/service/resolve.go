@@ -145,10 +145,19 @@ func subsetPort(ports []corev1.EndpointPort, name string) (int32, bool) {
 	return 0, false
 }
 
-// NodeAddr is a node's pod HTTP server, "<InternalIP>:<kubelet endpoint
-// port>", as its Node object reports it; "" when it reports none.
+// NodeAddr is a node's pod HTTP server, "<InternalIP>:<port>", as its Node
+// object reports it: the port is abi.AnnotationPodPort's on a Kubernetes
+// cluster, where the kubelet endpoint is the kubelet API, else the kubelet
+// endpoint's, as the boards report it. "" when it reports none.
 func NodeAddr(n *corev1.Node) string {
 	port := n.Status.DaemonEndpoints.KubeletEndpoint.Port
+	if v, ok := n.Annotations[abi.AnnotationPodPort]; ok {
+		p, err := strconv.ParseUint(v, 10, 16)
+		if err != nil {
+			return ""
+		}
+		port = int32(p)
+	}
 	for _, a := range n.Status.Addresses {
 		if a.Type == corev1.NodeInternalIP && port != 0 {
 			return net.JoinHostPort(a.Address, strconv.Itoa(int(port)))
