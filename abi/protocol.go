@@ -74,6 +74,17 @@ const (
 	AnnotationPodPort = "kube32.io/pod-port"
 )
 
+// Names `kube32 install` gives its objects on a Kubernetes cluster
+// (docs/kubernetes-install.md).
+const (
+	// IngressControllerName is spec.controller of the IngressClass
+	// IngressClassName: the `kube32 ingress` controller.
+	IngressControllerName = "kube32.io/ingress-controller"
+	// NamespaceSystem holds the ServiceAccounts of the kube32 node and
+	// Ingress controller that `kube32 install` binds to their ClusterRoles.
+	NamespaceSystem = "kube32-system"
+)
+
 // NamespaceNodeLease holds one Lease per node, named after it, which the
 // node renews every NodeLeaseRenewInterval, as kubelets do.
 const NamespaceNodeLease = "kube-node-lease"
@@ -218,6 +229,10 @@ var ProtocolNames = []ProtocolName{
 		Doc: "Taint (`true:NoSchedule`) on every kube32 Node of a Kubernetes cluster, so that container pods never land there."},
 	{GoName: "AnnotationPodPort", Value: AnnotationPodPort, See: "kubernetes.md",
 		Doc: "On a kube32 Node of a Kubernetes cluster: the port of its pod HTTP server; its kubelet endpoint is then the kubelet API."},
+	{GoName: "IngressControllerName", Value: IngressControllerName, See: "kubernetes-install.md",
+		Doc: "spec.controller of the IngressClass IngressClassName that `kube32 install` creates: the `kube32 ingress` controller."},
+	{GoName: "NamespaceSystem", Value: NamespaceSystem, See: "kubernetes-install.md",
+		Doc: "Namespace of the ServiceAccounts kube32-node and kube32-ingress that `kube32 install` binds to their ClusterRoles."},
 	{GoName: "NamespaceNodeLease", Value: NamespaceNodeLease, See: "nodes.md",
 		Doc: "Holds one Lease per node, named after it, renewed every NodeLeaseRenewInterval; a node silent for NodeMonitorGracePeriod is Ready=Unknown."},
 	{GoName: "TopicCluster", Value: TopicCluster, See: "channels.md",

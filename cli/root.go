@@ -74,6 +74,8 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newFlashCommand(io),
 		newPushCommand(io),
 		newNodeCommand(io),
+		newInstallCommand(io),
+		newIngressCommand(io),
 		newUplinkCommand(io),
 		newVersionCommand(io),
 	)

@@ -44,6 +44,11 @@ type Config struct {
 	Channels *channel.Hub
 	// Activity receives every request the controller answers; nil: none.
 	Activity *activity.Stream
+	// PublishStatus, when set, receives each Ingress whose status the
+	// controller just wrote in Store, so that the status reaches the
+	// Ingress's origin too (a Kubernetes cluster, host/internal/mirror).
+	// It must not block: the controller calls it while building its table.
+	PublishStatus func(*networkingv1.Ingress)
 }
 
 // Controller is the Ingress controller; it is an http.Handler.
@@ -234,10 +239,13 @@ func (c *Controller) publishAddress(ing *networkingv1.Ingress) {
 	if len(lb) == 1 && lb[0].IP == c.cfg.IP {
 		return
 	}
-	c.cfg.Store.Update(store.KeyOf(ing), func(o runtime.Object) bool {
+	updated, ok := c.cfg.Store.Update(store.KeyOf(ing), func(o runtime.Object) bool {
 		o.(*networkingv1.Ingress).Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: c.cfg.IP}}
 		return true
 	})
+	if ok && c.cfg.PublishStatus != nil {
+		c.cfg.PublishStatus(updated.(*networkingv1.Ingress))
+	}
 }
 
 func (c *Controller) logf(format string, args ...any) {
