@@ -45,7 +45,7 @@ listed the cluster's objects.`,
 			if opts.Kubeconfig == "" {
 				return &usageError{fmt.Errorf("--kubeconfig FILE is required: the kubeconfig of the Kubernetes cluster")}
 			}
-			return runIngress(cmd.Context(), opts)
+			return RunIngress(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -58,8 +58,8 @@ listed the cluster's objects.`,
 	return cmd
 }
 
-// runIngress runs the controller until ctx ends.
-func runIngress(ctx context.Context, opts IngressOptions) error {
+// RunIngress runs the controller until ctx ends.
+func RunIngress(ctx context.Context, opts IngressOptions) error {
 	var images fs.FS = noImages{}
 	if opts.Images != "" {
 		if err := checkImagesDir(opts.Images); err != nil {

@@ -41,7 +41,7 @@ touches nothing.`,
 			if opts.Kubeconfig == "" && !opts.DryRun {
 				return &usageError{fmt.Errorf("--kubeconfig FILE is required: the kubeconfig of the Kubernetes cluster")}
 			}
-			return runInstall(cmd.Context(), opts)
+			return RunInstall(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -52,8 +52,8 @@ touches nothing.`,
 	return cmd
 }
 
-// runInstall applies the objects, or prints them for a dry run.
-func runInstall(ctx context.Context, opts InstallOptions) error {
+// RunInstall applies the objects, or prints them for a dry run.
+func RunInstall(ctx context.Context, opts InstallOptions) error {
 	if opts.DryRun {
 		if opts.Output == "yaml" {
 			b, err := host.KubernetesInstallYAML()

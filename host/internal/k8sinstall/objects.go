@@ -39,7 +39,7 @@ func Objects() []*unstructured.Unstructured {
 		staticBundleCRD(),
 		runtimeClass(),
 		ingressClass(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: abi.NamespaceSystem}},
+		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: abi.NamespaceSystem}},
 		serviceAccount(NodeAccount),
 		serviceAccount(IngressAccount),
 		clusterRole(NodeAccount, nodeRules()),
