@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host"
 )
 
@@ -26,7 +27,7 @@ func newInstallCommand(io IOStreams) *cobra.Command {
 		Long: `Apply to a Kubernetes cluster what kube32 nodes and the kube32 Ingress
 controller need: the StaticBundle CustomResourceDefinition, the RuntimeClass
 and the IngressClass kube32, and the least RBAC of each component (its
-ServiceAccount in namespace kube32-system, ClusterRole and binding).
+ServiceAccount in namespace ` + abi.NamespaceSystem + `, ClusterRole and binding).
 It uses server-side apply, so running it again changes nothing.
 With --dry-run it prints what it would apply (-o yaml: the objects) and
 touches nothing.`,
