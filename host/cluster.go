@@ -21,6 +21,9 @@ type Worker = cluster.Worker
 // WorkerOptions configures StartWorker.
 type WorkerOptions = cluster.WorkerOptions
 
+// KubernetesOptions make a worker a node of a Kubernetes cluster.
+type KubernetesOptions = cluster.KubernetesOptions
+
 // ControlPlaneName is the control plane's Node name.
 const ControlPlaneName = cluster.ControlPlaneName
 

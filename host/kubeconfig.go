@@ -1,6 +1,10 @@
 package host
 
-import "github.com/kube32/kube32/host/internal/kubeconfig"
+import (
+	"k8s.io/client-go/rest"
+
+	"github.com/kube32/kube32/host/internal/kubeconfig"
+)
 
 // A KubeconfigEntry is the cluster, user and context serve writes;
 // a KubeconfigClaim holds it until released.
@@ -23,3 +27,10 @@ func TakeKubeconfig(path string, e KubeconfigEntry) (*KubeconfigClaim, error) {
 
 // WriteKubeconfig adds (or replaces) e in the kubeconfig at path.
 func WriteKubeconfig(path string, e KubeconfigEntry) error { return kubeconfig.Write(path, e) }
+
+// KubernetesConfig reads how to reach a Kubernetes cluster from the
+// kubeconfig at path ("" as kubectl finds it), in context ("" for its
+// current one).
+func KubernetesConfig(path, context string) (*rest.Config, error) {
+	return kubeconfig.RESTConfig(path, context)
+}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,6 +35,9 @@ type WorkerOptions struct {
 	// API is the control plane's API server (http://host:port), Token its
 	// bearer token ("" for none).
 	API, Token string
+	// Kubernetes, when set, makes the worker a node of a Kubernetes
+	// cluster instead (kube32 node --kubeconfig); API and Token are unused.
+	Kubernetes *KubernetesOptions
 	Images     fs.FS
 	Cache      wazero.CompilationCache
 	// Pull pulls and keeps the OCI images of the node's pods (docs/oci.md);
@@ -76,25 +80,24 @@ type Worker struct {
 	Channels *channel.Hub
 	podAddr  string
 	server   *http.Server
+	// kubeletAPI is the kubelet API of a node of a Kubernetes cluster.
+	kubeletAPI *kubeletAPI
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
 
 // StartWorker registers a worker node with the API server and runs the
-// pods the scheduler binds to it.
+// pods the scheduler binds to it: a kube32 control plane's (opts.API), or a
+// Kubernetes cluster's (opts.Kubernetes).
 func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
-	source, err := kubelet.NewAPISource(opts.API, opts.Token)
+	e, err := newWorkerEdges(opts)
 	if err != nil {
 		return nil, err
 	}
 	// The node's one NetworkPolicy check, over what the API server tells.
-	policy, err := outbound.NewPolicy(source, opts.PodLog)
+	policy, err := outbound.NewPolicy(e.source, opts.PodLog)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", opts.Name, err)
-	}
-	apiHost, apiPort, err := apiHostPort(opts.API)
-	if err != nil {
-		return nil, err
 	}
 	l := opts.Listener
 	if l == nil {
@@ -105,22 +108,32 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	podPort, _ := strconv.Atoi(port)
 	ctx, cancel := context.WithCancel(ctx)
-	w := &Worker{podAddr: l.Addr().String(), cancel: cancel, Channels: channel.New(channel.Options{
-		Upstream: &channel.Upstream{API: opts.API, Token: opts.Token, Node: opts.Name}, Logf: opts.Logf,
-	})}
+	w := &Worker{podAddr: l.Addr().String(), cancel: cancel, Channels: e.channels}
+	var kubeletAPI *kubeletAPI
+	if opts.Kubernetes != nil {
+		if kubeletAPI, err = listenKubeletAPI(opts); err != nil {
+			cancel()
+			l.Close()
+			return nil, err
+		}
+		e.kubernetes = &kubelet.KubernetesNode{KubeletPort: kubeletAPI.port}
+	}
+	https := e.https
+	if https == nil { // a node of a Kubernetes cluster: its own TLS sessions
+		https = &outbound.TLS{Roots: e.roots, Policy: policy, Route: e.uplink, Logf: opts.Logf}
+	}
 	w.Kubelet, err = kubelet.New(kubelet.Config{
-		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: source, Policy: policy,
+		NodeName: opts.Name, NodeIP: opts.NodeIP, PodPort: podPort, Source: e.source, Policy: policy,
 		Images: opts.Images, Pull: opts.Pull, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
-		APIHost:            apiHost, APIPort: apiPort, Log: opts.PodLog, Board: opts.Board,
-		// Hosts outside are reached through the control plane's uplink.
-		Outside:  &outbound.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &outbound.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
-		HTTPS:    &outbound.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
-		Channels: w.Channels, Activity: opts.activity,
+		APIHost:            e.apiHost, APIPort: e.apiPort, Log: opts.PodLog, Board: opts.Board,
+		Outside: e.outside, HTTPS: https,
+		Channels: w.Channels, Activity: opts.activity, Kubernetes: e.kubernetes,
 	})
 	if err != nil {
 		cancel()
 		l.Close()
+		kubeletAPI.close()
 		return nil, err
 	}
 	registerCtx, cancelRegister := context.WithTimeout(ctx, 10*time.Second)
@@ -129,7 +142,8 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if err != nil {
 		cancel()
 		l.Close()
-		return nil, fmt.Errorf("joining %s: %w", opts.API, err)
+		kubeletAPI.close()
+		return nil, fmt.Errorf("joining %s: %w", e.apiName, err)
 	}
 	if opts.conns == nil {
 		opts.conns = httplimit.NewConns(opts.MaxConnections)
@@ -140,7 +154,68 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	go func() { defer w.wg.Done(); _ = server.Serve(l) }()
 	go func() { defer w.wg.Done(); w.Channels.Run(ctx) }()
 	go func() { defer w.wg.Done(); w.Kubelet.Run(ctx) }()
+	if kubeletAPI != nil {
+		w.kubeletAPI = kubeletAPI
+		kubeletAPI.serve(w.Kubelet, opts, &w.wg)
+	}
 	return w, nil
+}
+
+// workerEdges are how a worker reaches its cluster and the hosts outside.
+type workerEdges struct {
+	source           kubelet.Source
+	apiName, apiHost string // the API server, for messages and KUBERNETES_SERVICE_HOST/_PORT
+	apiPort          int
+	outside          *outbound.Outside
+	https            outbound.HTTPS // nil: outbound.TLS over roots and uplink
+	roots            *x509.CertPool
+	uplink           *outbound.Uplink
+	channels         *channel.Hub
+	kubernetes       *kubelet.KubernetesNode
+}
+
+// newWorkerEdges: a worker of a kube32 control plane reaches hosts outside
+// through the control plane's uplink (its relay and egress gateway) and
+// shares its channels; a node of a Kubernetes cluster has an uplink of its
+// own, and channels between its own pods (docs/kubernetes.md).
+func newWorkerEdges(opts WorkerOptions) (*workerEdges, error) {
+	if k := opts.Kubernetes; k != nil {
+		source, err := kubelet.NewKubernetesSource(k.Config)
+		if err != nil {
+			return nil, err
+		}
+		apiHost, apiPort, err := apiHostPort(k.Config.Host)
+		if err != nil {
+			return nil, err
+		}
+		roots, err := outbound.LoadRoots(k.EgressCA)
+		if err != nil {
+			return nil, err
+		}
+		uplink := outbound.NewUplink(true, outbound.SystemNameServer("/etc/resolv.conf"), opts.Logf)
+		return &workerEdges{
+			source: source, apiName: k.Config.Host, apiHost: apiHost, apiPort: apiPort,
+			outside: &outbound.Outside{Route: uplink}, roots: roots, uplink: uplink,
+			channels: channel.New(channel.Options{Logf: opts.Logf}),
+		}, nil
+	}
+	source, err := kubelet.NewAPISource(opts.API, opts.Token)
+	if err != nil {
+		return nil, err
+	}
+	apiHost, apiPort, err := apiHostPort(opts.API)
+	if err != nil {
+		return nil, err
+	}
+	return &workerEdges{
+		source: source, apiName: opts.API, apiHost: apiHost, apiPort: apiPort,
+		// Hosts outside are reached through the control plane's uplink.
+		outside: &outbound.Outside{HeadLimit: abi.WorkerHeadLimit, Route: &outbound.Relay{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP}},
+		https:   &outbound.Egress{API: opts.API, Token: opts.Token, NodeIP: opts.NodeIP},
+		channels: channel.New(channel.Options{
+			Upstream: &channel.Upstream{API: opts.API, Token: opts.Token, Node: opts.Name}, Logf: opts.Logf,
+		}),
+	}, nil
 }
 
 // PodURL is the worker's pod HTTP server.
@@ -151,6 +226,7 @@ func (w *Worker) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := w.server.Shutdown(ctx)
+	w.kubeletAPI.close()
 	w.cancel()
 	w.wg.Wait()
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -5,6 +5,8 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,7 +34,11 @@ func NewAPISource(server, token string) (Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("API server %s: %w", server, err)
 	}
-	return &apiSource{client: client, pods: map[string]*corev1.Pod{}, cache: map[string]cached{}}, nil
+	return newAPISource(client), nil
+}
+
+func newAPISource(client *apiClient) *apiSource {
+	return &apiSource{client: client, pods: map[string]*corev1.Pod{}, cache: map[string]cached{}}
 }
 
 type apiSource struct {
@@ -48,6 +54,10 @@ type apiSource struct {
 	statusMu sync.Mutex // one status write at a time, so the latest wins
 
 	netpol apiPolicies // what the node knows for NetworkPolicy
+
+	// endpointsFromPods: Services' Endpoints are computed from the pods
+	// (a node of a Kubernetes cluster, apisource_k8s.go), not read.
+	endpointsFromPods bool
 }
 
 // cached is an API answer and when it was fetched.
@@ -67,8 +77,7 @@ func (s *apiSource) RegisterNode(ctx context.Context, n *corev1.Node) error {
 	if err != nil {
 		return err
 	}
-	n = n.DeepCopy()
-	n.ResourceVersion = cur.ResourceVersion
+	n = mergeNode(cur, n)
 	updated, err := nodes.Update(ctx, n, metav1.UpdateOptions{})
 	if err != nil {
 		return err
@@ -100,6 +109,33 @@ func (s *apiSource) RenewLease(ctx context.Context, lease *coordinationv1.Lease)
 		return nil, nil
 	}
 	return n, err
+}
+
+// mergeNode is the Node to write over cur when the node registers again:
+// its own labels, annotations and taints over those others put on cur
+// (kubectl label, the node lifecycle controller's taints), which stay.
+func mergeNode(cur, n *corev1.Node) *corev1.Node {
+	out := n.DeepCopy()
+	out.ResourceVersion = cur.ResourceVersion
+	out.Labels = maps.Clone(cur.Labels)
+	out.Annotations = maps.Clone(cur.Annotations)
+	if out.Labels == nil {
+		out.Labels = map[string]string{}
+	}
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	}
+	maps.Copy(out.Labels, n.Labels)
+	maps.Copy(out.Annotations, n.Annotations)
+	out.Spec = *cur.Spec.DeepCopy()
+	out.Spec.Taints = nil
+	for _, t := range cur.Spec.Taints {
+		if !slices.ContainsFunc(n.Spec.Taints, func(o corev1.Taint) bool { return t.MatchTaint(&o) }) {
+			out.Spec.Taints = append(out.Spec.Taints, t)
+		}
+	}
+	out.Spec.Taints = append(out.Spec.Taints, n.Spec.Taints...)
+	return out
 }
 
 func (s *apiSource) Pods(string) []*corev1.Pod {
@@ -240,6 +276,14 @@ func (s *apiSource) NamespaceServices(namespace string) ([]*corev1.Service, []*c
 		}
 	}
 	var endpoints []*corev1.Endpoints
+	if s.endpointsFromPods {
+		for _, svc := range services {
+			if ep, err := s.podEndpoints(ctx, svc); err == nil && ep != nil {
+				endpoints = append(endpoints, ep)
+			}
+		}
+		return services, endpoints
+	}
 	if list, err := s.client.endpoints(namespace).List(ctx, metav1.ListOptions{}); err == nil {
 		for i := range list.Items {
 			endpoints = append(endpoints, &list.Items[i])
@@ -284,6 +328,9 @@ func (s *apiSource) Service(ctx context.Context, namespace, name string) (*corev
 // Endpoints implements service.Objects, through the cache: the API server
 // computes them as the control plane resolves its own calls.
 func (s *apiSource) Endpoints(ctx context.Context, svc *corev1.Service) (*corev1.Endpoints, error) {
+	if s.endpointsFromPods {
+		return s.podEndpoints(ctx, svc)
+	}
 	obj, err := s.fetch("ep/"+svc.Namespace+"/"+svc.Name, func() (any, error) {
 		return s.client.endpoints(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
 	})

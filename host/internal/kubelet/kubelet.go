@@ -88,6 +88,19 @@ type Config struct {
 	// Activity receives the result of every k32_http_call of the node's
 	// pods; nil: none.
 	Activity *activity.Stream
+
+	// Kubernetes, when set, makes this a node of a Kubernetes cluster
+	// (docs/kubernetes.md): its Node carries abi.TaintWasm and gives its
+	// pod port in abi.AnnotationPodPort, its kubelet endpoint is the
+	// kubelet API's port, and it runs only kube32 pods (IsKube32Pod).
+	Kubernetes *KubernetesNode
+}
+
+// KubernetesNode is what a node of a Kubernetes cluster adds to Config.
+type KubernetesNode struct {
+	// KubeletPort is the port of the node's kubelet API (HTTPS), which
+	// kube-apiserver calls for logs, port-forward and metrics.
+	KubeletPort int
 }
 
 // Kubelet runs the pods of one node.
@@ -262,6 +275,9 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 	key := store.KeyOf(p)
 	r := &running{spec: p, generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
 	cfg, problem := k.podConfig(p, r.log)
+	if problem == nil {
+		problem = k.admitRuntimeClass(p)
+	}
 	if problem == nil {
 		problem = k.admitMemory(p, key)
 	}

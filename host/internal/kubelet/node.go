@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"strconv"
 	goruntime "runtime"
 	"time"
 
@@ -19,21 +20,32 @@ import (
 const labelHostname = "kubernetes.io/hostname"
 
 // nodeObject is the Node this kubelet registers: its InternalIP, its pod
-// port as the kubelet endpoint (as the boards report it), and Ready.
+// port as the kubelet endpoint (as the boards report it), and Ready; on a
+// Kubernetes cluster also its taint, and the kubelet API as the kubelet
+// endpoint with the pod port in an annotation (Config.Kubernetes).
 func (k *Kubelet) nodeObject() *corev1.Node {
 	nodeLabels := map[string]string{labelHostname: k.cfg.NodeName, "kubernetes.io/os": "kube32", "kubernetes.io/arch": "wasm32"}
 	if k.cfg.ControlPlane {
 		nodeLabels[abi.LabelControlPlane] = ""
 	}
 	now := metav1.NewTime(time.Now())
+	kubeletPort := k.cfg.PodPort
+	var annotations map[string]string
+	var taints []corev1.Taint
+	if kn := k.cfg.Kubernetes; kn != nil {
+		kubeletPort = kn.KubeletPort
+		annotations = map[string]string{abi.AnnotationPodPort: strconv.Itoa(k.cfg.PodPort)}
+		taints = []corev1.Taint{{Key: abi.TaintWasm, Value: "true", Effect: corev1.TaintEffectNoSchedule}}
+	}
 	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: nodeLabels},
+		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: nodeLabels, Annotations: annotations},
+		Spec:       corev1.NodeSpec{Taints: taints},
 		Status: corev1.NodeStatus{
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
 				{Type: corev1.NodeHostName, Address: k.cfg.NodeName},
 			},
-			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(k.cfg.PodPort)}},
+			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(kubeletPort)}},
 			Conditions: []corev1.NodeCondition{{
 				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 				Message: "kube32 node is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now,
@@ -104,4 +116,21 @@ func (k *Kubelet) register(ctx context.Context) {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// reasonRuntimeClass is the reason of a pod a node of a Kubernetes cluster
+// refuses because it is not a kube32 pod.
+const reasonRuntimeClass = "UnsupportedRuntimeClass"
+
+// admitRuntimeClass refuses, on a node of a Kubernetes cluster, a pod
+// that is not a kube32 pod: one whose tolerations let it land here (a
+// DaemonSet's that tolerates every taint) but whose containers are not
+// WebAssembly modules.
+func (k *Kubelet) admitRuntimeClass(p *corev1.Pod) *problem {
+	if k.cfg.Kubernetes == nil || IsKube32Pod(p) {
+		return nil
+	}
+	return &problem{reason: reasonRuntimeClass, message: fmt.Sprintf(
+		"Pod was rejected: node %s runs only kube32 pods, whose spec.runtimeClassName is %q (docs/kubernetes.md)",
+		k.cfg.NodeName, abi.RuntimeClassName)}
 }

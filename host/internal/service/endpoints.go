@@ -128,6 +128,14 @@ func endpointLabels(svc *corev1.Service) map[string]string {
 	return out
 }
 
+// EndpointsOf computes svc's Endpoints from pods, the pods of its
+// namespace, as the store's are computed; nil for a Service without
+// endpoints. A kube32 node on a Kubernetes cluster computes them so, since
+// that cluster's controllers keep node-local addresses out of theirs.
+func EndpointsOf(svc *corev1.Service, pods []*corev1.Pod) *corev1.Endpoints {
+	return endpoints(svc, pods)
+}
+
 // NamespaceEndpoints lists the Endpoints of every Service of namespace (""
 // for all), computed from the store as it is.
 func NamespaceEndpoints(s *store.Store, namespace string) []*corev1.Endpoints {

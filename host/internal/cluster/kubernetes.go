@@ -1,0 +1,73 @@
+package cluster
+
+import (
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kube32/kube32/host/internal/kubelet"
+)
+
+// KubernetesOptions make a worker a node of a Kubernetes cluster
+// (docs/kubernetes.md).
+type KubernetesOptions struct {
+	// Config reaches the cluster's API server (from a kubeconfig).
+	Config *rest.Config
+	// KubeletPort is the kubelet API's port on the node IP (0: a free
+	// one); KubeletListener, when set, is used instead.
+	KubeletPort     int
+	KubeletListener net.Listener
+	// ClientCAs verify the client certificates of the kubelet API's
+	// callers (kube-apiserver's); nil: only bearer tokens are accepted.
+	ClientCAs *x509.CertPool
+	// EgressCA is a PEM file of roots trusted for the pods' https:// calls
+	// besides the system's, as serve's --egress-ca.
+	EgressCA string
+}
+
+// kubeletAPI is the kubelet API of a node of a Kubernetes cluster: where
+// kube-apiserver asks for logs and port-forwards, and metrics-server for
+// the node's figures.
+type kubeletAPI struct {
+	listener net.Listener
+	port     int
+	server   *http.Server
+}
+
+func listenKubeletAPI(opts WorkerOptions) (*kubeletAPI, error) {
+	k := opts.Kubernetes
+	l := k.KubeletListener
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", net.JoinHostPort(opts.NodeIP, strconv.Itoa(k.KubeletPort))); err != nil {
+			return nil, fmt.Errorf("node %s: kubelet API port: %w (choose another with --kubelet-port)", opts.Name, err)
+		}
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	n, _ := strconv.Atoi(port)
+	return &kubeletAPI{listener: l, port: n}, nil
+}
+
+// serve serves the kubelet API of k until close.
+func (a *kubeletAPI) serve(k *kubelet.Kubelet, opts WorkerOptions, wg *sync.WaitGroup) {
+	a.server = &http.Server{Handler: http.NotFoundHandler()} // TODO(kubeletapi): the kubelet API
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = a.server.Serve(a.listener) }()
+}
+
+// close stops the kubelet API (nil: none).
+func (a *kubeletAPI) close() {
+	if a == nil {
+		return
+	}
+	if a.server != nil {
+		a.server.Close()
+		return
+	}
+	a.listener.Close()
+}
