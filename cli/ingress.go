@@ -70,7 +70,7 @@ func RunIngress(ctx context.Context, opts IngressOptions) error {
 			return err
 		}
 	}
-	cfg, err := restConfigOf(opts.Kubeconfig, opts.Context)
+	cfg, err := host.KubernetesConfig(opts.Kubeconfig, opts.Context)
 	if err != nil {
 		return err
 	}

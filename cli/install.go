@@ -69,7 +69,7 @@ func RunInstall(ctx context.Context, opts InstallOptions) error {
 		}
 		return nil
 	}
-	cfg, err := restConfigOf(opts.Kubeconfig, opts.Context)
+	cfg, err := host.KubernetesConfig(opts.Kubeconfig, opts.Context)
 	if err != nil {
 		return err
 	}
