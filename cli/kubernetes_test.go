@@ -23,6 +23,7 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testk8s"
 	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/templates/demo"
 )
 
 // TestKube32OnKubernetes runs `kube32 install` and `kube32 ingress`
@@ -193,6 +194,51 @@ func TestKube32OnKubernetes(t *testing.T) {
 		testenv.EventuallyNil(t, "Ingress noclass to be routed once kube32 is the default class", func() error {
 			if r := ingressGet(t, ing.URL()+"/x", "noclass.example"); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "StaticBundle missing") {
 				return fmt.Errorf("GET /x Host noclass.example: %d %q", r.status, r.body)
+			}
+			return nil
+		})
+	})
+
+	t.Run("ingress proxies a Service's kube32 pods to their kube32 node", func(t *testing.T) {
+		k := k.on(t)
+		// A real kube32 node joins the cluster as the kube32-node
+		// ServiceAccount, and runs the echo pod of the built-in demo.
+		token := k.run("", "create", "token", "kube32-node", "-n", abi.NamespaceSystem)
+		cfg, err := host.KubernetesConfig(k8sTokenKubeconfig(t, c, token), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodeOut := &testserve.Output{}
+		w, err := host.StartWorker(context.Background(), host.WorkerOptions{
+			Name: "wasm-1", NodeIP: "127.0.0.2", Images: demo.Images(), Kubernetes: &host.KubernetesOptions{Config: cfg},
+			Logf: func(format string, args ...any) { fmt.Fprintf(nodeOut, format+"\n", args...) },
+		})
+		if err != nil {
+			// The node's first half (main) joins http:// API servers only;
+			// this subtest runs once it joins a real one.
+			t.Skipf("kube32 node does not join this Kubernetes cluster yet: %v", err)
+		}
+		t.Cleanup(func() {
+			w.Close()
+			if t.Failed() {
+				t.Logf("node output:\n%s", nodeOut)
+			}
+		})
+		k.run(echoBehindIngress, "apply", "-f", "-")
+		k.run("", "wait", "--for=condition=Ready", "pod/echo", "-n", "default", "--timeout=120s")
+
+		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.Kubeconfig})
+		testenv.EventuallyNil(t, "POST /echo/hello to reach the echo pod through its node", func() error {
+			req, _ := http.NewRequest(http.MethodPost, ing.URL()+"/echo/hello", strings.NewReader("hi there"))
+			req.Host = "echo.example"
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"body":"hi there"`) || !strings.Contains(string(b), "hello from echo") {
+				return fmt.Errorf("POST /echo/hello: %d %s", resp.StatusCode, b)
 			}
 			return nil
 		})
@@ -423,4 +469,52 @@ spec:
         pathType: Prefix
         backend:
           resource: {apiGroup: kube32.io, kind: StaticBundle, name: missing}
+`
+
+// echoBehindIngress: the demo's echo pod as a kube32 pod (RuntimeClass
+// kube32, which sends it to the kube32 node), its Service, and an Ingress
+// of class kube32 to it on echo.example.
+const echoBehindIngress = `apiVersion: v1
+kind: Pod
+metadata:
+  name: echo
+  namespace: default
+  labels: {app: echo}
+spec:
+  runtimeClassName: kube32
+  containers:
+  - name: echo
+    image: wasm://embedded/echo
+    ports:
+    - {containerPort: 7000, name: http}
+    env:
+    - {name: GREETING, value: hello from echo}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: echo
+  namespace: default
+spec:
+  selector: {app: echo}
+  ports:
+  - {name: http, port: 80, targetPort: 7000}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: echo
+  namespace: default
+spec:
+  ingressClassName: kube32
+  rules:
+  - host: echo.example
+    http:
+      paths:
+      - path: /echo
+        pathType: Prefix
+        backend:
+          service:
+            name: echo
+            port: {number: 80}
 `
