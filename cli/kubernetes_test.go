@@ -189,6 +189,19 @@ func TestKube32OnKubernetes(t *testing.T) {
 		if ip, _ := k.try("", "get", "ingress", "other", "-n", "default", "-o", "jsonpath={.status.loadBalancer.ingress}"); ip != "" {
 			t.Errorf("Ingress other of class nginx got status %s", ip)
 		}
+		// A Service whose only pod is a container pod (no RuntimeClass
+		// kube32) has no pod this controller can reach: 503, never a
+		// proxy to the container pod's kubelet.
+		k.run(containerPodBehindIngress, "apply", "-f", "-")
+		k.run("", "patch", "pod", "container", "-n", "default", "--subresource=status", "--type=merge",
+			"-p", `{"status":{"phase":"Running","podIP":"127.0.0.9","podIPs":[{"ip":"127.0.0.9"}]}}`)
+		testenv.EventuallyNil(t, "the container pod's Service to answer 503", func() error {
+			r := ingressGet(t, ing.URL()+"/", "container.example")
+			if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "no running pod") {
+				return fmt.Errorf("GET / Host container.example: %d %q", r.status, r.body)
+			}
+			return nil
+		})
 		// Marked default, kube32 takes the Ingresses without a class.
 		k.run("", "annotate", "ingressclass", abi.IngressClassName, "ingressclass.kubernetes.io/is-default-class=true")
 		testenv.EventuallyNil(t, "Ingress noclass to be routed once kube32 is the default class", func() error {
@@ -517,4 +530,73 @@ spec:
           service:
             name: echo
             port: {number: 80}
+`
+
+// install and ingress refuse to run without the cluster's kubeconfig, and
+// install's -o only prints a dry run: usage errors (exit 2) naming the flag.
+func TestInstallAndIngressUsageErrorsNameTheFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"install"}, "--kubeconfig"},
+		{[]string{"ingress"}, "--kubeconfig"},
+		{[]string{"install", "--kubeconfig", "x", "-o", "yaml"}, "--dry-run"},
+		{[]string{"install", "--dry-run", "-o", "json"}, "-o yaml"},
+	} {
+		code, out := testserve.Run(t, c.args...)
+		if code != 2 || !strings.Contains(out, c.flag) {
+			t.Errorf("kube32 %s: exit %d, %q; want 2 and a word about %s", strings.Join(c.args, " "), code, out, c.flag)
+		}
+	}
+}
+
+// containerPodBehindIngress: a container pod (no RuntimeClass) on a
+// container node, behind a Service that an Ingress of class kube32 routes
+// on container.example.
+const containerPodBehindIngress = `apiVersion: v1
+kind: Node
+metadata:
+  name: container-node
+status:
+  addresses: [{type: InternalIP, address: 127.0.0.9}]
+  daemonEndpoints: {kubeletEndpoint: {Port: 10250}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: container
+  namespace: default
+  labels: {app: container}
+spec:
+  nodeName: container-node
+  containers:
+  - name: c
+    image: registry.example/app:v1
+    ports: [{containerPort: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: container
+  namespace: default
+spec:
+  selector: {app: container}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: container
+  namespace: default
+spec:
+  ingressClassName: kube32
+  rules:
+  - host: container.example
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend:
+          service: {name: container, port: {number: 80}}
 `
