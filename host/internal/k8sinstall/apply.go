@@ -70,6 +70,10 @@ func YAML() ([]byte, error) {
 // "unchanged" (its resourceVersion stayed) or "configured". It waits for
 // the CRD to be Established before going on.
 func Apply(ctx context.Context, cfg *rest.Config, report func(line string)) error {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 { // client-go's default, 5 a second, would make install take seconds
+		cfg.QPS, cfg.Burst = 50, 100
+	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err

@@ -53,8 +53,12 @@ type Mirror struct {
 
 // New returns a Mirror of the cluster of cfg.REST; Run starts it.
 func New(cfg Config) (*Mirror, error) {
-	m := &Mirror{cfg: cfg, ingresses: map[store.Key]*networkingv1.Ingress{}}
+	cfg.REST = rest.CopyConfig(cfg.REST)
+	if cfg.REST.QPS == 0 { // client-go's default, 5 a second, would queue the status writes of many Ingresses
+		cfg.REST.QPS, cfg.REST.Burst = 50, 100
+	}
 	codecs := serializer.NewCodecFactory(kinds.Scheme).WithoutConversion()
+	m := &Mirror{cfg: cfg, ingresses: map[store.Key]*networkingv1.Ingress{}}
 	httpClient, err := rest.HTTPClientFor(cfg.REST)
 	if err != nil {
 		return nil, err
