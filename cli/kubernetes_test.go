@@ -221,9 +221,15 @@ func TestKube32OnKubernetes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// With a board the Node reports room for pods (kube-scheduler
+		// places none on a Node without status.allocatable.pods).
+		board, err := abi.ChooseBoard(abi.BoardNames()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
 		nodeOut := &testserve.Output{}
 		w, err := host.StartWorker(context.Background(), host.WorkerOptions{
-			Name: "wasm-1", NodeIP: "127.0.0.2", Images: demo.Images(), Kubernetes: &host.KubernetesOptions{Config: cfg},
+			Name: "wasm-1", NodeIP: "127.0.0.2", Images: demo.Images(), Kubernetes: &host.KubernetesOptions{Config: cfg}, Board: board,
 			Logf: func(format string, args ...any) { fmt.Fprintf(nodeOut, format+"\n", args...) },
 		})
 		if err != nil {
@@ -238,7 +244,11 @@ func TestKube32OnKubernetes(t *testing.T) {
 			}
 		})
 		k.run(echoBehindIngress, "apply", "-f", "-")
-		k.run("", "wait", "--for=condition=Ready", "pod/echo", "-n", "default", "--timeout=120s")
+		if _, err := k.try("", "wait", "--for=condition=Ready", "pod/echo", "-n", "default", "--timeout=120s"); err != nil {
+			nodes, _ := k.try("", "get", "nodes", "-o", "wide")
+			pod, _ := k.try("", "describe", "pod", "echo", "-n", "default")
+			t.Fatalf("%v\nnodes:\n%s\npod:\n%s", err, nodes, pod)
+		}
 
 		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.Kubeconfig})
 		testenv.EventuallyNil(t, "POST /echo/hello to reach the echo pod through its node", func() error {
@@ -502,6 +512,8 @@ spec:
     - {containerPort: 7000, name: http}
     env:
     - {name: GREETING, value: hello from echo}
+    resources:
+      limits: {memory: 64Ki}
 ---
 apiVersion: v1
 kind: Service
