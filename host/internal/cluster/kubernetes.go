@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	"k8s.io/client-go/rest"
@@ -70,4 +72,34 @@ func (a *kubeletAPI) close() {
 		return
 	}
 	a.listener.Close()
+}
+
+// KubeletURL is the kubelet API of a node of a Kubernetes cluster; "" for
+// a worker of a kube32 control plane.
+func (w *Worker) KubeletURL() string {
+	if w.kubeletAPI == nil {
+		return ""
+	}
+	return "https://" + w.kubeletAPI.listener.Addr().String()
+}
+
+// kubernetesAPIHostPort splits a Kubernetes API server's URL (https, or
+// a bare host:port as kubeconfigs may give) for
+// KUBERNETES_SERVICE_HOST/_PORT.
+func kubernetesAPIHostPort(server string) (string, int, error) {
+	if !strings.Contains(server, "://") {
+		server = "https://" + server
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", 0, fmt.Errorf("kubeconfig: API server URL %q: want https://HOST[:PORT]", server)
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port == 0 {
+		port = 443
+		if u.Scheme == "http" {
+			port = 80
+		}
+	}
+	return u.Hostname(), port, nil
 }

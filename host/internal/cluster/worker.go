@@ -184,7 +184,7 @@ func newWorkerEdges(opts WorkerOptions) (*workerEdges, error) {
 		if err != nil {
 			return nil, err
 		}
-		apiHost, apiPort, err := apiHostPort(k.Config.Host)
+		apiHost, apiPort, err := kubernetesAPIHostPort(k.Config.Host)
 		if err != nil {
 			return nil, err
 		}

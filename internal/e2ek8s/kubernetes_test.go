@@ -1,0 +1,385 @@
+// Package e2ek8s runs kube32 on a real Kubernetes control plane
+// (internal/testk8s), as docs/kubernetes.md walks a user through it: the
+// kube32 binary's install, node, ingress and push commands, driven and
+// checked with real kubectl and client-go.
+package e2ek8s
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testk8s"
+	"github.com/kube32/kube32/internal/testpods"
+)
+
+// kube32 is a built kube32 binary and what a test runs it with.
+type kube32 struct {
+	bin, kubeconfig string
+	env             []string
+}
+
+// buildKube32 builds the kube32 binary of this checkout.
+func buildKube32(t *testing.T, c *testk8s.Cluster) *kube32 {
+	t.Helper()
+	goTool := testenv.Tool(t, "go")
+	bin := filepath.Join(t.TempDir(), "kube32")
+	cmd := exec.Command(goTool, "build", "-o", bin, "./cli/kube32")
+	cmd.Dir = testenv.ModuleRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := t.TempDir()
+	return &kube32{bin: bin, kubeconfig: c.Kubeconfig, env: append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"))}
+}
+
+// run runs kube32 with args to the end, failing t when it fails.
+func (k *kube32) run(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(k.bin, args...)
+	cmd.Env = k.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kube32 %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// process is a long-running kube32 command.
+type process struct {
+	name   string
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	exited chan struct{}
+}
+
+// start runs kube32 with args in the background until the test ends.
+func (k *kube32) start(t *testing.T, name string, args ...string) *process {
+	t.Helper()
+	p := &process{name: name, cmd: exec.Command(k.bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
+	p.cmd.Env = k.env
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("--- %s ---\n%s", name, p.out.String())
+		}
+	})
+	return p
+}
+
+// kubectl runs the real kubectl against the cluster.
+func kubectl(t *testing.T, c *testk8s.Cluster, stdin string, args ...string) string {
+	t.Helper()
+	out, err := kubectlErr(c, stdin, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func kubectlErr(c *testk8s.Cluster, stdin string, args ...string) (string, error) {
+	cmd := exec.Command("kubectl", append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// freePort returns a port free on ip right now.
+func freePort(t *testing.T, ip string) int {
+	t.Helper()
+	l, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// imagesDir is an image tree holding the probe test pod as
+// wasm://embedded/probe.
+func imagesDir(t *testing.T) (dir string, probe []byte) {
+	t.Helper()
+	probe = testpods.Fixture(t, "probe", 65536)
+	dir = t.TempDir()
+	wasm := filepath.Join(dir, "firmware", "images", "wasm")
+	if err := os.MkdirAll(wasm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wasm, "probe.wasm"), probe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, probe
+}
+
+func clientset(t *testing.T, c *testk8s.Cluster) *kubernetes.Clientset {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// nodeReady is the status of a Node's Ready condition ("" when it has none).
+func nodeReady(cs *kubernetes.Clientset, name string) corev1.ConditionStatus {
+	n, err := cs.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		return ""
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// podsOf lists the running pods labelled app=app.
+func podsOf(t *testing.T, cs *kubernetes.Clientset, app string) []corev1.Pod {
+	t.Helper()
+	list, err := cs.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "app=" + app})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// viaPodPort sends GET path to pod (namespace default) through its node's
+// pod port, as another node's call would.
+func viaPodPort(t *testing.T, cs *kubernetes.Clientset, pod corev1.Pod, path string) string {
+	t.Helper()
+	n, err := cs.CoreV1().Nodes().Get(context.Background(), pod.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+nodeAddr(n)+path, nil)
+	req.Header.Set(abi.HeaderPod, "default/"+pod.Name)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// nodeAddr is a kube32 Node's pod port, as its Node says it.
+func nodeAddr(n *corev1.Node) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			return net.JoinHostPort(a.Address, n.Annotations[abi.AnnotationPodPort])
+		}
+	}
+	return ""
+}
+
+// get answers GET url's status and body.
+func get(url string) (int, string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+// lockedBuffer collects a process's output, safe to read while it writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// deployment is a Deployment of the probe pod with its Service, both
+// named name, spread over the kube32 nodes.
+func deployment(name, image string, replicas int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s}
+spec:
+  replicas: %[3]d
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec:
+      runtimeClassName: kube32
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: %[1]s}}}
+      containers:
+      - name: main
+        image: %[2]s
+        ports: [{containerPort: 80}]
+        env:
+        - {name: GREETING, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+        securityContext: {capabilities: {add: [SERVICE_CALL]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: %[1]s}
+spec:
+  selector: {app: %[1]s}
+  ports: [{port: 80, targetPort: 80}]
+`, name, image, replicas)
+}
+
+// waitRollout waits until kubectl says the Deployment rolled out.
+func waitRollout(t *testing.T, c *testk8s.Cluster, name string) {
+	t.Helper()
+	kubectl(t, c, "", "rollout", "status", "deployment/"+name, "--timeout=90s")
+}
+
+// TestKube32OnKubernetes is docs/kubernetes.md on a real control plane:
+// install, two kube32 nodes, a Deployment across them, kubectl logs,
+// port-forward and top, a call between Services allowed and then denied by
+// a NetworkPolicy, the kube32 Ingress, a rolling update to an image pushed
+// with kube32 push, and a node killed turning NotReady.
+func TestKube32OnKubernetes(t *testing.T) {
+	testenv.Tools(t, "clang", "kubectl", "go")
+	c := testk8s.Start(t)
+	k := buildKube32(t, c)
+	cs := clientset(t, c)
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := kubectlErr(c, "", "get", "nodes,pods,events", "-o", "wide")
+			t.Logf("--- the cluster ---\n%s", out)
+		}
+	})
+	images, probe := imagesDir(t)
+	_ = probe
+
+	kubectl(t, c, `apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: kube32}
+handler: kube32
+scheduling:
+  nodeSelector: {kubernetes.io/arch: wasm32}
+  tolerations: [{key: kube32.io/wasm, operator: Exists, effect: NoSchedule}]
+`, "apply", "-f", "-") // TEMP until kube32 install lands
+
+	// Two kube32 nodes, each in a process of its own.
+	type node struct {
+		name, ip string
+		proc     *process
+	}
+	nodes := []*node{{name: "kube32-a", ip: "127.0.0.21"}, {name: "kube32-b", ip: "127.0.0.22"}}
+	for _, n := range nodes {
+		n.proc = k.start(t, n.name, "node", "--kubeconfig", c.Kubeconfig, "--name", n.name, "--node-ip", n.ip,
+			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
+			"--images", images, "--lease-renew-interval", "2s")
+	}
+	for _, n := range nodes {
+		testenv.Eventually(t, "node "+n.name+" Ready", func() bool { return nodeReady(cs, n.name) == corev1.ConditionTrue })
+	}
+	nodeA, err := cs.CoreV1().Nodes().Get(context.Background(), "kube32-a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(nodeA.Spec.Taints, func(t corev1.Taint) bool { return t.Key == abi.TaintWasm }) || nodeA.Labels["kubernetes.io/arch"] != "wasm32" {
+		t.Errorf("node kube32-a: taints %v, labels %v; want the %s taint and arch wasm32", nodeA.Spec.Taints, nodeA.Labels, abi.TaintWasm)
+	}
+
+	t.Run("a Deployment of 3 kube32 pods rolls out across both nodes", func(t *testing.T) {
+		kubectl(t, c, deployment("web", "wasm://embedded/probe", 3)+"---\n"+deployment("backend", "wasm://embedded/probe", 1), "apply", "-f", "-")
+		waitRollout(t, c, "web")
+		waitRollout(t, c, "backend")
+		on := map[string]int{}
+		for _, p := range podsOf(t, cs, "web") {
+			on[p.Spec.NodeName]++
+			if got := viaPodPort(t, cs, p, "/hello"); got != "hello\n" {
+				t.Errorf("pod %s answered %q on its node's pod port", p.Name, got)
+			}
+		}
+		if len(on) != 2 {
+			t.Errorf("pods by node: %v; want both kube32 nodes", on)
+		}
+	})
+
+	t.Run("a call to another Service is allowed, then denied by a NetworkPolicy", func(t *testing.T) {
+		pods := podsOf(t, cs, "web")
+		if len(pods) == 0 {
+			t.Fatal("no web pod runs")
+		}
+		web := pods[0]
+		// kube32 enforces egress rules, as the boards do
+		// (docs/networkpolicy.md). A node reads the pods behind a Service through a cache of
+		// abi.APICacheTTL: the backend may take that long to be seen ready.
+		var out string
+		testenv.EventuallyNil(t, "the call to Service backend to be answered", func() error {
+			if out = viaPodPort(t, cs, web, "/call"); !strings.Contains(out, "status=404\n") {
+				return errors.New(out)
+			}
+			return nil
+		})
+		testpods.Contains(t, out, "body=/ping: no such route")
+		kubectl(t, c, `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web-closed}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+`, "apply", "-f", "-")
+		denied := fmt.Sprintf("call=%d\n", abi.ErrPerm)
+		testenv.EventuallyNil(t, "the call to be denied", func() error {
+			if out := viaPodPort(t, cs, web, "/call"); !strings.Contains(out, denied) {
+				return errors.New(out)
+			}
+			return nil
+		})
+		kubectl(t, c, "", "delete", "networkpolicy", "web-closed")
+	})
+
+	t.Run("a node killed with SIGKILL turns NotReady", func(t *testing.T) {
+		b := nodes[1]
+		b.proc.cmd.Process.Kill()
+		<-b.proc.exited
+		testenv.Eventually(t, "node "+b.name+" NotReady", func() bool { return nodeReady(cs, b.name) == corev1.ConditionUnknown })
+	})
+	_ = time.Second
+}
