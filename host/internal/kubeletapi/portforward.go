@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
-	portforwardnames "k8s.io/apimachinery/pkg/util/portforward"
 	"k8s.io/apimachinery/pkg/types"
+	portforwardnames "k8s.io/apimachinery/pkg/util/portforward"
 	"k8s.io/streaming/pkg/httpstream"
 
 	"github.com/kube32/kube32/host/internal/httplimit"
