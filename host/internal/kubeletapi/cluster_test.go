@@ -48,7 +48,12 @@ func TestKubeletAPIOnARealCluster(t *testing.T) {
 	clientCAs.AppendCertsFromPEM(caPEM)
 
 	n := startNode(t)
-	addr := serveAPI(t, n, Config{Reviews: admin, ClientCAs: clientCAs})
+	// The node's resource metrics are another package's (the kubelet's);
+	// the API mounts what it is given.
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "node_cpu_usage_seconds_total 0\n")
+	})
+	addr := serveAPI(t, n, Config{Reviews: admin, ClientCAs: clientCAs, ResourceMetrics: metrics})
 	base := "https://" + addr
 	c := client()
 
@@ -66,6 +71,9 @@ func TestKubeletAPIOnARealCluster(t *testing.T) {
 	t.Run("AdminTokenPassesTokenReviewAndSubjectAccessReview", func(t *testing.T) {
 		if code, body := do(t, c, "GET", base+"/healthz", k8s.Token); code != http.StatusOK || body != "ok" {
 			t.Errorf("GET /healthz as admin: %d %q", code, body)
+		}
+		if code, body := do(t, c, "GET", base+"/metrics/resource", k8s.Token); code != http.StatusOK || !strings.HasPrefix(body, "node_cpu_usage_seconds_total") {
+			t.Errorf("GET /metrics/resource as admin: %d %q, want Config.ResourceMetrics' answer", code, body)
 		}
 		if code, body := do(t, c, "GET", base+"/containerLogs/default/web/main", "not-a-token"); code != http.StatusUnauthorized {
 			t.Errorf("logs with a token the cluster does not know: %d %q, want 401", code, body)
@@ -325,4 +333,3 @@ func kubectlPortForward(t *testing.T, kubectl, kubeconfig string) string {
 	}
 	return ""
 }
-
