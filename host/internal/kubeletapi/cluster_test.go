@@ -110,6 +110,20 @@ func TestKubeletAPIOnARealCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("LogsPreviousAfterARestart", func(t *testing.T) {
+		if code := n.request(t, "trap", "/deep"); code < 500 {
+			t.Fatalf("GET /deep: %d, want the trap's 5xx", code)
+		}
+		testenv.Eventually(t, "pod trap to count its restart", func() bool {
+			_, st, ok := n.kubelet.Running("default", "trap")
+			return ok && st.RestartCount == 1
+		})
+		code, body := do(t, c, "GET", base+"/containerLogs/default/trap/main?previous=true", k8s.Token)
+		if code != http.StatusOK || !strings.Contains(body, "k32_handle trapped") || strings.Contains(body, "restarted") {
+			t.Errorf("previous=true after a trap: %d %q, want the first instance's lines only", code, body)
+		}
+	})
+
 	t.Run("LogsFollowSeesANewLine", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

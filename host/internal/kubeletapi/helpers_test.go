@@ -26,7 +26,8 @@ const nodeName = "kube32-node-1"
 
 // node is a real kubelet over a store, running the C test pod good
 // (internal/testpods/c/good.c: each request logs "hi" and "out") as
-// default/web, which declares containerPort 8080.
+// default/web, which declares containerPort 8080, and the C test pod
+// faults (faults.c: /deep traps) as default/trap.
 type node struct {
 	store   *store.Store
 	kubelet *kubelet.Kubelet
@@ -34,7 +35,7 @@ type node struct {
 
 func startNode(t *testing.T) *node {
 	t.Helper()
-	wasm := testpods.Fixture(t, "good", 65536)
+	good, faults := testpods.Fixture(t, "good", 65536), testpods.Fixture(t, "faults", 65536)
 	n := &node{store: store.New()}
 	source := kubelet.StoreSource(n.store)
 	policy, err := outbound.NewPolicy(source, nil)
@@ -42,7 +43,8 @@ func startNode(t *testing.T) *node {
 		t.Fatal(err)
 	}
 	n.kubelet, err = kubelet.New(kubelet.Config{NodeName: nodeName, NodeIP: "127.0.0.1", ControlPlane: true, Source: source, Policy: policy,
-		Images: fstest.MapFS{"firmware/images/wasm/good.wasm": &fstest.MapFile{Data: wasm}}, HandlerTimeout: 2 * time.Second})
+		Images: fstest.MapFS{"firmware/images/wasm/good.wasm": &fstest.MapFile{Data: good}, "firmware/images/wasm/faults.wasm": &fstest.MapFile{Data: faults}},
+		HandlerTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +52,17 @@ func startNode(t *testing.T) *node {
 	done := make(chan struct{})
 	go func() { defer close(done); n.kubelet.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	if _, err := n.store.Create(webPod()); err != nil {
-		t.Fatal(err)
+	trap := webPod()
+	trap.Name, trap.Spec.Containers[0].Image = "trap", "wasm://embedded/faults"
+	for _, p := range []*corev1.Pod{webPod(), trap} {
+		if _, err := n.store.Create(p); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, "pod default/"+p.Name+" running", func() bool {
+			_, st, ok := n.kubelet.Running("default", p.Name)
+			return ok && st.Phase == "Running"
+		})
 	}
-	testenv.Eventually(t, "pod default/web running", func() bool {
-		_, st, ok := n.kubelet.Running("default", "web")
-		return ok && st.Phase == "Running"
-	})
 	return n
 }
 
@@ -70,18 +76,29 @@ func webPod() *corev1.Pod {
 	}
 }
 
-// call sends one request to the pod, in-process, which logs two lines.
+// call sends one request to default/web, in-process, which logs two
+// lines.
 func (n *node) call(t *testing.T) {
 	t.Helper()
-	h, ok := n.kubelet.Handler("default", "web")
+	if code := n.request(t, "web", "/"); code != http.StatusOK {
+		t.Fatalf("pod default/web answered %d", code)
+	}
+}
+
+// request sends GET path to the pod name, in-process, and returns the
+// status it answered.
+func (n *node) request(t *testing.T, name, path string) int {
+	t.Helper()
+	h, ok := n.kubelet.Handler("default", name)
 	if !ok {
-		t.Fatal("pod default/web has no handler")
+		t.Fatalf("pod default/%s has no handler", name)
 	}
 	rec := &discard{header: http.Header{}}
-	h.ServeHTTP(rec, mustRequest(t, "GET", "http://web/", ""))
-	if rec.code != 0 && rec.code != http.StatusOK {
-		t.Fatalf("pod default/web answered %d", rec.code)
+	h.ServeHTTP(rec, mustRequest(t, "GET", "http://"+name+path, ""))
+	if rec.code == 0 {
+		return http.StatusOK
 	}
+	return rec.code
 }
 
 type discard struct {
