@@ -43,7 +43,7 @@ func startNode(t *testing.T) *node {
 		t.Fatal(err)
 	}
 	n.kubelet, err = kubelet.New(kubelet.Config{NodeName: nodeName, NodeIP: "127.0.0.1", ControlPlane: true, Source: source, Policy: policy,
-		Images: fstest.MapFS{"firmware/images/wasm/good.wasm": &fstest.MapFile{Data: good}, "firmware/images/wasm/faults.wasm": &fstest.MapFile{Data: faults}},
+		Images:         fstest.MapFS{"firmware/images/wasm/good.wasm": &fstest.MapFile{Data: good}, "firmware/images/wasm/faults.wasm": &fstest.MapFile{Data: faults}},
 		HandlerTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
