@@ -241,6 +241,24 @@ const (
 	ImagePullBackoffMax     = 300 * time.Second
 )
 
+// The reviews of a kube32 node's kubelet API on a Kubernetes cluster
+// (docs/kubeletapi.md): the answers of kube-apiserver's TokenReviews and
+// SubjectAccessReviews it keeps, as a kubelet in webhook mode keeps them.
+const (
+	// KubeletTokenReviewTTL is how long an authenticated bearer token is
+	// taken without asking again (a kubelet's authentication cacheTTL).
+	KubeletTokenReviewTTL = 2 * time.Minute
+	// KubeletAccessAllowedTTL is how long an allowed access is taken
+	// without asking again (cacheAuthorizedTTL).
+	KubeletAccessAllowedTTL = 5 * time.Minute
+	// KubeletDeniedTTL is how long a refused token or a denied access
+	// stays refused without asking again (cacheUnauthorizedTTL).
+	KubeletDeniedTTL = 30 * time.Second
+	// KubeletReviewCacheMax bounds the answers kept, of tokens and of
+	// accesses each; past it the oldest go first.
+	KubeletReviewCacheMax = 4096
+)
+
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
 	Value  int64  // in Unit
@@ -314,6 +332,10 @@ var Limits = []Limit{
 	{"OCIModuleBytesMax", kib(OCIModuleBytesMax), "KiB", "The module layer of an OCI image a node pulls; a larger one is refused before it is downloaded (ErrImagePull).", "oci.md"},
 	{"ImagePullBackoffInitial", secs(ImagePullBackoffInitial), "s", "The wait after a failed pull of an OCI image before the next (ImagePullBackOff); it doubles after each failure.", "oci.md"},
 	{"ImagePullBackoffMax", secs(ImagePullBackoffMax), "s", "The longest wait between pulls of an OCI image that keeps failing.", "oci.md"},
+	{"KubeletTokenReviewTTL", secs(KubeletTokenReviewTTL), "s", "How long a kube32 node's kubelet API takes a bearer token that a TokenReview authenticated without asking again.", "kubeletapi.md"},
+	{"KubeletAccessAllowedTTL", secs(KubeletAccessAllowedTTL), "s", "How long the kubelet API takes an access a SubjectAccessReview allowed without asking again.", "kubeletapi.md"},
+	{"KubeletDeniedTTL", secs(KubeletDeniedTTL), "s", "How long the kubelet API refuses a token or an access that a review refused without asking again.", "kubeletapi.md"},
+	{"KubeletReviewCacheMax", KubeletReviewCacheMax, "", "Review answers the kubelet API keeps, of tokens and of accesses each; past it the oldest go first.", "kubeletapi.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }
