@@ -241,6 +241,20 @@ const (
 	ImagePullBackoffMax     = 300 * time.Second
 )
 
+// StaticBundles pushed to an OCI registry (docs/oci.md, "Bundles"):
+// `kube32 push` refuses a folder past them and the Ingress controller a
+// pulled bundle past them, before it is unpacked.
+const (
+	// OCIBundleBytesMax bounds the layer of a bundle artifact (a tar of
+	// its files); a larger layer is refused before it is downloaded.
+	OCIBundleBytesMax = 64 << 20
+	// OCIBundleFilesMax bounds the files of a bundle artifact.
+	OCIBundleFilesMax = 10000
+	// OCIBundlePathMax bounds the path of one file of a bundle artifact,
+	// in bytes.
+	OCIBundlePathMax = 255
+)
+
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
 	Value  int64  // in Unit
@@ -314,6 +328,9 @@ var Limits = []Limit{
 	{"OCIModuleBytesMax", kib(OCIModuleBytesMax), "KiB", "The module layer of an OCI image a node pulls; a larger one is refused before it is downloaded (ErrImagePull).", "oci.md"},
 	{"ImagePullBackoffInitial", secs(ImagePullBackoffInitial), "s", "The wait after a failed pull of an OCI image before the next (ImagePullBackOff); it doubles after each failure.", "oci.md"},
 	{"ImagePullBackoffMax", secs(ImagePullBackoffMax), "s", "The longest wait between pulls of an OCI image that keeps failing.", "oci.md"},
+	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
+	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
+	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }
