@@ -27,11 +27,19 @@ import (
 // digest, the same for the same files wherever and whenever they were
 // written.
 func PushBundle(ctx context.Context, dir, ref string, plainHTTP bool) (string, error) {
-	r, err := pushReference(ref)
-	if err != nil {
+	if _, err := pushReference(ref); err != nil {
 		return "", err
 	}
 	layer, err := BundleLayer(dir)
+	if err != nil {
+		return "", err
+	}
+	return pushBundleLayer(ctx, layer, ref, plainHTTP)
+}
+
+// pushBundleLayer pushes layer, the tar of a bundle, as a bundle artifact.
+func pushBundleLayer(ctx context.Context, layer []byte, ref string, plainHTTP bool) (string, error) {
+	r, err := pushReference(ref)
 	if err != nil {
 		return "", err
 	}
