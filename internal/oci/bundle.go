@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing/fstest"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -78,14 +80,20 @@ type Bundle struct {
 // the disk cache holds, else pulled from its registry, its manifest and
 // layer checked against their digests, the layer unpacked by the rules of
 // unpackBundle, then cached. As for modules, a reference pulled once is
-// not pulled again (docs/oci.md); a failed pull is not cached, so the next
-// call tries again. Errors name the reference.
+// not pulled again (docs/oci.md). Nothing of a failed pull is kept but
+// its error, given again (ErrPullBackoff) until the next pull is due.
+// Errors name the reference.
 func (p *Puller) PullBundle(ctx context.Context, ref string) (Bundle, error) {
 	p.mu.Lock()
 	b, ok := p.bundles[ref]
+	failed, recent := p.failedBundles[ref]
 	p.mu.Unlock()
 	if ok {
 		return b, nil
+	}
+	if recent && time.Since(failed.at) < abi.ImagePullBackoffInitial {
+		return Bundle{}, fmt.Errorf("%w (%w: the next pull in %s)", failed.err, ErrPullBackoff,
+			(abi.ImagePullBackoffInitial - time.Since(failed.at)).Round(time.Second))
 	}
 	v, err, _ := p.flights.Do("bundle "+ref, func() (any, error) {
 		if b, ok := p.readBundleCache(ref); ok {
@@ -93,17 +101,30 @@ func (p *Puller) PullBundle(ctx context.Context, ref string) (Bundle, error) {
 		}
 		return p.pullBundle(ctx, ref)
 	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bundles == nil {
+		p.bundles, p.failedBundles = map[string]Bundle{}, map[string]pullFailure{}
+	}
 	if err != nil {
+		p.failedBundles[ref] = pullFailure{err: err, at: time.Now()}
 		return Bundle{}, err
 	}
+	delete(p.failedBundles, ref)
 	b = v.(Bundle)
-	p.mu.Lock()
-	if p.bundles == nil {
-		p.bundles = map[string]Bundle{}
-	}
 	p.bundles[ref] = b
-	p.mu.Unlock()
 	return b, nil
+}
+
+// ErrPullBackoff marks the error of a failed pull of a bundle that
+// PullBundle gives again, without pulling, until
+// abi.ImagePullBackoffInitial has passed since it: so that requests for a
+// bundle that cannot be pulled do not make the node hammer the registry.
+var ErrPullBackoff = errors.New("not pulled again yet")
+
+type pullFailure struct {
+	err error
+	at  time.Time
 }
 
 func (p *Puller) pullBundle(ctx context.Context, ref string) (Bundle, error) {

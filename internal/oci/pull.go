@@ -42,6 +42,8 @@ type Puller struct {
 	mu      sync.Mutex
 	pulled  map[string]Image  // by reference
 	bundles map[string]Bundle // by reference
+	// failedBundles are the bundle pulls that failed last, by reference.
+	failedBundles map[string]pullFailure
 	// flights makes the pods of a node that want one reference at once
 	// share one pull.
 	flights singleflight.Group

@@ -13,12 +13,8 @@ import (
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/internal/store"
+	"github.com/kube32/kube32/internal/oci"
 )
-
-// pullRetry is how long a failed pull of a bundle's image answers 503
-// before a request pulls again: the kubelet's first backoff, so that
-// clients of a broken bundle cannot make the node hammer the registry.
-const pullRetry = abi.ImagePullBackoffInitial
 
 // imageBundle returns the backend of the StaticBundle namespace/name when
 // its spec.image names an OCI artifact (docs/oci.md, "Bundles"), or nil
@@ -40,39 +36,34 @@ func (c *Controller) imageBundle(namespace, name, strip string) http.Handler {
 
 // pulledBundle serves a StaticBundle from its pulled image. It pulls on
 // first use; until a pull succeeds it answers 503 naming the bundle and
-// why (fail closed), and after a failure it pulls again at the first
-// request past pullRetry.
+// why (fail closed). The Puller keeps a failure for
+// abi.ImagePullBackoffInitial (oci.ErrPullBackoff), then pulls again.
 type pulledBundle struct {
 	c     *Controller
 	name  string // namespace/name
 	ref   string
 	strip string
 
-	mu       sync.Mutex
-	files    *static.Bundle
-	err      error
-	failedAt time.Time
+	mu    sync.Mutex
+	files *static.Bundle
 }
 
-// load returns the bundle's files, pulling them when needed.
+// load returns the bundle's files, pulling them when needed, and logs a
+// pull that failed (not the failure given again while it backs off).
 func (b *pulledBundle) load(ctx context.Context) (*static.Bundle, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.files != nil {
 		return b.files, nil
 	}
-	if b.err != nil && time.Since(b.failedAt) < pullRetry {
-		return nil, b.err
-	}
 	files, err := b.pull(ctx)
 	if err != nil {
-		if b.err == nil || b.err.Error() != err.Error() {
+		if !errors.Is(err, oci.ErrPullBackoff) && err != errNoPuller {
 			b.c.logf("[INGRESS] StaticBundle %s: image %s: %v", b.name, b.ref, err)
 		}
-		b.err, b.failedAt = err, time.Now()
 		return nil, err
 	}
-	b.files, b.err = files, nil
+	b.files = files
 	return files, nil
 }
 
@@ -111,7 +102,7 @@ func (b *pulledBundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The pull outlives a request that gives up: the next one wants it too.
 	files, err := b.load(context.WithoutCancel(r.Context()))
 	if err != nil {
-		w.Header().Set("Retry-After", strconv.Itoa(int(pullRetry/time.Second)))
+		w.Header().Set("Retry-After", strconv.Itoa(int(abi.ImagePullBackoffInitial/time.Second)))
 		writeError(w, http.StatusServiceUnavailable, map[string]string{"error": "backend unavailable",
 			"reason": "StaticBundle " + b.name + ": image " + b.ref + " could not be pulled: " + err.Error()})
 		return
