@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -137,8 +138,16 @@ func TestPushBundleRefusesWhatIsNotABundle(t *testing.T) {
 	f.Truncate(abi.OCIBundleBytesMax + 1) // sparse: no disk taken
 	f.Close()
 
+	many := t.TempDir()
+	for i := 0; i <= abi.OCIBundleFilesMax; i++ {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("f%05d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	for _, tc := range []struct{ dir, want string }{
 		{t.TempDir(), "holds no files"},
+		{many, "OCIBundleFilesMax"},
 		{link, "leak.txt is not a regular file"},
 		{backslash, "backslash"},
 		{control, "control character"},
@@ -220,6 +229,14 @@ func tarOf(t *testing.T, hdrs ...*tar.Header) []byte {
 
 func file(name string) *tar.Header { return &tar.Header{Typeflag: tar.TypeReg, Name: name} }
 
+func manyFiles(n int) []*tar.Header {
+	hdrs := make([]*tar.Header, n)
+	for i := range hdrs {
+		hdrs[i] = file(fmt.Sprintf("f%05d", i))
+	}
+	return hdrs
+}
+
 // A registry's layer is anyone's: a pull refuses, naming the entry, a tar
 // whose entries leave the bundle (.. or an absolute path), are not regular
 // files (links), repeat or clash, and a manifest that is not a bundle's.
@@ -239,6 +256,7 @@ func TestPullBundleRefusesLayersThatLeaveTheBundle(t *testing.T) {
 		{tarOf(t, file("a.txt"), file("a.txt")), `"a.txt" is in the layer twice`},
 		{tarOf(t, file("a"), file("a/b")), `"a" is a file and a folder`},
 		{tarOf(t, &tar.Header{Typeflag: tar.TypeDir, Name: "empty/"}), "no files"},
+		{tarOf(t, manyFiles(abi.OCIBundleFilesMax+1)...), "OCIBundleFilesMax"},
 		{[]byte("not a tar at all, but long enough to be read as a header block or not"), "bundle layer"},
 	} {
 		ref := reg.Host + "/web/bad" + string(rune('a'+i)) + ":v1"
