@@ -247,7 +247,7 @@ const (
 const (
 	// OCIBundleBytesMax bounds the layer of a bundle artifact (a tar of
 	// its files); a larger layer is refused before it is downloaded.
-	OCIBundleBytesMax = 64 << 20
+	OCIBundleBytesMax = 32 << 20
 	// OCIBundleFilesMax bounds the files of a bundle artifact.
 	OCIBundleFilesMax = 10000
 	// OCIBundlePathMax bounds the path of one file of a bundle artifact,

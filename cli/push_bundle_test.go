@@ -64,12 +64,19 @@ func pushBundle(t *testing.T, dir, ref string) string {
 	return m[1]
 }
 
-// serveBundleImage serves, with a firmware tree that holds no bundle, a
-// StaticBundle "site" whose spec.image is ref and an Ingress routing / to it.
-func serveBundleImage(t *testing.T, ref string) *host.Cluster {
+// serveBundleImage serves a StaticBundle "site" whose spec.image is ref and
+// an Ingress routing / to it; the firmware tree holds no bundle "site", but
+// when tree is not "" it holds that folder as the bundle "tree", which the
+// Ingress routes /tree to.
+func serveBundleImage(t *testing.T, ref, tree string) *host.Cluster {
 	t.Helper()
 	root := t.TempDir()
-	testenv.WriteFiles(t, filepath.Join(root, "firmware"), map[string]string{"README": "no bundles: the StaticBundle is pulled"})
+	testenv.WriteFiles(t, filepath.Join(root, "firmware"), map[string]string{"README": "no bundle site: it is pulled"})
+	if tree != "" {
+		if err := os.CopyFS(filepath.Join(root, "firmware", "images", "web", "tree"), os.DirFS(tree)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	file := filepath.Join(root, "site.yaml")
 	manifest := `apiVersion: kube32.io/v1
 kind: StaticBundle
@@ -88,6 +95,10 @@ spec:
         pathType: Prefix
         backend:
           resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}
+      - path: /tree
+        pathType: Prefix
+        backend:
+          resource: {apiGroup: kube32.io, kind: StaticBundle, name: tree}
 `
 	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
@@ -113,10 +124,11 @@ func getEncoded(t *testing.T, url, acceptEncoding string) (int, http.Header, []b
 // kube32 push BUNDLE writes the built bundle of a static site as a bundle
 // artifact (docs/oci.md, "Bundles"), as crane reads it back, and the same
 // build pushes to the same digest; serve's Ingress serves a StaticBundle
-// whose spec.image is that reference, with no bundle in its image tree,
-// by the rules of docs/bundles.md ("Serving"): each file's .br to a
+// whose spec.image is that reference, with no such bundle in its image
+// tree, by the rules of docs/bundles.md ("Serving"): each file's .br to a
 // client that accepts br, its .gz to one that accepts gzip, the file
-// itself to one that accepts neither.
+// itself to one that accepts neither; every answer is the one the same
+// build gets from the image tree, headers and bytes.
 func TestPushedBundleIsServedFromAStaticBundleImage(t *testing.T) {
 	reg := testregistry.Start(t, "127.0.0.1:0")
 	dir := builtSite(t)
@@ -138,7 +150,7 @@ func TestPushedBundleIsServedFromAStaticBundleImage(t *testing.T) {
 		t.Fatalf("manifest %s (digest %s), push printed %s", raw, digest.FromBytes(raw), first)
 	}
 
-	c := serveBundleImage(t, ref)
+	c := serveBundleImage(t, ref, dir)
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
@@ -166,6 +178,16 @@ func TestPushedBundleIsServedFromAStaticBundleImage(t *testing.T) {
 			t.Errorf("GET %s (Accept-Encoding: %s) = %d, Content-Encoding %q, %d bytes; want 200, %q and the %d bytes of %s",
 				tc.path, tc.accept, status, h.Get("Content-Encoding"), len(body), tc.encoding, len(read(tc.file)), tc.file)
 		}
+		// The same build from the image tree answers alike.
+		treeStatus, treeH, treeBody := getEncoded(t, c.IngressURL()+"/tree"+tc.path, tc.accept)
+		if treeStatus != status || string(treeBody) != string(body) {
+			t.Errorf("GET /tree%s = %d, %d bytes; the pulled bundle answered %d, %d bytes: %s", tc.path, treeStatus, len(treeBody), status, len(body), treeBody)
+		}
+		for _, name := range []string{"Content-Type", "Content-Encoding", "Etag", "Cache-Control", "Vary", "Content-Length"} {
+			if treeH.Get(name) != h.Get(name) {
+				t.Errorf("GET %s: %s %q from the image, %q from the image tree", tc.path, name, h.Get(name), treeH.Get(name))
+			}
+		}
 	}
 	if status, _, _ := getEncoded(t, c.IngressURL()+"/missing.css", "gzip"); status != http.StatusNotFound {
 		t.Errorf("GET /missing.css = %d, want 404", status)
@@ -182,7 +204,7 @@ func TestStaticBundleImageWithATamperedLayerAnswers503(t *testing.T) {
 	ref := reg.Host + "/web/site:v1"
 	pushBundle(t, dir, ref)
 	reg.Tamper()
-	c := serveBundleImage(t, ref)
+	c := serveBundleImage(t, ref, "")
 	status, h, body := getEncoded(t, c.IngressURL()+"/", "identity")
 	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "StaticBundle default/site") ||
 		!strings.Contains(string(body), "mismatch") || h.Get("Retry-After") == "" {
@@ -196,7 +218,7 @@ func TestStaticBundleImageWithATamperedLayerAnswers503(t *testing.T) {
 func TestStaticBundleImageIsPulledAgainAfterAFailure(t *testing.T) {
 	addr := testregistry.FreeAddr(t)
 	ref := addr + "/web/site:v1"
-	c := serveBundleImage(t, ref)
+	c := serveBundleImage(t, ref, "")
 	status, _, body := getEncoded(t, c.IngressURL()+"/", "identity")
 	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "StaticBundle default/site") || !strings.Contains(string(body), ref) {
 		t.Fatalf("GET / while the registry is down = %d: %s; want 503 naming the bundle and %s", status, body, ref)
