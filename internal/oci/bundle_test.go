@@ -90,6 +90,10 @@ func TestPushBundleWritesOneArtifactDigestPerSetOfFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	byDigest, err := (&oci.Puller{}).PullBundle(ctx, reg.Host+"/web/site@"+first)
+	if err != nil || byDigest.Layer != b.Layer {
+		t.Errorf("pull by digest: layer %s, %v; want %s", byDigest.Layer, err, b.Layer)
+	}
 	if b.Manifest.String() != first || b.Layer != m.Layers[0].Digest {
 		t.Errorf("pulled manifest %s layer %s, want %s %s", b.Manifest, b.Layer, first, m.Layers[0].Digest)
 	}
