@@ -259,6 +259,20 @@ const (
 	KubeletReviewCacheMax = 4096
 )
 
+// StaticBundles pushed to an OCI registry (docs/oci.md, "Bundles"):
+// `kube32 push` refuses a folder past them and the Ingress controller a
+// pulled bundle past them, before it is unpacked.
+const (
+	// OCIBundleBytesMax bounds the layer of a bundle artifact (a tar of
+	// its files); a larger layer is refused before it is downloaded.
+	OCIBundleBytesMax = 32 << 20
+	// OCIBundleFilesMax bounds the files of a bundle artifact.
+	OCIBundleFilesMax = 10000
+	// OCIBundlePathMax bounds the path of one file of a bundle artifact,
+	// in bytes.
+	OCIBundlePathMax = 255
+)
+
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
 	Value  int64  // in Unit
@@ -336,6 +350,9 @@ var Limits = []Limit{
 	{"KubeletAccessAllowedTTL", secs(KubeletAccessAllowedTTL), "s", "How long the kubelet API takes an access a SubjectAccessReview allowed without asking again.", "kubeletapi.md"},
 	{"KubeletDeniedTTL", secs(KubeletDeniedTTL), "s", "How long the kubelet API refuses a token or an access that a review refused without asking again.", "kubeletapi.md"},
 	{"KubeletReviewCacheMax", KubeletReviewCacheMax, "", "Review answers the kubelet API keeps, of tokens and of accesses each; past it the oldest go first.", "kubeletapi.md"},
+	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
+	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
+	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }
