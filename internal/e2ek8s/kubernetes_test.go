@@ -341,6 +341,38 @@ scheduling:
 		}
 	})
 
+	t.Run("kubectl logs and port-forward reach a pod through the kubelet API", func(t *testing.T) {
+		web := podsOf(t, cs, "web")
+		if len(web) == 0 {
+			t.Fatal("no web pod runs")
+		}
+		p := web[0]
+		viaPodPort(t, cs, p, "/log")
+		testenv.EventuallyNil(t, "kubectl logs to show the pod's lines", func() error {
+			out, err := kubectlErr(c, "", "logs", p.Name)
+			if err != nil || !strings.Contains(out, "hello from k32_log") || !strings.Contains(out, "to stdout") {
+				return fmt.Errorf("kubectl logs %s: %v\n%s", p.Name, err, out)
+			}
+			return nil
+		})
+
+		local := freePort(t, "127.0.0.1")
+		fwd := exec.Command("kubectl", "--kubeconfig", c.Kubeconfig, "port-forward", "pod/"+p.Name, fmt.Sprintf("%d:80", local))
+		out := &lockedBuffer{}
+		fwd.Stdout, fwd.Stderr = out, out
+		if err := fwd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { fwd.Process.Kill(); fwd.Wait() }()
+		testenv.EventuallyNil(t, "GET /hello through kubectl port-forward", func() error {
+			code, body, err := get(fmt.Sprintf("http://127.0.0.1:%d/hello", local))
+			if err != nil || code != http.StatusOK || body != "hello\n" {
+				return fmt.Errorf("%d %q %v; kubectl port-forward: %s", code, body, err, out.String())
+			}
+			return nil
+		})
+	})
+
 	t.Run("a call to another Service is allowed, then denied by a NetworkPolicy", func(t *testing.T) {
 		pods := podsOf(t, cs, "web")
 		if len(pods) == 0 {
