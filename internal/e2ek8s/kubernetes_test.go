@@ -6,6 +6,7 @@ package e2ek8s
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/crane"
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -30,6 +34,7 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testk8s"
 	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testregistry"
 )
 
 // kube32 is a built kube32 binary and what a test runs it with.
@@ -292,7 +297,6 @@ func TestKube32OnKubernetes(t *testing.T) {
 		}
 	})
 	images, probe := imagesDir(t)
-	_ = probe
 
 	kubectl(t, c, `apiVersion: node.k8s.io/v1
 kind: RuntimeClass
@@ -405,6 +409,43 @@ spec:
 			return nil
 		})
 		kubectl(t, c, "", "delete", "networkpolicy", "web-closed")
+	})
+
+	t.Run("a rolling update to an image pushed with kube32 push", func(t *testing.T) {
+		reg := testregistry.Start(t, "127.0.0.1:0")
+		ref := reg.Host + "/apps/probe:v2"
+		module := filepath.Join(t.TempDir(), "probe.wasm")
+		if err := os.WriteFile(module, probe, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Log(k.run(t, "push", module, ref))
+		raw, err := crane.Manifest(ref, crane.Insecure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m ocispec.Manifest
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Layers) != 1 || m.Layers[0].MediaType != "application/wasm" || m.Layers[0].Digest != digest.FromBytes(probe) {
+			t.Fatalf("crane manifest %s: want one application/wasm layer of the module", raw)
+		}
+
+		kubectl(t, c, "", "set", "image", "deployment/web", "main="+ref)
+		waitRollout(t, c, "web")
+		pods := podsOf(t, cs, "web")
+		if len(pods) != 3 {
+			t.Fatalf("%d web pods run after the update, want 3", len(pods))
+		}
+		for _, p := range pods {
+			st := p.Status.ContainerStatuses
+			if len(st) != 1 || st[0].Image != ref || !strings.HasSuffix(st[0].ImageID, "@"+digest.FromBytes(raw).String()) {
+				t.Errorf("pod %s: container status %+v; want image %s pulled at the pushed digest", p.Name, st, ref)
+			}
+			if got := viaPodPort(t, cs, p, "/hello"); got != "hello\n" {
+				t.Errorf("pod %s answered %q", p.Name, got)
+			}
+		}
 	})
 
 	t.Run("a node killed with SIGKILL turns NotReady", func(t *testing.T) {
