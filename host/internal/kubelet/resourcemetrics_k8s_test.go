@@ -64,6 +64,7 @@ func TestKubectlTopReadsKube32PodsThroughMetricsServer(t *testing.T) {
 			Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
 			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}},
 			Capacity:        corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+			Allocatable:     corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")},
 		},
 	}
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
@@ -83,7 +84,7 @@ func TestKubectlTopReadsKube32PodsThroughMetricsServer(t *testing.T) {
 		}
 	}
 
-	// Pod busy runs callbacks all along: about 200m.
+	// Pod busy runs callbacks back to back: about a core.
 	stop := make(chan struct{})
 	spun := make(chan struct{})
 	go func() {
@@ -128,6 +129,7 @@ func TestKubectlTopReadsKube32PodsThroughMetricsServer(t *testing.T) {
 		if len(pods) != 2 {
 			return fmt.Errorf("kubectl top pod printed %q", out)
 		}
+		t.Logf("kubectl top pod:\n%s", out)
 		return nil
 	})
 	if cpu := pods["busy"][0]; cpu == "0m" || !strings.HasSuffix(cpu, "m") {
@@ -154,6 +156,7 @@ func TestKubectlTopReadsKube32PodsThroughMetricsServer(t *testing.T) {
 		if f := strings.Fields(out); len(f) != 5 || f[0] != nodeName || f[1] == "0m" || f[3] != "0Mi" {
 			return fmt.Errorf("kubectl top node printed %q, want %s with CPU above 0m and its pods' 128Ki as 0Mi", out, nodeName)
 		}
+		t.Logf("kubectl top node:\n%s", out)
 		return nil
 	})
 	got, err := cs.RESTClient().Get().AbsPath("/apis/metrics.k8s.io/v1beta1/nodes/" + nodeName).DoRaw(ctx)
