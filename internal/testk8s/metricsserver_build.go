@@ -18,7 +18,7 @@ const metricsServerPkg = "sigs.k8s.io/metrics-server/cmd/metrics-server"
 
 // coldMetricsServerBudget is how much of the test's deadline a cold build
 // of metrics-server may need.
-const coldMetricsServerBudget = 20 * time.Minute
+const coldMetricsServerBudget = 25 * time.Minute
 
 // MetricsServer builds, or reuses from the cache directory, metrics-server,
 // and returns its path. It shares Binaries' lock and bin folder, with a

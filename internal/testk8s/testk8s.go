@@ -20,10 +20,10 @@
 // with an empty go build cache (12m26s for the Kubernetes binaries, 55s for
 // etcd), under a minute to relink from a warm build cache, and 4-7 s to
 // start all four. metrics-server v0.8.0: 22 min cold on the same machine
-// loaded by three other builds (8.7 min of CPU time, so about 5 min on two
+// loaded by three other builds (11.6 min of CPU time, so about 6 min on two
 // idle cores) plus 26 s to download its modules, 26 s to rebuild from a warm
 // build cache; it serves the Metrics API about 1 s after it starts, in
-// about 70 MB of RSS.
+// about 70 MiB of RSS.
 package testk8s
 
 import (
