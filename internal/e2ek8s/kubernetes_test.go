@@ -318,6 +318,9 @@ scheduling:
 			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
 			"--images", images, "--lease-renew-interval", "2s")
 	}
+	// metrics-server scrapes the nodes' kubelet API for kubectl top, as
+	// on any cluster.
+	testk8s.StartMetricsServer(t, c)
 	for _, n := range nodes {
 		testenv.Eventually(t, "node "+n.name+" Ready", func() bool { return nodeReady(cs, n.name) == corev1.ConditionTrue })
 	}
@@ -372,6 +375,20 @@ scheduling:
 			code, body, err := get(fmt.Sprintf("http://127.0.0.1:%d/hello", local))
 			if err != nil || code != http.StatusOK || body != "hello\n" {
 				return fmt.Errorf("%d %q %v; kubectl port-forward: %s", code, body, err, out.String())
+			}
+			return nil
+		})
+	})
+
+	t.Run("kubectl top shows a pod through metrics-server", func(t *testing.T) {
+		web := podsOf(t, cs, "web")
+		if len(web) == 0 {
+			t.Fatal("no web pod runs")
+		}
+		testenv.EventuallyNil(t, "kubectl top pod", func() error {
+			out, err := kubectlErr(c, "", "top", "pod", web[0].Name)
+			if err != nil || !strings.Contains(out, web[0].Name) || (!strings.Contains(out, "Ki") && !strings.Contains(out, "Mi")) {
+				return fmt.Errorf("kubectl top pod %s: %v\n%s", web[0].Name, err, out)
 			}
 			return nil
 		})
