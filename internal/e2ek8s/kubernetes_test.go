@@ -125,8 +125,11 @@ func freePort(t *testing.T, ip string) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// siteIndex is the index.html of StaticBundle site in imagesDir.
+const siteIndex = "<!doctype html><title>site</title>hello from a bundle\n"
+
 // imagesDir is an image tree holding the probe test pod as
-// wasm://embedded/probe.
+// wasm://embedded/probe and StaticBundle site.
 func imagesDir(t *testing.T) (dir string, probe []byte) {
 	t.Helper()
 	probe = testpods.Fixture(t, "probe", 65536)
@@ -136,6 +139,13 @@ func imagesDir(t *testing.T) (dir string, probe []byte) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(wasm, "probe.wasm"), probe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(dir, "firmware", "images", "web", "site")
+	if err := os.MkdirAll(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte(siteIndex), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir, probe
@@ -298,14 +308,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 	})
 	images, probe := imagesDir(t)
 
-	kubectl(t, c, `apiVersion: node.k8s.io/v1
-kind: RuntimeClass
-metadata: {name: kube32}
-handler: kube32
-scheduling:
-  nodeSelector: {kubernetes.io/arch: wasm32}
-  tolerations: [{key: kube32.io/wasm, operator: Exists, effect: NoSchedule}]
-`, "apply", "-f", "-") // TEMP until kube32 install lands
+	t.Log(k.run(t, "install", "--kubeconfig", c.Kubeconfig))
 
 	// Two kube32 nodes, each in a process of its own.
 	type node struct {
@@ -426,6 +429,47 @@ spec:
 			return nil
 		})
 		kubectl(t, c, "", "delete", "networkpolicy", "web-closed")
+	})
+
+	t.Run("the kube32 Ingress serves the Deployment and a StaticBundle", func(t *testing.T) {
+		const ip = "127.0.0.23"
+		port := freePort(t, ip)
+		k.start(t, "kube32 ingress", "ingress", "--kubeconfig", c.Kubeconfig, "--ip", ip, "--ingress-port", strconv.Itoa(port), "--images", images)
+		kubectl(t, c, `apiVersion: kube32.io/v1
+kind: StaticBundle
+metadata: {name: site}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web}
+spec:
+  ingressClassName: kube32
+  rules:
+  - http:
+      paths:
+      - {path: /static, pathType: Prefix, backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}}}
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+`, "apply", "-f", "-")
+		base := fmt.Sprintf("http://%s:%d", ip, port)
+		for path, want := range map[string]string{"/hello": "hello\n", "/static/index.html": siteIndex} {
+			testenv.EventuallyNil(t, "GET "+path+" through the kube32 Ingress", func() error {
+				code, body, err := get(base + path)
+				if err != nil || code != http.StatusOK || body != want {
+					return fmt.Errorf("GET %s: %d %q %v", path, code, body, err)
+				}
+				return nil
+			})
+		}
+		testenv.EventuallyNil(t, "the Ingress's status.loadBalancer", func() error {
+			ing, err := cs.NetworkingV1().Ingresses("default").Get(context.Background(), "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if lb := ing.Status.LoadBalancer.Ingress; len(lb) != 1 || lb[0].IP != ip {
+				return fmt.Errorf("status.loadBalancer.ingress %+v, want [%s]", lb, ip)
+			}
+			return nil
+		})
 	})
 
 	t.Run("a rolling update to an image pushed with kube32 push", func(t *testing.T) {
