@@ -241,6 +241,38 @@ const (
 	ImagePullBackoffMax     = 300 * time.Second
 )
 
+// The reviews of a kube32 node's kubelet API on a Kubernetes cluster
+// (docs/kubeletapi.md): the answers of kube-apiserver's TokenReviews and
+// SubjectAccessReviews it keeps, as a kubelet in webhook mode keeps them.
+const (
+	// KubeletTokenReviewTTL is how long an authenticated bearer token is
+	// taken without asking again (a kubelet's authentication cacheTTL).
+	KubeletTokenReviewTTL = 2 * time.Minute
+	// KubeletAccessAllowedTTL is how long an allowed access is taken
+	// without asking again (cacheAuthorizedTTL).
+	KubeletAccessAllowedTTL = 5 * time.Minute
+	// KubeletDeniedTTL is how long a refused token or a denied access
+	// stays refused without asking again (cacheUnauthorizedTTL).
+	KubeletDeniedTTL = 30 * time.Second
+	// KubeletReviewCacheMax bounds the answers kept, of tokens and of
+	// accesses each; past it the oldest go first.
+	KubeletReviewCacheMax = 4096
+)
+
+// StaticBundles pushed to an OCI registry (docs/oci.md, "Bundles"):
+// `kube32 push` refuses a folder past them and the Ingress controller a
+// pulled bundle past them, before it is unpacked.
+const (
+	// OCIBundleBytesMax bounds the layer of a bundle artifact (a tar of
+	// its files); a larger layer is refused before it is downloaded.
+	OCIBundleBytesMax = 32 << 20
+	// OCIBundleFilesMax bounds the files of a bundle artifact.
+	OCIBundleFilesMax = 10000
+	// OCIBundlePathMax bounds the path of one file of a bundle artifact,
+	// in bytes.
+	OCIBundlePathMax = 255
+)
+
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
 	Value  int64  // in Unit
@@ -314,6 +346,13 @@ var Limits = []Limit{
 	{"OCIModuleBytesMax", kib(OCIModuleBytesMax), "KiB", "The module layer of an OCI image a node pulls; a larger one is refused before it is downloaded (ErrImagePull).", "oci.md"},
 	{"ImagePullBackoffInitial", secs(ImagePullBackoffInitial), "s", "The wait after a failed pull of an OCI image before the next (ImagePullBackOff); it doubles after each failure.", "oci.md"},
 	{"ImagePullBackoffMax", secs(ImagePullBackoffMax), "s", "The longest wait between pulls of an OCI image that keeps failing.", "oci.md"},
+	{"KubeletTokenReviewTTL", secs(KubeletTokenReviewTTL), "s", "How long a kube32 node's kubelet API takes a bearer token that a TokenReview authenticated without asking again.", "kubeletapi.md"},
+	{"KubeletAccessAllowedTTL", secs(KubeletAccessAllowedTTL), "s", "How long the kubelet API takes an access a SubjectAccessReview allowed without asking again.", "kubeletapi.md"},
+	{"KubeletDeniedTTL", secs(KubeletDeniedTTL), "s", "How long the kubelet API refuses a token or an access that a review refused without asking again.", "kubeletapi.md"},
+	{"KubeletReviewCacheMax", KubeletReviewCacheMax, "", "Review answers the kubelet API keeps, of tokens and of accesses each; past it the oldest go first.", "kubeletapi.md"},
+	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
+	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
+	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

@@ -54,6 +54,8 @@ var admissionRules = []admissionRule{
 	{"LabelValueIsValid", "apiVersion: v1\nkind: Pod\nmetadata: {name: x, labels: {a: '-c-'}}\nspec:\n" + container, "metadata.labels"},
 	{"AnnotationKeyIsQualifiedName", "apiVersion: v1\nkind: Pod\nmetadata: {name: x, annotations: {'a b': c}}\nspec:\n" + container, "metadata.annotations"},
 	{"StaticBundleNameIsAnImageName", "apiVersion: kube32.io/v1\nkind: StaticBundle\nmetadata: {name: " + strings.Repeat("a", 64) + "}\n", "metadata.name"},
+	{"StaticBundleImageIsAnOCIReference", "apiVersion: kube32.io/v1\nkind: StaticBundle\nmetadata: {name: site}\nspec: {image: 'wasm://embedded/site'}\n", "spec.image"},
+	{"StaticBundleImageIsAnOCIReferenceNotAName", "apiVersion: kube32.io/v1\nkind: StaticBundle\nmetadata: {name: site}\nspec: {image: 'Not A Reference'}\n", "spec.image"},
 
 	// NetworkPolicy.
 	{"NetworkPolicyEndPortAtMost65535", netpolHead + "  egress: [{ports: [{port: 80, endPort: 65537}]}]\n", "spec.egress[0].ports[0].endPort"},

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/host"
+	"github.com/kube32/kube32/internal/oci"
 )
 
 // IngressOptions are the options of `kube32 ingress`.
@@ -22,6 +23,9 @@ type IngressOptions struct {
 	Images      string // folder holding firmware/ (StaticBundles); "" = none
 	// MaxConnections is serve's flag of the same name, for this port.
 	MaxConnections int
+	// CacheDir is serve's --cache-dir: the StaticBundles pulled from OCI
+	// registries are kept in its oci/ ("" = beside the user cache's).
+	CacheDir string
 
 	// Serving, when set, is called once the controller listens (tests use
 	// it); ingress then runs until ctx ends.
@@ -76,6 +80,7 @@ func RunIngress(ctx context.Context, opts IngressOptions) error {
 	}
 	ki, err := host.StartKubernetesIngress(ctx, host.KubernetesIngressOptions{
 		REST: cfg, IP: opts.IP, Port: opts.IngressPort, Images: images, MaxConnections: opts.MaxConnections,
+		Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)},
 		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
 	})
 	if err != nil {

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
+	"crypto/x509"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -34,6 +37,14 @@ type NodeOptions struct {
 	// Board is the board profile whose budgets the node applies, as serve
 	// --board does for its nodes; "" for none.
 	Board string
+	// Kubeconfig and Context, instead of Join, make this a node of a
+	// Kubernetes cluster (docs/kubernetes.md); KubeletPort is its kubelet
+	// API's port, ClientCAFile the CAs of that API's client certificates
+	// ("" for the kubeconfig's cluster CA), EgressCA as serve's.
+	Kubeconfig, Context string
+	KubeletPort         int
+	ClientCAFile        string
+	EgressCA            string
 
 	// Serving, when set, is called once the worker runs (tests use it).
 	Serving func(*host.Worker)
@@ -43,16 +54,25 @@ func newNodeCommand(io IOStreams) *cobra.Command {
 	opts := NodeOptions{IO: io}
 	var tokenFile string
 	cmd := &cobra.Command{
-		Use:   "node --join http://HOST:PORT",
-		Short: "Run a worker node that joins a running kube32 serve",
+		Use:   "node (--join http://HOST:PORT | --kubeconfig FILE)",
+		Short: "Run a node that joins a running kube32 serve, or a Kubernetes cluster",
 		Long: `Run a worker node in this process: it registers its Node with the control
 plane's API server (the one kube32 serve runs), runs the pods the scheduler
 binds to it and serves them on its pod HTTP server, talking to the control
-plane only over HTTP, as board workers do.`,
+plane only over HTTP, as board workers do.
+
+With --kubeconfig instead of --join, the node joins a Kubernetes cluster: it
+runs the pods of runtime class kube32 bound to it and serves the kubelet API
+(logs, port-forward, metrics) on --kubelet-port (docs/kubernetes.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Join == "" {
-				return &usageError{fmt.Errorf("--join http://HOST:PORT is required")}
+			switch {
+			case opts.Join == "" && opts.Kubeconfig == "":
+				return &usageError{fmt.Errorf("--join http://HOST:PORT (a kube32 control plane) or --kubeconfig FILE (a Kubernetes cluster) is required")}
+			case opts.Join != "" && opts.Kubeconfig != "":
+				return &usageError{fmt.Errorf("--join and --kubeconfig: give one (a kube32 control plane, or a Kubernetes cluster)")}
+			case opts.Context != "" && opts.Kubeconfig == "":
+				return &usageError{fmt.Errorf("--context needs --kubeconfig")}
 			}
 			var err error
 			if opts.Token, err = resolveToken(opts.Token, tokenFile); err != nil {
@@ -72,6 +92,11 @@ plane only over HTTP, as board workers do.`,
 		podPort: &opts.PodPort, handlerTimeout: &opts.HandlerTimeout,
 		defaultMemoryLimit: &opts.DefaultMemoryLimit, maxConnections: &opts.MaxConnections,
 	}.add(f)
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "join the Kubernetes cluster of this kubeconfig instead of a kube32 control plane (docs/kubernetes.md)")
+	f.StringVar(&opts.Context, "context", "", "the kubeconfig context (default its current one)")
+	portFlag(f, &opts.KubeletPort, "kubelet-port", 10250, "with --kubeconfig: port of the node's kubelet API (HTTPS), which the API server calls for logs, port-forward and metrics")
+	f.StringVar(&opts.ClientCAFile, "client-ca-file", "", "with --kubeconfig: PEM file of the CAs that sign the kubelet API's client certificates (default the kubeconfig's cluster CA)")
+	f.StringVar(&opts.EgressCA, "egress-ca", "", "with --kubeconfig: PEM file of CAs the pods' https:// calls trust besides the system's")
 	f.Var(boardName{&opts.Board}, "board", "board profile whose budgets this node applies, as serve --board does ("+strings.Join(abi.BoardNames(), ", ")+"; see kube32 boards)")
 	return cmd
 }
@@ -102,7 +127,15 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	}
 	defer cache.Close(context.Background())
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
-	w, err := host.StartWorker(ctx, host.WorkerOptions{
+	k8s, err := kubernetesNode(opts)
+	if err != nil {
+		return err
+	}
+	joined := opts.Join
+	if k8s != nil {
+		joined = k8s.Config.Host
+	}
+	w, err := host.StartWorker(ctx, host.WorkerOptions{Kubernetes: k8s,
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
 		Images: images, Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections, Board: board,
@@ -111,11 +144,44 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "Node %s joined %s\n  pods     %s\nPress Ctrl-C to stop.\n", opts.Name, opts.Join, w.PodURL())
+	fmt.Fprintf(opts.IO.Out, "Node %s joined %s\n  pods     %s\n", opts.Name, joined, w.PodURL())
+	if k8s != nil {
+		fmt.Fprintf(opts.IO.Out, "  kubelet  %s\n", w.KubeletURL())
+	}
+	fmt.Fprintln(opts.IO.Out, "Press Ctrl-C to stop.")
 	if opts.Serving != nil {
 		opts.Serving(w)
 	}
 	<-ctx.Done()
 	fmt.Fprintln(opts.IO.Out, "Stopping.")
 	return w.Close()
+}
+
+// kubernetesNode is what makes the node one of a Kubernetes cluster: nil
+// under --join.
+func kubernetesNode(opts NodeOptions) (*host.KubernetesOptions, error) {
+	if opts.Kubeconfig == "" {
+		return nil, nil
+	}
+	cfg, err := host.KubernetesConfig(opts.Kubeconfig, opts.Context)
+	if err != nil {
+		return nil, err
+	}
+	caFile, caData := opts.ClientCAFile, []byte(nil)
+	if caFile == "" {
+		caFile, caData = cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.CAData
+	}
+	if caData == nil && caFile != "" {
+		if caData, err = os.ReadFile(caFile); err != nil {
+			return nil, fmt.Errorf("--client-ca-file: %w", err)
+		}
+	}
+	var cas *x509.CertPool
+	if caData != nil {
+		cas = x509.NewCertPool()
+		if !cas.AppendCertsFromPEM(caData) {
+			return nil, fmt.Errorf("client CA %s: no PEM certificate in it", cmp.Or(caFile, "of kubeconfig "+opts.Kubeconfig))
+		}
+	}
+	return &host.KubernetesOptions{Config: cfg, KubeletPort: opts.KubeletPort, ClientCAs: cas, EgressCA: opts.EgressCA}, nil
 }

@@ -52,8 +52,32 @@ func TestServeNodes(t *testing.T) {
 
 func TestNodeNeedsJoin(t *testing.T) {
 	code, out := testserve.Run(t, "node")
-	if code != 2 || !strings.Contains(out, "--join") {
-		t.Errorf("kube32 node: exit %d, output %q; want 2 and a word about --join", code, out)
+	if code != 2 || !strings.Contains(out, "--join") || !strings.Contains(out, "--kubeconfig") {
+		t.Errorf("kube32 node: exit %d, output %q; want 2 and a word about --join and --kubeconfig", code, out)
+	}
+}
+
+// node joins one cluster: a kube32 control plane (--join) or a Kubernetes
+// cluster (--kubeconfig); a kubeconfig it cannot read is named.
+func TestNodeJoinsOneCluster(t *testing.T) {
+	images := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(images, "firmware"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "nope.kubeconfig")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--join", "http://127.0.0.1:1", "--kubeconfig", missing}, 2, "--join and --kubeconfig: give one"},
+		{[]string{"--join", "http://127.0.0.1:1", "--context", "prod"}, 2, "--context needs --kubeconfig"},
+		{[]string{"--kubeconfig", missing, "--images", images}, 1, "kubeconfig " + missing},
+	} {
+		code, out := testserve.Run(t, append([]string{"node"}, c.args...)...)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("kube32 node %s: exit %d, output %q; want %d and %q", strings.Join(c.args, " "), code, out, c.code, c.want)
+		}
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // PushOptions are the options of `kube32 push`.
 type PushOptions struct {
 	IO        IOStreams
-	Module    string // the .wasm file
+	Module    string // the .wasm file, or a built bundle's folder
 	Ref       string // REGISTRY/REPOSITORY:TAG
 	PlainHTTP bool   // plain HTTP to a registry that is not on loopback
 }
@@ -23,8 +23,8 @@ type PushOptions struct {
 func newPushCommand(io IOStreams) *cobra.Command {
 	opts := PushOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "push MODULE REF",
-		Short: "Push a wasm module to an OCI registry, for nodes to pull",
+		Use:   "push MODULE|BUNDLE REF",
+		Short: "Push a wasm module or a static bundle to an OCI registry, for nodes to pull",
 		Long: `Write MODULE (a .wasm file) to the OCI registry reference REF, such as
 127.0.0.1:5000/app/echo:v1, as a wasm artifact: an image manifest with the
 config application/vnd.wasm.config.v0+json and one layer application/wasm.
@@ -32,7 +32,13 @@ A Pod whose image is REF then runs on kube32 nodes, which pull it once and
 keep it by digest (docs/oci.md). The module is checked first, as a node
 checks it. Registries on this machine (localhost, 127.0.0.0/8) are reached
 over plain HTTP, others over HTTPS unless --plain-http; credentials come
-from the Docker configuration (docker login). Prints the manifest's digest.`,
+from the Docker configuration (docker login). Prints the manifest's digest.
+
+BUNDLE is a built StaticBundle's folder, build/firmware/images/web/NAME
+after kube32 build: it is pushed as a bundle artifact (artifactType
+application/vnd.kube32.bundle.v1, one tar layer of its files), which a
+StaticBundle whose spec.image is REF serves (docs/oci.md, "Bundles").
+The same files always push to the same digest.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Module, opts.Ref = args[0], args[1]
@@ -50,7 +56,7 @@ func RunPush(ctx context.Context, opts PushOptions) error {
 		return fmt.Errorf("nothing pushed: %w", err)
 	}
 	if info.IsDir() {
-		return fmt.Errorf("nothing pushed: %s is a folder: kube32 push takes a .wasm module (bundles are not pushed yet)", opts.Module)
+		return pushBundle(ctx, opts)
 	}
 	if info.Size() > abi.OCIModuleBytesMax {
 		return fmt.Errorf("nothing pushed: %s is %d bytes, more than nodes pull (OCIModuleBytesMax, %d)", opts.Module, info.Size(), abi.OCIModuleBytesMax)
@@ -67,5 +73,15 @@ func RunPush(ctx context.Context, opts PushOptions) error {
 		return fmt.Errorf("nothing pushed: %s: %w", opts.Module, err)
 	}
 	fmt.Fprintf(opts.IO.Out, "pushed %s to %s@%s\n", opts.Module, opts.Ref, digest)
+	return nil
+}
+
+// pushBundle pushes the built bundle in the folder opts.Module.
+func pushBundle(ctx context.Context, opts PushOptions) error {
+	digest, err := oci.PushBundle(ctx, opts.Module, opts.Ref, opts.PlainHTTP)
+	if err != nil {
+		return fmt.Errorf("nothing pushed: bundle %s: %w", opts.Module, err)
+	}
+	fmt.Fprintf(opts.IO.Out, "pushed bundle %s to %s@%s\n", opts.Module, opts.Ref, digest)
 	return nil
 }

@@ -224,7 +224,7 @@ func TestPushRefusesBadModulesAndReferences(t *testing.T) {
 	os.WriteFile(good, testpods.Fixture(t, "good", 65536), 0o644)
 	for _, tc := range []struct{ file, ref, want string }{
 		{filepath.Join(dir, "missing.wasm"), reg.Host + "/app/x:v1", "missing.wasm"},
-		{dir, reg.Host + "/app/x:v1", "is a folder"},
+		{t.TempDir(), reg.Host + "/app/x:v1", "holds no files"},
 		{notWasm, reg.Host + "/app/x:v1", "not a WebAssembly binary"},
 		{good, "wasm://embedded/good", `image "wasm://embedded/good"`},
 		{good, "good", `image "good"`},

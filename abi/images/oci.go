@@ -15,6 +15,18 @@ const (
 	ConfigMediaType = "application/vnd.wasm.config.v0+json"
 )
 
+// The media types of a StaticBundle stored in an OCI registry (docs/oci.md,
+// "Bundles"): an OCI 1.1 artifact, an image manifest whose artifactType is
+// BundleArtifactType, whose config is the empty descriptor
+// (application/vnd.oci.empty.v1+json, "{}") and whose one layer is an
+// uncompressed tar of the bundle's files (BundleLayerMediaType). The tar is
+// not compressed again: most of a built bundle is .gz and .br already, and
+// a plain tar is the same bytes whatever Go compresses with.
+const (
+	BundleArtifactType   = "application/vnd.kube32.bundle.v1"
+	BundleLayerMediaType = "application/vnd.kube32.bundle.layer.v1.tar"
+)
+
 // IsWasmRef reports whether ref is written in the wasm:// scheme that the
 // boards read (ParseImage), rather than as an OCI reference.
 func IsWasmRef(ref string) bool { return strings.HasPrefix(ref, scheme) }

@@ -13,6 +13,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sync/singleflight"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
@@ -30,15 +31,19 @@ type Image struct {
 	Layer    digest.Digest
 }
 
-// Puller pulls the modules of OCI references once and keeps them: in
+// Puller pulls the modules (and StaticBundles, PullBundle) of OCI
+// references once and keeps them: in
 // memory for the process, and by digest under Dir ("" keeps none on disk),
 // so that a node that restarts runs its images without the registry. Its
 // methods are safe for concurrent use.
 type Puller struct {
 	Dir string
 
-	mu     sync.Mutex
-	pulled map[string]Image // by reference
+	mu      sync.Mutex
+	pulled  map[string]Image  // by reference
+	bundles map[string]Bundle // by reference
+	// failedBundles are the bundle pulls that failed last, by reference.
+	failedBundles map[string]pullFailure
 	// flights makes the pods of a node that want one reference at once
 	// share one pull.
 	flights singleflight.Group
@@ -72,22 +77,9 @@ func (p *Puller) Pull(ctx context.Context, ref string) (Image, error) {
 }
 
 func (p *Puller) pull(ctx context.Context, ref string) (Image, error) {
-	r, err := images.ParseOCI(ref)
+	raw, manDesc, repo, err := fetchManifest(ctx, ref)
 	if err != nil {
 		return Image{}, err
-	}
-	repo := repository(r, false)
-	manDesc, rc, err := repo.FetchReference(ctx, r.Reference)
-	if err != nil {
-		return Image{}, fmt.Errorf("pull %s: %w", ref, err)
-	}
-	defer rc.Close()
-	if manDesc.Size > maxManifestBytes {
-		return Image{}, fmt.Errorf("pull %s: manifest of %d bytes is larger than %d", ref, manDesc.Size, maxManifestBytes)
-	}
-	raw, err := content.ReadAll(rc, manDesc)
-	if err != nil {
-		return Image{}, fmt.Errorf("pull %s: manifest: %w", ref, err)
 	}
 	layer, err := wasmLayer(raw, manDesc.MediaType)
 	if err != nil {
@@ -104,6 +96,29 @@ func (p *Puller) pull(ctx context.Context, ref string) (Image, error) {
 	p.writeCache(ref, img)
 	p.remember(ref, img)
 	return img, nil
+}
+
+// fetchManifest fetches ref's manifest, checked against its digest, and
+// returns it with its descriptor and the repository to fetch blobs from.
+func fetchManifest(ctx context.Context, ref string) ([]byte, ocispec.Descriptor, *remote.Repository, error) {
+	r, err := images.ParseOCI(ref)
+	if err != nil {
+		return nil, ocispec.Descriptor{}, nil, err
+	}
+	repo := repository(r, false)
+	manDesc, rc, err := repo.FetchReference(ctx, r.Reference)
+	if err != nil {
+		return nil, ocispec.Descriptor{}, nil, fmt.Errorf("pull %s: %w", ref, err)
+	}
+	defer rc.Close()
+	if manDesc.Size > maxManifestBytes {
+		return nil, ocispec.Descriptor{}, nil, fmt.Errorf("pull %s: manifest of %d bytes is larger than %d", ref, manDesc.Size, maxManifestBytes)
+	}
+	raw, err := content.ReadAll(rc, manDesc)
+	if err != nil {
+		return nil, ocispec.Descriptor{}, nil, fmt.Errorf("pull %s: manifest: %w", ref, err)
+	}
+	return raw, manDesc, repo, nil
 }
 
 // wasmLayer returns the module layer of a wasm artifact's manifest, or why

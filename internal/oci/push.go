@@ -9,6 +9,7 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry"
 
 	"github.com/kube32/kube32/abi/images"
 )
@@ -26,12 +27,9 @@ type config struct {
 // the manifest's digest. Loopback registries are reached over plain HTTP,
 // others over HTTPS unless plainHTTP is set.
 func Push(ctx context.Context, module []byte, ref string, plainHTTP bool) (string, error) {
-	r, err := images.ParseOCI(ref)
+	r, err := pushReference(ref)
 	if err != nil {
 		return "", err
-	}
-	if _, err := r.Digest(); err == nil {
-		return "", fmt.Errorf("image %q: push to a tag (REGISTRY/REPOSITORY:TAG), not a digest", ref)
 	}
 	repo := repository(r, plainHTTP)
 	layer := content.NewDescriptorFromBytes(images.LayerMediaType, module)
@@ -67,4 +65,16 @@ func pushBlob(ctx context.Context, blobs content.Storage, desc ocispec.Descripto
 		return fmt.Errorf("blob %s: %w", desc.Digest, err)
 	}
 	return nil
+}
+
+// pushReference parses ref, which a push writes to: a tag, not a digest.
+func pushReference(ref string) (registry.Reference, error) {
+	r, err := images.ParseOCI(ref)
+	if err != nil {
+		return registry.Reference{}, err
+	}
+	if _, err := r.Digest(); err == nil {
+		return registry.Reference{}, fmt.Errorf("image %q: push to a tag (REGISTRY/REPOSITORY:TAG), not a digest", ref)
+	}
+	return r, nil
 }

@@ -269,7 +269,7 @@ func waitHTTP(t testing.TB, c *Cluster, what string, client *http.Client, url, t
 // logTails returns the end of each program's log, for a failure message.
 func (c *Cluster) logTails() string {
 	var s string
-	for _, name := range programs {
+	for _, name := range append(programs[:len(programs):len(programs)], "metrics-server") {
 		if b, err := os.ReadFile(filepath.Join(c.Dir, name+".log")); err == nil {
 			s += fmt.Sprintf("\n--- %s.log (end) ---\n%s", name, tail(string(b), 30))
 		}

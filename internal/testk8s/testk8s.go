@@ -1,21 +1,29 @@
 // Package testk8s gives tests a real Kubernetes control plane on loopback:
 // etcd, kube-apiserver, kube-controller-manager and kube-scheduler built
 // from the Go module proxy (Binaries) and started with a kubeconfig for
-// kubectl and client-go (Start). The builds are slow when cold (about a quarter of an hour on two
-// cores), so their binaries live in the user cache directory, outside the
-// repository, and later runs reuse them. A test that cannot build them skips
-// on a developer's machine and fails in CI (CI=true), like any missing tool.
+// kubectl and client-go (Start), and metrics-server (MetricsServer)
+// serving the Metrics API through kube-apiserver's aggregation layer
+// (StartMetricsServer). The builds are slow when cold (about a quarter of
+// an hour on two cores), so their binaries live in the user cache
+// directory, outside the repository, and later runs reuse them. A test that
+// cannot build them skips on a developer's machine and fails in CI
+// (CI=true), like any missing tool.
 //
 // The cache directory (KUBE32_K8S_CACHE, else the user cache directory's
-// kube32/) holds k8s-<version>/src/{kube,etcd}, the generated wrapper
-// modules, and k8s-<version>/bin, the binaries with a STAMP naming their
-// recipe. A cold build does not fit go test's default 10-minute timeout, so
-// a test run that finds no binaries skips (fails in CI) unless given
-// -timeout 60m; .ci/run builds them first that way. Measured on the 2-core
-// development machine, shared with other work, with modules already
-// downloaded: 13m40s with an empty go build cache (12m26s for the
-// Kubernetes binaries, 55s for etcd), under a minute to relink from a warm
-// build cache, and 4-7 s to start all four.
+// kube32/) holds k8s-<version>/src/{kube,etcd,metrics-server}, the
+// generated wrapper modules, and k8s-<version>/bin, the binaries with a
+// STAMP naming their recipe (STAMP.metrics-server for metrics-server). A
+// cold build does not fit go test's default 10-minute timeout, so a test
+// run that finds no binaries skips (fails in CI) unless given -timeout 60m;
+// .ci/run builds them first that way. Measured on the 2-core development
+// machine, shared with other work, with modules already downloaded: 13m40s
+// with an empty go build cache (12m26s for the Kubernetes binaries, 55s for
+// etcd), under a minute to relink from a warm build cache, and 4-7 s to
+// start all four. metrics-server v0.8.0: 22 min cold on the same machine
+// loaded by three other builds (11.6 min of CPU time, so about 6 min on two
+// idle cores) plus 26 s to download its modules, 26 s to rebuild from a warm
+// build cache; it serves the Metrics API about 1 s after it starts, in
+// about 70 MiB of RSS.
 package testk8s
 
 import (

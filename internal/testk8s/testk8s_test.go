@@ -1,6 +1,7 @@
 package testk8s
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -56,6 +57,27 @@ func TestRealControlPlaneStarts(t *testing.T) {
 			err = fmt.Errorf("pod probe's nodeName is %q", out)
 		}
 		return err
+	})
+
+	// The aggregation layer proxies the Metrics API to metrics-server, whose
+	// list of nodes holds none here: probe-node has no kubelet to scrape.
+	t.Run("MetricsServerServesTheMetricsAPIThroughTheAggregator", func(t *testing.T) {
+		StartMetricsServer(t, c)
+		out, err := run("", "get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Kind, APIVersion string
+			Items            []json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(out), &list); err != nil || list.Kind != "NodeMetricsList" || list.APIVersion != "metrics.k8s.io/v1beta1" || len(list.Items) != 0 {
+			t.Errorf("kubectl get --raw /apis/metrics.k8s.io/v1beta1/nodes: %v %s, want an empty NodeMetricsList", err, out)
+		}
+		out, err = run("", "top", "pod", "-n", "default")
+		if err == nil || !strings.Contains(err.Error(), "metrics not available yet") {
+			t.Errorf("kubectl top pod with no pod scraped: %q %v, want metrics-server's \"metrics not available yet\"", out, err)
+		}
 	})
 }
 

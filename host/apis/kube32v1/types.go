@@ -24,10 +24,15 @@ type StaticBundle struct {
 }
 
 // StaticBundleSpec describes a StaticBundle. The bundle's files come from the
-// firmware image (docs/bundles.md, "Layout"), so its fields only describe it.
+// firmware image (docs/bundles.md, "Layout"), or, under `kube32 serve`,
+// from the OCI artifact that Image names (docs/oci.md, "Bundles").
 type StaticBundleSpec struct {
 	// Description is free text for people.
 	Description string `json:"description,omitempty"`
+	// Image is an OCI reference (REGISTRY/REPOSITORY[:TAG|@DIGEST]) of a
+	// bundle pushed with `kube32 push`; "" serves the bundle from the
+	// firmware image.
+	Image string `json:"image,omitempty"`
 }
 
 // StaticBundleList is a list of StaticBundles.

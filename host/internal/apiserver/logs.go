@@ -1,21 +1,23 @@
 package apiserver
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/podlog"
 )
 
-// serveLogs answers pods/log from the log its node keeps of the pod: the kept
-// lines (tailLines, timestamps), then with follow=true the lines that
-// follow until the pod stops running here or the client goes.
+// serveLogs answers pods/log from the log its node keeps of the pod, as
+// host/internal/podlog selects and writes it for the query: the kept
+// lines, then with follow=true the lines that follow until the pod stops
+// running here or the client goes.
 func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request, req request) error {
 	obj, err := s.get(req)
 	if err != nil {
@@ -26,6 +28,10 @@ func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request, req request) 
 	container := p.Spec.Containers[0].Name
 	if c := q.Get("container"); c != "" && c != container {
 		return badRequest("container %s is not valid for pod %s", c, p.Name)
+	}
+	opts, err := podlog.Parse(q, time.Now())
+	if err != nil {
+		return logError(err)
 	}
 	var lines []pod.Line
 	var next <-chan pod.Line
@@ -41,84 +47,41 @@ func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request, req request) 
 		return apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q %s", container, p.Name, why))
 	}
 	defer stop()
-	if q.Get("previous") == "true" {
-		if lines, err = previousInstance(p, lines); err != nil {
-			return err
-		}
-		q.Del("follow") // the previous instance logs no more
+	if lines, err = opts.Select(lines, restarts(p, container), container, p.Name); err != nil {
+		return logError(err)
 	}
-	if t := q.Get("tailLines"); t != "" {
-		if n, err := strconv.Atoi(t); err == nil && n >= 0 && n < len(lines) {
-			lines = lines[len(lines)-n:]
-		}
-	}
-	timestamps := q.Get("timestamps") == "true"
-	if q.Get("follow") == "true" {
+	if opts.Follow {
 		if err := beginStream(w, r); err != nil {
 			return err
 		}
 	}
-	w.Header().Set("Content-Type", "text/plain")
-	w.WriteHeader(http.StatusOK)
-	out := bufio.NewWriter(w)
-	for _, l := range lines {
-		writeLine(out, l, timestamps)
-	}
-	out.Flush()
-	if q.Get("follow") != "true" {
-		return nil
-	}
-	w.(http.Flusher).Flush()
-	check := time.NewTicker(250 * time.Millisecond)
-	defer check.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return nil
-		case l, ok := <-next:
-			if !ok {
-				return nil
-			}
-			writeLine(out, l, timestamps)
-			out.Flush()
-			w.(http.Flusher).Flush()
-		case <-check.C:
-			// The stream ends with the pod: deleted or replaced.
-			cur, err := s.get(req)
-			if err != nil || cur.(*corev1.Pod).UID != p.UID || cur.(*corev1.Pod).DeletionTimestamp != nil {
-				return nil
-			}
-		}
-	}
+	podlog.Write(w, r, lines, next, opts, func() bool {
+		// The stream ends with the pod: deleted or replaced.
+		cur, err := s.get(req)
+		return err == nil && cur.(*corev1.Pod).UID == p.UID && cur.(*corev1.Pod).DeletionTimestamp == nil
+	})
+	return nil
 }
 
-// previousInstance keeps the lines of the instance before the current one,
-// as the kubelet keeps a restarted container's previous log; without a
-// restart it answers kube-apiserver's 400.
-func previousInstance(p *corev1.Pod, lines []pod.Line) ([]pod.Line, error) {
-	container := p.Spec.Containers[0].Name
-	var restarts int32
+// restarts is the container's restart count in the pod's status.
+func restarts(p *corev1.Pod, container string) int32 {
 	for _, cs := range p.Status.ContainerStatuses {
 		if cs.Name == container {
-			restarts = cs.RestartCount
+			return cs.RestartCount
 		}
 	}
-	if restarts == 0 {
-		return nil, badRequest("previous terminated container %q in pod %q not found", container, p.Name)
-	}
-	var kept []pod.Line
-	for _, l := range lines {
-		if l.Restart == restarts-1 {
-			kept = append(kept, l)
-		}
-	}
-	return kept, nil
+	return 0
 }
 
-func writeLine(out *bufio.Writer, l pod.Line, timestamps bool) {
-	if timestamps {
-		out.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " ")
+// logError turns a query podlog cannot answer into kube-apiserver's Status.
+func logError(err error) error {
+	var e *podlog.Error
+	if !errors.As(err, &e) {
+		return err
 	}
-	out.WriteString(pod.LogText(l.Text)) // one line, whoever wrote it
-	out.WriteByte('\n')
+	if e.Code == http.StatusUnprocessableEntity {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(e.Code),
+			Reason: metav1.StatusReasonInvalid, Message: e.Message}}
+	}
+	return apierrors.NewBadRequest(e.Message)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/kinds"
-	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
 )
@@ -19,15 +18,14 @@ import (
 var podPool = call.NewPool()
 
 // podHandler reaches the pod namespace/name of the given uid wherever it
-// runs, as the Ingress does: in-process on the control plane
+// runs, as the Ingress does (the session strips what only nodes send,
+// host/internal/portforward): in-process on the control plane
 // (Config.Local), else through its node's pod port with abi.HeaderPod. The
 // pod is looked up at each request, so a request after it went, or was
 // replaced, answers 503.
 func (s *Server) podHandler(namespace, name string, uid types.UID) http.Handler {
 	id := abi.PodID(namespace, name)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Del(abi.HeaderCallChain) // only nodes set it
-		pod.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
 		obj, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Pod, Namespace: namespace, Name: name})
 		if !ok || obj.(*corev1.Pod).UID != uid {
 			http.Error(w, "pod "+id+" is gone", http.StatusServiceUnavailable)

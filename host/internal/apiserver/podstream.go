@@ -1,11 +1,12 @@
 package apiserver
 
 import (
-	"fmt"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // isPodStream reports whether sub is one of a Pod's streaming
@@ -34,9 +35,7 @@ func (s *Server) servePodStream(w http.ResponseWriter, r *http.Request, req requ
 func noShell(req request) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest,
-		Message: fmt.Sprintf("pod %s/%s: %s is not possible: a kube32 pod is a WebAssembly module with no shell, "+
-			"processes or filesystem (kubectl cp runs tar through exec); use kubectl logs, or kubectl port-forward to reach its HTTP handler",
-			req.namespace, req.name, req.subresource),
+		Message: pod.NoShell(req.namespace, req.name, req.subresource),
 		Details: &metav1.StatusDetails{Name: req.name, Kind: "pods"},
 	}}
 }

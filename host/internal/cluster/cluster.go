@@ -240,7 +240,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.controller = ingress.New(ingress.Config{Store: c.Store, Node: ControlPlaneName, Local: c.Kubelet, Images: opts.Images, IP: opts.NodeIP, Log: opts.Logf,
-		Channels: c.Channels, Activity: events})
+		Channels: c.Channels, Activity: events, Pull: opts.Pull})
 	// The API port: one token check (apiauth) in front of the Kubernetes
 	// API, the web view, the channel endpoint and the nodes' gateway and
 	// relay.

@@ -4,13 +4,15 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/kube32/kube32/host/internal/kubelet"
+	"github.com/kube32/kube32/host/internal/kubeletapi"
 )
 
 // KubernetesOptions make a worker a node of a Kubernetes cluster
@@ -32,11 +34,11 @@ type KubernetesOptions struct {
 
 // kubeletAPI is the kubelet API of a node of a Kubernetes cluster: where
 // kube-apiserver asks for logs and port-forwards, and metrics-server for
-// the node's figures.
+// the node's figures (host/internal/kubeletapi).
 type kubeletAPI struct {
 	listener net.Listener
 	port     int
-	server   *http.Server
+	server   *kubeletapi.Server
 }
 
 func listenKubeletAPI(opts WorkerOptions) (*kubeletAPI, error) {
@@ -53,9 +55,21 @@ func listenKubeletAPI(opts WorkerOptions) (*kubeletAPI, error) {
 	return &kubeletAPI{listener: l, port: n}, nil
 }
 
-// serve serves the kubelet API of k until close.
-func (a *kubeletAPI) serve(k *kubelet.Kubelet, opts WorkerOptions, wg *sync.WaitGroup) {
-	a.server = &http.Server{Handler: http.NotFoundHandler()} // TODO(kubeletapi): the kubelet API
+// prepare makes the kubelet API of k, before the node registers.
+func (a *kubeletAPI) prepare(k *kubelet.Kubelet, opts WorkerOptions) (err error) {
+	a.server, err = kubeletapi.New(kubeletapi.Config{
+		NodeName: opts.Name, NodeIP: opts.NodeIP, Pods: k, ResourceMetrics: k.ResourceMetrics(),
+		ClientCAs: opts.Kubernetes.ClientCAs, Reviews: opts.Kubernetes.Config,
+		Conns: opts.conns, Limits: opts.limits,
+	})
+	if err != nil {
+		return fmt.Errorf("node %s: %w", opts.Name, err)
+	}
+	return nil
+}
+
+// serve serves the kubelet API until close.
+func (a *kubeletAPI) serve(wg *sync.WaitGroup) {
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = a.server.Serve(a.listener) }()
 }
@@ -67,7 +81,36 @@ func (a *kubeletAPI) close() {
 	}
 	if a.server != nil {
 		a.server.Close()
-		return
 	}
 	a.listener.Close()
+}
+
+// KubeletURL is the kubelet API of a node of a Kubernetes cluster; "" for
+// a worker of a kube32 control plane.
+func (w *Worker) KubeletURL() string {
+	if w.kubeletAPI == nil {
+		return ""
+	}
+	return "https://" + w.kubeletAPI.listener.Addr().String()
+}
+
+// kubernetesAPIHostPort splits a Kubernetes API server's URL (https, or
+// a bare host:port as kubeconfigs may give) for
+// KUBERNETES_SERVICE_HOST/_PORT.
+func kubernetesAPIHostPort(server string) (string, int, error) {
+	if !strings.Contains(server, "://") {
+		server = "https://" + server
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", 0, fmt.Errorf("kubeconfig: API server URL %q: want https://HOST[:PORT]", server)
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port == 0 {
+		port = 443
+		if u.Scheme == "http" {
+			port = 80
+		}
+	}
+	return u.Hostname(), port, nil
 }

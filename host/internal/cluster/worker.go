@@ -90,6 +90,9 @@ type Worker struct {
 // pods the scheduler binds to it: a kube32 control plane's (opts.API), or a
 // Kubernetes cluster's (opts.Kubernetes).
 func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
+	if opts.conns == nil {
+		opts.conns = httplimit.NewConns(opts.MaxConnections)
+	}
 	e, err := newWorkerEdges(opts)
 	if err != nil {
 		return nil, err
@@ -130,6 +133,9 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		Outside: e.outside, HTTPS: https,
 		Channels: w.Channels, Activity: opts.activity, Kubernetes: e.kubernetes,
 	})
+	if err == nil && kubeletAPI != nil {
+		err = kubeletAPI.prepare(w.Kubelet, opts)
+	}
 	if err != nil {
 		cancel()
 		l.Close()
@@ -145,9 +151,6 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		kubeletAPI.close()
 		return nil, fmt.Errorf("joining %s: %w", e.apiName, err)
 	}
-	if opts.conns == nil {
-		opts.conns = httplimit.NewConns(opts.MaxConnections)
-	}
 	server := opts.conns.NewServer(w.Kubelet.PodServer(), opts.limits)
 	w.server = server.Server
 	w.wg.Add(3)
@@ -156,7 +159,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	go func() { defer w.wg.Done(); w.Kubelet.Run(ctx) }()
 	if kubeletAPI != nil {
 		w.kubeletAPI = kubeletAPI
-		kubeletAPI.serve(w.Kubelet, opts, &w.wg)
+		kubeletAPI.serve(&w.wg)
 	}
 	return w, nil
 }
@@ -184,7 +187,7 @@ func newWorkerEdges(opts WorkerOptions) (*workerEdges, error) {
 		if err != nil {
 			return nil, err
 		}
-		apiHost, apiPort, err := apiHostPort(k.Config.Host)
+		apiHost, apiPort, err := kubernetesAPIHostPort(k.Config.Host)
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,7 @@ import (
 	svcs "github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/internal/store"
+	"github.com/kube32/kube32/internal/oci"
 )
 
 // Config wires the controller to the cluster.
@@ -44,6 +45,7 @@ type Config struct {
 	Channels *channel.Hub
 	// Activity receives every request the controller answers; nil: none.
 	Activity *activity.Stream
+	Pull     *oci.Puller // pulls the StaticBundles that have a spec.image (docs/oci.md); nil: none
 	// PublishStatus, when set, receives each Ingress whose status the
 	// controller just wrote in Store, so that the status reaches the
 	// Ingress's origin too (a Kubernetes cluster, host/internal/mirror).
@@ -198,6 +200,9 @@ func (c *Controller) backend(ing *networkingv1.Ingress, b networkingv1.IngressBa
 		// called or a worker is proxied to.
 		return httplimit.ReadBody(sb)
 	case b.Resource != nil && b.Resource.Kind == kinds.StaticBundle && b.Resource.APIGroup != nil && *b.Resource.APIGroup == kube32v1.GroupName:
+		if h := c.imageBundle(ing.Namespace, b.Resource.Name, strip); h != nil {
+			return h
+		}
 		files, err := c.bundle(b.Resource.Name)
 		if err != nil {
 			c.logf("[INGRESS] %s/%s %s: StaticBundle %s: %v", ing.Namespace, ing.Name, path, b.Resource.Name, err)

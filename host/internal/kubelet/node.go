@@ -69,7 +69,7 @@ func (k *Kubelet) capacity() corev1.ResourceList {
 	if b := k.cfg.Board; b != nil {
 		return resources(b.PodRAM(), b.PodMemory/modcheck.PageSize)
 	}
-	return resources(0, 0)
+	return k.unbounded()
 }
 
 // allocatable is the node's status.allocatable: the cores, and on a board
@@ -79,7 +79,22 @@ func (k *Kubelet) allocatable() corev1.ResourceList {
 	if b := k.cfg.Board; b != nil {
 		return resources(b.PodMemory, b.PodMemory/modcheck.PageSize)
 	}
-	return resources(0, 0)
+	return k.unbounded()
+}
+
+// kubernetesMaxPods is the pods a node of a Kubernetes cluster without a
+// board reports it can take: the kubelet's default --max-pods. Such a
+// cluster's scheduler places no pod on a node that reports none.
+const kubernetesMaxPods = 110
+
+// unbounded is the capacity of a node without a board: the cores, and on
+// a Kubernetes cluster kubernetesMaxPods.
+func (k *Kubelet) unbounded() corev1.ResourceList {
+	l := resources(0, 0)
+	if k.cfg.Kubernetes != nil {
+		l[corev1.ResourcePods] = *resource.NewQuantity(kubernetesMaxPods, resource.DecimalSI)
+	}
+	return l
 }
 
 // resources lists the host's cores and, when not 0, memory and pods.

@@ -59,21 +59,30 @@ func (h *cpuHistory) rate(p *pod.Pod, u pod.Usage, now time.Time) (cores float64
 	return float64(u.CPU-base.cpu) / float64(window), window
 }
 
-// stats is the node's usage and its pods' now.
-func (k *Kubelet) stats() metricsv1beta1.NodeStats {
-	type runtime struct {
-		namespace, name, container string
-		pod                        *pod.Pod
-	}
-	var pods []runtime
+// measuredPod is a pod whose usage the node reports: one given to the
+// runtime (not one that failed before it, or waits for its image).
+type measuredPod struct {
+	namespace, name, container string
+	pod                        *pod.Pod
+}
+
+// measuredPods are the pods the Metrics API (stats) and the resource
+// metrics (resourcemetrics.go) count.
+func (k *Kubelet) measuredPods() []measuredPod {
+	var pods []measuredPod
 	k.mu.Lock()
 	for key, r := range k.pods {
 		if r.failed.Load() == nil {
-			pods = append(pods, runtime{key.Namespace, key.Name, r.spec.Spec.Containers[0].Name, r.pod})
+			pods = append(pods, measuredPod{key.Namespace, key.Name, r.spec.Spec.Containers[0].Name, r.pod})
 		}
 	}
 	k.mu.Unlock()
+	return pods
+}
 
+// stats is the node's usage and its pods' now.
+func (k *Kubelet) stats() metricsv1beta1.NodeStats {
+	pods := k.measuredPods()
 	now := time.Now()
 	stamp := metav1.NewTime(now)
 	out := metricsv1beta1.NodeStats{Pods: []metricsv1beta1.PodMetrics{}}

@@ -157,8 +157,9 @@ const (
 )
 
 // newPair makes a certificate of kind and its key, signed by ca (by itself
-// for the CA), valid from an hour before now (clocks differ a little).
-func newPair(ca *pair, now time.Time, kind int) (*pair, error) {
+// for the CA), valid from an hour before now (clocks differ a little). A
+// serving certificate is for hosts, Hosts when none are given.
+func newPair(ca *pair, now time.Time, kind int, hosts ...string) (*pair, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -178,7 +179,10 @@ func newPair(ca *pair, now time.Time, kind int) (*pair, error) {
 	case serverCert:
 		tmpl.Subject = pkix.Name{CommonName: "kube32 API server"}
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		for _, h := range Hosts {
+		if len(hosts) == 0 {
+			hosts = Hosts
+		}
+		for _, h := range hosts {
 			if ip := net.ParseIP(h); ip != nil {
 				tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
 			} else {

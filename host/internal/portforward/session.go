@@ -1,4 +1,11 @@
-package apiserver
+// Package portforward serves a port-forward session, the portforward.k8s.io
+// protocol that kubectl port-forward speaks to the API server and
+// kube-apiserver to a kubelet (docs/kubectl.md, docs/kubeletapi.md): SPDY
+// streams in pairs, each pair one TCP connection to a port of the pod,
+// served as an HTTP connection by the pod's handler. The API server
+// (host/internal/apiserver) and a kube32 node's kubelet API
+// (host/internal/kubeletapi) both serve it.
+package portforward
 
 import (
 	"fmt"
@@ -14,14 +21,14 @@ import (
 	"k8s.io/streaming/pkg/httpstream"
 )
 
-// forwarding is one port-forward session: the streams of one SPDY
+// Session is one port-forward session: the streams of one SPDY
 // connection, paired by request ID as the kubelet pairs them. Each pair is
 // one TCP connection of the client to a port of the pod: its data stream
 // carries the bytes, and its error stream, closed empty when all went
 // well, the reason when not. A pod answers HTTP and nothing else, so a data
 // stream is served as an HTTP connection by the session's http.Server,
 // whose handler is the pod's.
-type forwarding struct {
+type Session struct {
 	pod     *corev1.Pod
 	streams chan httpstream.Stream
 	done    chan struct{}
@@ -29,19 +36,22 @@ type forwarding struct {
 	server  *http.Server
 }
 
-func newForwarding(p *corev1.Pod, pod http.Handler) *forwarding {
-	return &forwarding{
+// New returns the session of a connection to p, whose requests reach
+// pod; p's container ports are the ports a client may forward.
+func New(p *corev1.Pod, pod http.Handler) *Session {
+	return &Session{
 		pod:     p,
 		streams: make(chan httpstream.Stream),
 		done:    make(chan struct{}),
 		conns:   &streamListener{conns: make(chan net.Conn), done: make(chan struct{})},
-		server:  &http.Server{Handler: pod},
+		server:  &http.Server{Handler: fromClient(pod)},
 	}
 }
 
-// newStream hands a stream the client opened to run; it is called on the
-// SPDY connection's reading goroutine.
-func (f *forwarding) newStream(st httpstream.Stream, _ <-chan struct{}) error {
+// NewStream hands a stream the client opened to Run; it is the
+// httpstream.NewStreamHandler of the session's connection, called on its
+// reading goroutine.
+func (f *Session) NewStream(st httpstream.Stream, _ <-chan struct{}) error {
 	select {
 	case f.streams <- st:
 		return nil
@@ -53,9 +63,9 @@ func (f *forwarding) newStream(st httpstream.Stream, _ <-chan struct{}) error {
 // streamPair is what the client opens for one connection.
 type streamPair struct{ data, err httpstream.Stream }
 
-// run pairs the streams of conn until the client goes, then closes every
+// Run pairs the streams of conn until the client goes, then closes every
 // connection of the session.
-func (f *forwarding) run(conn httpstream.Connection) {
+func (f *Session) Run(conn httpstream.Connection) {
 	defer conn.Close()
 	defer close(f.done)
 	go func() { _ = f.server.Serve(f.conns) }()
@@ -91,7 +101,7 @@ func (f *forwarding) run(conn httpstream.Connection) {
 
 // forward serves one pair: a port the container declares reaches the pod,
 // any other is refused on the error stream, in the kubelet's words.
-func (f *forwarding) forward(conn httpstream.Connection, pair *streamPair) {
+func (f *Session) forward(conn httpstream.Connection, pair *streamPair) {
 	defer conn.RemoveStreams(pair.data, pair.err)
 	defer pair.err.Close()
 	portHeader := pair.data.Headers().Get(corev1.PortHeader)
@@ -111,7 +121,7 @@ func (f *forwarding) forward(conn httpstream.Connection, pair *streamPair) {
 
 // checkPort says what is wrong with a requested port, "" when the
 // container declares it.
-func (f *forwarding) checkPort(header string) string {
+func (f *Session) checkPort(header string) string {
 	port, err := strconv.ParseUint(header, 10, 16)
 	if err != nil || port == 0 {
 		return fmt.Sprintf("invalid port %q", header)

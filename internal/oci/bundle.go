@@ -1,0 +1,215 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/images"
+)
+
+// PushBundle writes the built bundle in the folder dir to the registry
+// reference ref as a bundle artifact (docs/oci.md, "Bundles"): an OCI 1.1
+// image manifest of artifactType images.BundleArtifactType, the empty
+// config and one layer, the tar of BundleLayer. It returns the manifest's
+// digest, the same for the same files wherever and whenever they were
+// written.
+func PushBundle(ctx context.Context, dir, ref string, plainHTTP bool) (string, error) {
+	if _, err := pushReference(ref); err != nil {
+		return "", err
+	}
+	layer, err := BundleLayer(dir)
+	if err != nil {
+		return "", err
+	}
+	return pushBundleLayer(ctx, layer, ref, plainHTTP)
+}
+
+// pushBundleLayer pushes layer, the tar of a bundle, as a bundle artifact.
+func pushBundleLayer(ctx context.Context, layer []byte, ref string, plainHTTP bool) (string, error) {
+	r, err := pushReference(ref)
+	if err != nil {
+		return "", err
+	}
+	repo := repository(r, plainHTTP)
+	layerDesc := content.NewDescriptorFromBytes(images.BundleLayerMediaType, layer)
+	cfgDesc := ocispec.DescriptorEmptyJSON
+	manifest, _ := json.Marshal(ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: images.BundleArtifactType,
+		Config:       cfgDesc,
+		Layers:       []ocispec.Descriptor{layerDesc},
+	})
+	manDesc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, manifest)
+	if err := pushBlob(ctx, repo.Blobs(), layerDesc, layer); err != nil {
+		return "", fmt.Errorf("push %s: %w", ref, err)
+	}
+	if err := pushBlob(ctx, repo.Blobs(), cfgDesc, cfgDesc.Data); err != nil {
+		return "", fmt.Errorf("push %s: %w", ref, err)
+	}
+	if err := repo.PushReference(ctx, manDesc, bytes.NewReader(manifest), r.Reference); err != nil {
+		return "", fmt.Errorf("push %s: manifest: %w", ref, err)
+	}
+	return manDesc.Digest.String(), nil
+}
+
+// Bundle is a pulled StaticBundle: its files, verified against Layer, and
+// the digest of the manifest it came from.
+type Bundle struct {
+	Files    fs.FS
+	Manifest digest.Digest
+	Layer    digest.Digest
+}
+
+// PullBundle returns the bundle artifact of ref: the one this process or
+// the disk cache holds, else pulled from its registry, its manifest and
+// layer checked against their digests, the layer unpacked by the rules of
+// unpackBundle, then cached. As for modules, a reference pulled once is
+// not pulled again (docs/oci.md). Nothing of a failed pull is kept but
+// its error, given again (ErrPullBackoff) until the next pull is due.
+// Errors name the reference.
+func (p *Puller) PullBundle(ctx context.Context, ref string) (Bundle, error) {
+	p.mu.Lock()
+	b, ok := p.bundles[ref]
+	failed, recent := p.failedBundles[ref]
+	p.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	if recent && time.Since(failed.at) < abi.ImagePullBackoffInitial {
+		return Bundle{}, fmt.Errorf("%w (%w: the next pull in %s)", failed.err, ErrPullBackoff,
+			(abi.ImagePullBackoffInitial - time.Since(failed.at)).Round(time.Second))
+	}
+	v, err, _ := p.flights.Do("bundle "+ref, func() (any, error) {
+		if b, ok := p.readBundleCache(ref); ok {
+			return b, nil
+		}
+		return p.pullBundle(ctx, ref)
+	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bundles == nil {
+		p.bundles, p.failedBundles = map[string]Bundle{}, map[string]pullFailure{}
+	}
+	if err != nil {
+		p.failedBundles[ref] = pullFailure{err: err, at: time.Now()}
+		return Bundle{}, err
+	}
+	delete(p.failedBundles, ref)
+	b = v.(Bundle)
+	p.bundles[ref] = b
+	return b, nil
+}
+
+// ErrPullBackoff marks the error of a failed pull of a bundle that
+// PullBundle gives again, without pulling, until
+// abi.ImagePullBackoffInitial has passed since it: so that requests for a
+// bundle that cannot be pulled do not make the node hammer the registry.
+var ErrPullBackoff = errors.New("not pulled again yet")
+
+type pullFailure struct {
+	err error
+	at  time.Time
+}
+
+func (p *Puller) pullBundle(ctx context.Context, ref string) (Bundle, error) {
+	raw, manDesc, repo, err := fetchManifest(ctx, ref)
+	if err != nil {
+		return Bundle{}, err
+	}
+	layer, err := bundleLayer(raw, manDesc.MediaType)
+	if err != nil {
+		return Bundle{}, fmt.Errorf("pull %s: %w", ref, err)
+	}
+	if layer.Size > abi.OCIBundleBytesMax {
+		return Bundle{}, fmt.Errorf("pull %s: bundle layer of %d bytes is larger than %d (OCIBundleBytesMax)", ref, layer.Size, int64(abi.OCIBundleBytesMax))
+	}
+	data, err := content.FetchAll(ctx, repo.Blobs(), layer)
+	if err != nil {
+		return Bundle{}, fmt.Errorf("pull %s: bundle layer %s: %w", ref, layer.Digest, err)
+	}
+	files, err := unpackBundle(data)
+	if err != nil {
+		return Bundle{}, fmt.Errorf("pull %s: %w", ref, err)
+	}
+	if p.Dir != "" && writeFile(p.blobPath(layer.Digest), data) == nil {
+		_ = writeFile(p.bundleRefPath(ref), []byte(manDesc.Digest.String()+" "+layer.Digest.String()+"\n"))
+	}
+	return Bundle{Files: memFS(files), Manifest: manDesc.Digest, Layer: layer.Digest}, nil
+}
+
+// bundleLayer returns the layer of a bundle artifact's manifest, or why
+// the manifest is not one.
+func bundleLayer(raw []byte, mediaType string) (ocispec.Descriptor, error) {
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("manifest: %w", err)
+	}
+	if mediaType != ocispec.MediaTypeImageManifest || m.ArtifactType != images.BundleArtifactType {
+		return ocispec.Descriptor{}, fmt.Errorf("manifest of media type %q and artifactType %q, want %q and %q: not a StaticBundle (push it with kube32 push)", mediaType, m.ArtifactType, ocispec.MediaTypeImageManifest, images.BundleArtifactType)
+	}
+	if len(m.Layers) != 1 || m.Layers[0].MediaType != images.BundleLayerMediaType {
+		return ocispec.Descriptor{}, fmt.Errorf("a StaticBundle has one layer of media type %q; this one has %d layers", images.BundleLayerMediaType, len(m.Layers))
+	}
+	return m.Layers[0], nil
+}
+
+// The disk cache of bundles: each layer under blobs/ as a module's, and for
+// each reference a line "<manifest> <layer>" under bundle-refs/, apart
+// from the modules' refs/ so that a reference pulled as one is never read
+// as the other.
+func (p *Puller) bundleRefPath(ref string) string {
+	return filepath.Join(p.Dir, "bundle-refs", digest.FromString(ref).Encoded())
+}
+
+func (p *Puller) readBundleCache(ref string) (Bundle, bool) {
+	if p.Dir == "" {
+		return Bundle{}, false
+	}
+	line, err := os.ReadFile(p.bundleRefPath(ref))
+	if err != nil {
+		return Bundle{}, false
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) != 2 {
+		return Bundle{}, false
+	}
+	man, layer := digest.Digest(fields[0]), digest.Digest(fields[1])
+	if man.Validate() != nil || layer.Validate() != nil {
+		return Bundle{}, false
+	}
+	data, err := os.ReadFile(p.blobPath(layer))
+	if err != nil || layer.Algorithm().FromBytes(data) != layer {
+		return Bundle{}, false // missing or damaged: pull again
+	}
+	files, err := unpackBundle(data)
+	if err != nil {
+		return Bundle{}, false
+	}
+	return Bundle{Files: memFS(files), Manifest: man, Layer: layer}, true
+}
+
+// memFS serves unpacked files; fstest.MapFS is the standard library's
+// in-memory file system, which makes up the folders of the paths.
+func memFS(files map[string][]byte) fs.FS {
+	m := fstest.MapFS{}
+	for name, data := range files {
+		m[name] = &fstest.MapFile{Data: data, Mode: 0o444}
+	}
+	return m
+}
