@@ -233,9 +233,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 			Logf: func(format string, args ...any) { fmt.Fprintf(nodeOut, format+"\n", args...) },
 		})
 		if err != nil {
-			// The node's first half (main) joins http:// API servers only;
-			// this subtest runs once it joins a real one.
-			t.Skipf("kube32 node does not join this Kubernetes cluster yet: %v", err)
+			t.Fatalf("kube32 node joining the cluster: %v", err)
 		}
 		t.Cleanup(func() {
 			w.Close()
