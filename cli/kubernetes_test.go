@@ -69,6 +69,28 @@ func TestKube32OnKubernetes(t *testing.T) {
 		t.Fatal("install failed; the rest needs it")
 	}
 
+	t.Run("install takes back a field someone else changed, and says configured", func(t *testing.T) {
+		k := k.on(t)
+		role := "clusterrole.rbac.authorization.k8s.io/kube32-ingress"
+		k.run("", "patch", role, "--type=json", "-p", `[{"op":"remove","path":"/rules/0"}]`)
+		code, out := testserve.Run(t, "install", "--kubeconfig", c.Kubeconfig)
+		if code != 0 {
+			t.Fatalf("install: exit %d\n%s", code, out)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			want := " unchanged"
+			if strings.HasPrefix(line, role+" ") {
+				want = " configured"
+			}
+			if !strings.HasSuffix(line, want) {
+				t.Errorf("install printed %q, want it to end with %q", line, want)
+			}
+		}
+		if got := k.run("", "get", role, "-o", "jsonpath={.rules[0].resources}"); got != `["ingresses","ingressclasses"]` {
+			t.Errorf("%s rules[0].resources %s after install, want the ingresses rule back", role, got)
+		}
+	})
+
 	t.Run("install --dry-run -o yaml is what kubectl apply accepts", func(t *testing.T) {
 		k := k.on(t)
 		code, out := testserve.Run(t, "install", "--dry-run", "-o", "yaml")
