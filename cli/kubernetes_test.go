@@ -26,11 +26,11 @@ import (
 	"github.com/kube32/kube32/templates/demo"
 )
 
-// TestKube32OnKubernetes runs `kube32 install` and `kube32 ingress`
+// TestInstallAndIngressOnKubernetes runs `kube32 install` and `kube32 ingress`
 // against a real control plane (one for all the subtests, which follow
 // one another: each builds on the cluster the previous left), with real
 // kubectl (docs/kubernetes-install.md).
-func TestKube32OnKubernetes(t *testing.T) {
+func TestInstallAndIngressOnKubernetes(t *testing.T) {
 	kubectlPath := testenv.Tool(t, "kubectl")
 	c := testk8s.Start(t)
 	k := k8sKubectl{t: t, path: kubectlPath, kubeconfig: c.Kubeconfig}

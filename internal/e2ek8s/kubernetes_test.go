@@ -509,6 +509,26 @@ spec:
 		}
 	})
 
+	t.Run("a pod of another runtime class bound to a kube32 node is refused", func(t *testing.T) {
+		kubectl(t, c, `apiVersion: v1
+kind: Pod
+metadata: {name: container-pod}
+spec:
+  nodeName: kube32-a
+  containers: [{name: main, image: wasm://embedded/probe}]
+`, "apply", "-f", "-")
+		testenv.EventuallyNil(t, "the pod to be refused", func() error {
+			p, err := cs.CoreV1().Pods("default").Get(context.Background(), "container-pod", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if p.Status.Phase != corev1.PodFailed || p.Status.Reason != "UnsupportedRuntimeClass" {
+				return fmt.Errorf("phase %s, reason %q: %s", p.Status.Phase, p.Status.Reason, p.Status.Message)
+			}
+			return nil
+		})
+	})
+
 	t.Run("a node killed with SIGKILL turns NotReady", func(t *testing.T) {
 		b := nodes[1]
 		b.proc.cmd.Process.Kill()

@@ -82,8 +82,8 @@ type Worker struct {
 	server   *http.Server
 	// kubeletAPI is the kubelet API of a node of a Kubernetes cluster.
 	kubeletAPI *kubeletAPI
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
 }
 
 // StartWorker registers a worker node with the API server and runs the

@@ -3,8 +3,8 @@ package kubelet
 import (
 	"context"
 	"fmt"
-	"strconv"
 	goruntime "runtime"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
