@@ -186,7 +186,7 @@ func TestInstallAndIngressOnKubernetes(t *testing.T) {
 		// The controller runs as the kube32-ingress ServiceAccount: its
 		// ClusterRole is enough.
 		token := k.run("", "create", "token", "kube32-ingress", "-n", abi.NamespaceSystem)
-		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: k8sTokenKubeconfig(t, c, token), Images: images})
+		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.TokenKubeconfig(t, token), Images: images})
 		testenv.Eventually(t, "the ingress to list the cluster's objects", ing.Synced)
 
 		testenv.EventuallyNil(t, "GET / to serve StaticBundle site", func() error {
@@ -239,7 +239,7 @@ func TestInstallAndIngressOnKubernetes(t *testing.T) {
 		// A real kube32 node joins the cluster as the kube32-node
 		// ServiceAccount, and runs the echo pod of the built-in demo.
 		token := k.run("", "create", "token", "kube32-node", "-n", abi.NamespaceSystem)
-		cfg, err := host.KubernetesConfig(k8sTokenKubeconfig(t, c, token), "")
+		cfg, err := host.KubernetesConfig(c.TokenKubeconfig(t, token), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,29 +369,6 @@ func wantInstallLines(t *testing.T, out string, names []string, state string) {
 	if got := strings.Split(strings.TrimSpace(out), "\n"); !slices.Equal(got, want) {
 		t.Errorf("install printed:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
 	}
-}
-
-// k8sTokenKubeconfig is a kubeconfig for c that presents token.
-func k8sTokenKubeconfig(t *testing.T, c *testk8s.Cluster, token string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: k
-  cluster: {server: %q, certificate-authority: %q}
-users:
-- name: ingress
-  user: {token: %q}
-contexts:
-- name: ingress
-  context: {cluster: k, user: ingress}
-current-context: ingress
-`, c.URL, c.CAFile, strings.TrimSpace(token))
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // k8sKubectl runs the real kubectl on the test's cluster.

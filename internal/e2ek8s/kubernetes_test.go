@@ -309,6 +309,10 @@ func TestKube32OnKubernetes(t *testing.T) {
 	images, probe := imagesDir(t)
 
 	t.Log(k.run(t, "install", "--kubeconfig", c.Kubeconfig))
+	// The nodes and the Ingress act as the ServiceAccounts install made,
+	// with the least RBAC it gives them.
+	nodeKubeconfig := c.TokenKubeconfig(t, kubectl(t, c, "", "create", "token", "kube32-node", "-n", abi.NamespaceSystem, "--duration=2h"))
+	ingressKubeconfig := c.TokenKubeconfig(t, kubectl(t, c, "", "create", "token", "kube32-ingress", "-n", abi.NamespaceSystem, "--duration=2h"))
 
 	// Two kube32 nodes, each in a process of its own.
 	type node struct {
@@ -317,7 +321,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 	}
 	nodes := []*node{{name: "kube32-a", ip: "127.0.0.21"}, {name: "kube32-b", ip: "127.0.0.22"}}
 	for _, n := range nodes {
-		n.proc = k.start(t, n.name, "node", "--kubeconfig", c.Kubeconfig, "--name", n.name, "--node-ip", n.ip,
+		n.proc = k.start(t, n.name, "node", "--kubeconfig", nodeKubeconfig, "--name", n.name, "--node-ip", n.ip,
 			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
 			"--images", images, "--lease-renew-interval", "2s")
 	}
@@ -434,7 +438,7 @@ spec:
 	t.Run("the kube32 Ingress serves the Deployment and a StaticBundle", func(t *testing.T) {
 		const ip = "127.0.0.23"
 		port := freePort(t, ip)
-		k.start(t, "kube32 ingress", "ingress", "--kubeconfig", c.Kubeconfig, "--ip", ip, "--ingress-port", strconv.Itoa(port), "--images", images)
+		k.start(t, "kube32 ingress", "ingress", "--kubeconfig", ingressKubeconfig, "--ip", ip, "--ingress-port", strconv.Itoa(port), "--images", images)
 		kubectl(t, c, `apiVersion: kube32.io/v1
 kind: StaticBundle
 metadata: {name: site}

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -320,4 +321,14 @@ func randomHex(t testing.TB, n int) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// TokenKubeconfig writes a kubeconfig for the cluster whose user presents
+// token (a ServiceAccount's, from kubectl create token), in a temporary
+// folder of the test, and returns its path.
+func (c *Cluster) TokenKubeconfig(t testing.TB, token string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	writeFile(t, path, []byte(fmt.Sprintf(kubeconfigTmpl, c.CAFile, c.URL, strings.TrimSpace(token))))
+	return path
 }
