@@ -274,6 +274,7 @@ spec:
         env:
         - {name: GREETING, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
         securityContext: {capabilities: {add: [SERVICE_CALL]}}
+        resources: {limits: {memory: 64Ki}}   # a memory request the scheduler must fit
 ---
 apiVersion: v1
 kind: Service

@@ -88,10 +88,15 @@ func (k *Kubelet) allocatable() corev1.ResourceList {
 const kubernetesMaxPods = 110
 
 // unbounded is the capacity of a node without a board: the cores, and on
-// a Kubernetes cluster kubernetesMaxPods.
+// a Kubernetes cluster, whose scheduler places a pod with a memory request
+// only where it fits, the host's memory and kubernetesMaxPods, as a
+// kubelet reports them.
 func (k *Kubelet) unbounded() corev1.ResourceList {
 	l := resources(0, 0)
 	if k.cfg.Kubernetes != nil {
+		if memory := hostMemory(); memory > 0 {
+			l[corev1.ResourceMemory] = *resource.NewQuantity(memory, resource.BinarySI)
+		}
 		l[corev1.ResourcePods] = *resource.NewQuantity(kubernetesMaxPods, resource.DecimalSI)
 	}
 	return l
