@@ -83,6 +83,7 @@ func (k *kube32) start(t *testing.T, name string, args ...string) *process {
 	p := &process{name: name, cmd: exec.Command(k.bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Env = k.env
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	testk8s.DieWithTest(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

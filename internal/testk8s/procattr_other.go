@@ -4,6 +4,6 @@ package testk8s
 
 import "os/exec"
 
-// dieWithTest: elsewhere than Linux, the programs are killed by the test's
+// DieWithTest: elsewhere than Linux, the programs are killed by the test's
 // cleanup only.
-func dieWithTest(*exec.Cmd) {}
+func DieWithTest(*exec.Cmd) {}

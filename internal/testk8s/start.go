@@ -218,7 +218,7 @@ func run(t testing.TB, c *Cluster, name, path string, args ...string) {
 	cmd := exec.Command(path, args...)
 	cmd.Dir = c.Dir
 	cmd.Stdout, cmd.Stderr = log, log
-	dieWithTest(cmd)
+	DieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		t.Fatalf("testk8s: start %s: %v", name, err)
