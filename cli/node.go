@@ -71,8 +71,13 @@ runs the pods of runtime class kube32 bound to it and serves the kubelet API
 				return &usageError{fmt.Errorf("--join http://HOST:PORT (a kube32 control plane) or --kubeconfig FILE (a Kubernetes cluster) is required")}
 			case opts.Join != "" && opts.Kubeconfig != "":
 				return &usageError{fmt.Errorf("--join and --kubeconfig: give one (a kube32 control plane, or a Kubernetes cluster)")}
-			case opts.Context != "" && opts.Kubeconfig == "":
-				return &usageError{fmt.Errorf("--context needs --kubeconfig")}
+			}
+			if opts.Kubeconfig == "" {
+				for _, name := range []string{"context", "kubelet-port", "client-ca-file", "egress-ca"} {
+					if cmd.Flags().Changed(name) {
+						return &usageError{fmt.Errorf("--%s needs --kubeconfig: it is for a node of a Kubernetes cluster", name)}
+					}
+				}
 			}
 			var err error
 			if opts.Token, err = resolveToken(opts.Token, tokenFile); err != nil {
@@ -173,7 +178,7 @@ func kubernetesNode(opts NodeOptions) (*host.KubernetesOptions, error) {
 	}
 	if caData == nil && caFile != "" {
 		if caData, err = os.ReadFile(caFile); err != nil {
-			return nil, fmt.Errorf("--client-ca-file: %w", err)
+			return nil, fmt.Errorf("client CA: %w", err)
 		}
 	}
 	var cas *x509.CertPool
