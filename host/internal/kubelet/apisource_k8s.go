@@ -48,10 +48,11 @@ func (s *apiSource) kube32Pods(ctx context.Context, namespace string) ([]*corev1
 	if err != nil {
 		return nil, err
 	}
+	items := obj.(*corev1.PodList).Items
 	var out []*corev1.Pod
-	for i, p := range obj.(*corev1.PodList).Items {
-		if IsKube32Pod(&p) {
-			out = append(out, &obj.(*corev1.PodList).Items[i])
+	for i := range items {
+		if IsKube32Pod(&items[i]) {
+			out = append(out, &items[i])
 		}
 	}
 	return out, nil

@@ -1,0 +1,49 @@
+package kubelet
+
+import (
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A node that registers again writes its own labels, annotations and
+// taints over the Node, and keeps what others put there: a label from
+// kubectl, the node lifecycle controller's taint (docs/kubernetes.md).
+func TestRegisteringAgainKeepsOthersLabelsAndTaints(t *testing.T) {
+	cur := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: "7",
+			Labels:      map[string]string{"zone": "lab", "kubernetes.io/arch": "old"},
+			Annotations: map[string]string{"note": "kept"}},
+		Spec: corev1.NodeSpec{PodCIDR: "10.0.0.0/24", Taints: []corev1.Taint{
+			{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute},
+			{Key: "kube32.io/wasm", Value: "old", Effect: corev1.TaintEffectNoSchedule},
+		}},
+	}
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"kubernetes.io/arch": "wasm32"},
+			Annotations: map[string]string{"kube32.io/pod-port": "7000"}},
+		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "kube32.io/wasm", Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
+	}
+	got := mergeNode(cur, n)
+	if want := map[string]string{"zone": "lab", "kubernetes.io/arch": "wasm32"}; !reflect.DeepEqual(got.Labels, want) {
+		t.Errorf("labels %v, want %v", got.Labels, want)
+	}
+	if want := map[string]string{"note": "kept", "kube32.io/pod-port": "7000"}; !reflect.DeepEqual(got.Annotations, want) {
+		t.Errorf("annotations %v, want %v", got.Annotations, want)
+	}
+	wantTaints := []corev1.Taint{
+		{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute},
+		{Key: "kube32.io/wasm", Value: "true", Effect: corev1.TaintEffectNoSchedule},
+	}
+	if !reflect.DeepEqual(got.Spec.Taints, wantTaints) {
+		t.Errorf("taints %v, want %v", got.Spec.Taints, wantTaints)
+	}
+	if got.ResourceVersion != "7" || got.Spec.PodCIDR != "10.0.0.0/24" {
+		t.Errorf("resourceVersion %q, podCIDR %q: want the current Node's", got.ResourceVersion, got.Spec.PodCIDR)
+	}
+	if cur.Labels["kubernetes.io/arch"] != "old" {
+		t.Error("mergeNode changed the current Node")
+	}
+}
