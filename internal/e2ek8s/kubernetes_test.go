@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,14 +72,14 @@ func (k *kube32) run(t *testing.T, args ...string) string {
 type process struct {
 	name   string
 	cmd    *exec.Cmd
-	out    *lockedBuffer
+	out    *testenv.Buffer
 	exited chan struct{}
 }
 
 // start runs kube32 with args in the background until the test ends.
 func (k *kube32) start(t *testing.T, name string, args ...string) *process {
 	t.Helper()
-	p := &process{name: name, cmd: exec.Command(k.bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &process{name: name, cmd: exec.Command(k.bin, args...), out: &testenv.Buffer{}, exited: make(chan struct{})}
 	p.cmd.Env = k.env
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	testk8s.DieWithTest(p.cmd)
@@ -235,24 +234,6 @@ func get(url string) (int, string, error) {
 	return resp.StatusCode, string(b), err
 }
 
-// lockedBuffer collects a process's output, safe to read while it writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // deployment is a Deployment of the probe pod with its Service, both
 // named name, spread over the kube32 nodes.
 func deployment(name, image string, replicas int) string {
@@ -374,7 +355,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 
 		local := freePort(t, "127.0.0.1")
 		fwd := exec.Command("kubectl", "--kubeconfig", c.Kubeconfig, "port-forward", "pod/"+p.Name, fmt.Sprintf("%d:80", local))
-		out := &lockedBuffer{}
+		out := &testenv.Buffer{}
 		fwd.Stdout, fwd.Stderr = out, out
 		if err := fwd.Start(); err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@
 package testserve
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -14,27 +13,13 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/host"
+	"github.com/kube32/kube32/internal/testenv"
 
 	"github.com/kube32/kube32/cli"
 )
 
-// Output is a bytes.Buffer that serve's goroutines may share.
-type Output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *Output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *Output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
+// Output is what serve's goroutines write, shared safely with the test.
+type Output = testenv.Buffer
 
 // CacheDir is the wazero compilation cache the tests share, across runs too.
 var CacheDir = filepath.Join(os.TempDir(), "kube32-test-cache")

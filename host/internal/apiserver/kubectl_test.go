@@ -148,7 +148,7 @@ spec:
 			t.Fatal(err)
 		}
 		follow := e.cmd(t, nil, "logs", "-f", "echo")
-		var buf safeBuffer
+		var buf testenv.Buffer
 		follow.Stdout, follow.Stderr = &buf, &buf
 		if err := follow.Start(); err != nil {
 			t.Fatal(err)
@@ -174,7 +174,7 @@ spec:
 
 	t.Run("get -w sees a change, delete ends the pod", func(t *testing.T) {
 		watch := e.cmd(t, nil, "get", "pods", "-w", "--output-watch-events")
-		var buf safeBuffer
+		var buf testenv.Buffer
 		watch.Stdout, watch.Stderr = &buf, &buf
 		if err := watch.Start(); err != nil {
 			t.Fatal(err)

@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,7 +44,7 @@ func TestJoinFromAnotherProcess(t *testing.T) {
 	cmd := exec.Command(bin, "node", "--join", c.APIURL(), "--token", testToken, "--node-ip", ip,
 		"--pod-port", strconv.Itoa(port), "--name", "ext", "--images", images)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir())
-	out := &lockedBuffer{}
+	out := &testenv.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -71,23 +69,4 @@ func TestJoinFromAnotherProcess(t *testing.T) {
 	cmd.Process.Kill()
 	<-exited
 	testpods.Contains(t, relayVia(t, c.PodURL(), "a", "call GET http://ext/ 0 4096\n"), testpods.CallRC(abi.ErrIO))
-}
-
-// lockedBuffer collects the output of a process, safe for the test to
-// read while the process writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -53,7 +53,7 @@ func freePort(t testing.TB, ip string) int {
 type joinedNode struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
-	out    *lockedBuffer
+	out    *testenv.Buffer
 }
 
 // joinNode starts `kube32 node --join api` with token as node name on ip,
@@ -62,7 +62,7 @@ func joinNode(t testing.TB, bin, api, token, ip, name, images string, flags ...s
 	t.Helper()
 	args := append([]string{"node", "--join", api, "--token", token, "--node-ip", ip,
 		"--pod-port", strconv.Itoa(freePort(t, ip)), "--name", name, "--images", images}, flags...)
-	n := &joinedNode{cmd: exec.Command(bin, args...), exited: make(chan struct{}), out: &lockedBuffer{}}
+	n := &joinedNode{cmd: exec.Command(bin, args...), exited: make(chan struct{}), out: &testenv.Buffer{}}
 	n.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir())
 	n.cmd.Stdout, n.cmd.Stderr = n.out, n.out
 	if err := n.cmd.Start(); err != nil {

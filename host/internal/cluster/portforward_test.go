@@ -57,14 +57,14 @@ var forwardingFrom = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> (
 // portForward starts `kubectl port-forward target :port` and returns the
 // local address kubectl chose and kubectl's stderr; kubectl is killed at
 // the end of the test.
-func (k *kubectlEnv) portForward(t *testing.T, env []string, target, port string) (string, *lockedBuffer) {
+func (k *kubectlEnv) portForward(t *testing.T, env []string, target, port string) (string, *testenv.Buffer) {
 	t.Helper()
 	cmd := k.cmd(env, "port-forward", target, ":"+port)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &testenv.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
