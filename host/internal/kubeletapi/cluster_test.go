@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testk8s"
@@ -294,13 +295,22 @@ func httpGet(t *testing.T, url string) (int, string) {
 func registerNode(t *testing.T, clients kubernetes.Interface, port int) {
 	t.Helper()
 	ctx := context.Background()
-	node, err := clients.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := clients.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}
-	node.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
-	if _, err := clients.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+	// kube-controller-manager writes a new Node at once (its taints): read
+	// it again on a conflict, as a kubelet does.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		node, err := clients.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}
+		node.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
+		_, err = clients.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
@@ -317,7 +327,7 @@ func kubectlPortForward(t *testing.T, kubectl, kubeconfig string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
