@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing/fstest"
 	"time"
 
@@ -147,9 +144,7 @@ func (p *Puller) pullBundle(ctx context.Context, ref string) (Bundle, error) {
 	if err != nil {
 		return Bundle{}, fmt.Errorf("pull %s: %w", ref, err)
 	}
-	if p.Dir != "" && writeFile(p.blobPath(layer.Digest), data) == nil {
-		_ = writeFile(p.bundleRefPath(ref), []byte(manDesc.Digest.String()+" "+layer.Digest.String()+"\n"))
-	}
+	p.writeCached(bundlesRefs, ref, manDesc.Digest, layer.Digest, data)
 	return Bundle{Files: memFS(files), Manifest: manDesc.Digest, Layer: layer.Digest}, nil
 }
 
@@ -169,33 +164,14 @@ func bundleLayer(raw []byte, mediaType string) (ocispec.Descriptor, error) {
 	return m.Layers[0], nil
 }
 
-// The disk cache of bundles: each layer under blobs/ as a module's, and for
-// each reference a line "<manifest> <layer>" under bundle-refs/, apart
-// from the modules' refs/ so that a reference pulled as one is never read
-// as the other.
-func (p *Puller) bundleRefPath(ref string) string {
-	return filepath.Join(p.Dir, "bundle-refs", digest.FromString(ref).Encoded())
-}
+// bundlesRefs holds the bundles' lines of the disk cache (pull.go), apart
+// from the modules'.
+const bundlesRefs = "bundle-refs"
 
 func (p *Puller) readBundleCache(ref string) (Bundle, bool) {
-	if p.Dir == "" {
+	man, layer, data, ok := p.readCached(bundlesRefs, ref)
+	if !ok {
 		return Bundle{}, false
-	}
-	line, err := os.ReadFile(p.bundleRefPath(ref))
-	if err != nil {
-		return Bundle{}, false
-	}
-	fields := strings.Fields(string(line))
-	if len(fields) != 2 {
-		return Bundle{}, false
-	}
-	man, layer := digest.Digest(fields[0]), digest.Digest(fields[1])
-	if man.Validate() != nil || layer.Validate() != nil {
-		return Bundle{}, false
-	}
-	data, err := os.ReadFile(p.blobPath(layer))
-	if err != nil || layer.Algorithm().FromBytes(data) != layer {
-		return Bundle{}, false // missing or damaged: pull again
 	}
 	files, err := unpackBundle(data)
 	if err != nil {

@@ -93,7 +93,7 @@ func (p *Puller) pull(ctx context.Context, ref string) (Image, error) {
 		return Image{}, fmt.Errorf("pull %s: module layer %s: %w", ref, layer.Digest, err)
 	}
 	img := Image{Module: module, Manifest: manDesc.Digest, Layer: layer.Digest}
-	p.writeCache(ref, img)
+	p.writeCached(modulesRefs, ref, img.Manifest, img.Layer, img.Module)
 	p.remember(ref, img)
 	return img, nil
 }
@@ -149,48 +149,63 @@ func (p *Puller) remember(ref string, img Image) {
 	p.pulled[ref] = img
 }
 
-// The disk cache: modules under blobs/<algorithm>/<hex>, and for each
-// reference (named by its own digest) a line "<manifest> <layer>".
-func (p *Puller) refPath(ref string) string {
-	return filepath.Join(p.Dir, "refs", digest.FromString(ref).Encoded())
+// The disk cache: layers under blobs/<algorithm>/<hex>, and for each
+// reference (named by its own digest) a line "<manifest> <layer>" under
+// refsDir: modules' under refs/, bundles' under bundle-refs/ (bundle.go),
+// so that a reference pulled as one is never read as the other.
+const modulesRefs = "refs"
+
+func (p *Puller) refPath(refsDir, ref string) string {
+	return filepath.Join(p.Dir, refsDir, digest.FromString(ref).Encoded())
 }
 
 func (p *Puller) blobPath(d digest.Digest) string {
 	return filepath.Join(p.Dir, "blobs", d.Algorithm().String(), d.Encoded())
 }
 
-func (p *Puller) readCache(ref string) (Image, bool) {
+// readCached returns the manifest and layer kept for ref under refsDir,
+// with the layer's bytes checked against its digest; false when there is
+// none, or it is damaged (then it is pulled again).
+func (p *Puller) readCached(refsDir, ref string) (man, layer digest.Digest, data []byte, ok bool) {
 	if p.Dir == "" {
-		return Image{}, false
+		return "", "", nil, false
 	}
-	line, err := os.ReadFile(p.refPath(ref))
+	line, err := os.ReadFile(p.refPath(refsDir, ref))
 	if err != nil {
-		return Image{}, false
+		return "", "", nil, false
 	}
 	fields := strings.Fields(string(line))
 	if len(fields) != 2 {
-		return Image{}, false
+		return "", "", nil, false
 	}
-	man, layer := digest.Digest(fields[0]), digest.Digest(fields[1])
+	man, layer = digest.Digest(fields[0]), digest.Digest(fields[1])
 	if man.Validate() != nil || layer.Validate() != nil {
-		return Image{}, false
+		return "", "", nil, false
 	}
-	module, err := os.ReadFile(p.blobPath(layer))
-	if err != nil || layer.Algorithm().FromBytes(module) != layer {
-		return Image{}, false // missing or damaged: pull again
+	data, err = os.ReadFile(p.blobPath(layer))
+	if err != nil || layer.Algorithm().FromBytes(data) != layer {
+		return "", "", nil, false
 	}
-	return Image{Module: module, Manifest: man, Layer: layer}, true
+	return man, layer, data, true
 }
 
-// writeCache keeps img on disk; a cache that cannot be written costs a
-// pull after a restart, nothing more.
-func (p *Puller) writeCache(ref string, img Image) {
+// writeCached keeps the layer data of ref under refsDir; a cache that
+// cannot be written costs a pull later, nothing else.
+func (p *Puller) writeCached(refsDir, ref string, man, layer digest.Digest, data []byte) {
 	if p.Dir == "" {
 		return
 	}
-	if writeFile(p.blobPath(img.Layer), img.Module) == nil {
-		_ = writeFile(p.refPath(ref), []byte(img.Manifest.String()+" "+img.Layer.String()+"\n"))
+	if writeFile(p.blobPath(layer), data) == nil {
+		_ = writeFile(p.refPath(refsDir, ref), []byte(man.String()+" "+layer.String()+"\n"))
 	}
+}
+
+func (p *Puller) readCache(ref string) (Image, bool) {
+	man, layer, module, ok := p.readCached(modulesRefs, ref)
+	if !ok {
+		return Image{}, false
+	}
+	return Image{Module: module, Manifest: man, Layer: layer}, true
 }
 
 // writeFile writes data to path whole or not at all, beside it first.
