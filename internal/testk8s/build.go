@@ -46,31 +46,58 @@ func Binaries(t testing.TB) Bins {
 		ControllerManager: filepath.Join(bin, exe("kube-controller-manager")),
 		Scheduler:         filepath.Join(bin, exe("kube-scheduler")),
 	}
+	buildOnce(t, dir, build{
+		what: fmt.Sprintf("kubernetes %s and etcd %s", KubernetesVersion, EtcdVersion), cold: "15-20 min", budget: coldBuildBudget,
+		done: func() bool { return built(bin) },
+		run:  func() error { return buildAll(t, dir, bin) },
+	})
+	return bins
+}
+
+// build is one build of the cache: what it makes and about how long it
+// takes cold (for messages), the test deadline a cold one needs, whether
+// it is done, and how to run it.
+type build struct {
+	what   string
+	cold   string
+	budget time.Duration
+	done   func() bool
+	run    func() error
+}
+
+// buildOnce runs b unless it is done, under the cache's lock so that
+// concurrent test processes build once; a build that cannot fit the test's
+// deadline or fails makes the control plane unavailable.
+func buildOnce(t testing.TB, dir string, b build) {
+	t.Helper()
+	if b.done() {
+		return
+	}
+	bin := filepath.Join(dir, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		unavailable(t, "%v", err)
 	}
 	unlock, err := lockFile(filepath.Join(dir, "build.lock"), func() {
-		t.Logf("testk8s: another process is building the control plane in %s; waiting", dir)
+		t.Logf("testk8s: another process is building in %s; waiting", dir)
 	})
 	if err != nil {
 		unavailable(t, "%v", err)
 	}
 	defer unlock()
-	if built(bin) {
-		return bins
+	if b.done() {
+		return
 	}
 	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if end, ok := d.Deadline(); ok && time.Until(end) < coldBuildBudget {
-			unavailable(t, "not built yet in %s, and a cold build (about 20 min) needs go test -timeout 60m", dir)
+		if end, ok := d.Deadline(); ok && time.Until(end) < b.budget {
+			unavailable(t, "%s not built yet in %s, and a cold build (about %s) needs go test -timeout 60m", b.what, dir, b.cold)
 		}
 	}
 	start := time.Now()
-	t.Logf("testk8s: building kubernetes %s and etcd %s in %s (cold: about 15-20 min)", KubernetesVersion, EtcdVersion, dir)
-	if err := buildAll(t, dir, bin); err != nil {
-		unavailable(t, "build failed: %v", err)
+	t.Logf("testk8s: building %s in %s (cold: about %s)", b.what, dir, b.cold)
+	if err := b.run(); err != nil {
+		unavailable(t, "%s: build failed: %v", b.what, err)
 	}
-	t.Logf("testk8s: built in %s", time.Since(start).Round(time.Second))
-	return bins
+	t.Logf("testk8s: built %s in %s", b.what, time.Since(start).Round(time.Second))
 }
 
 // versionLDFlags stamps the version that Kubernetes' own release build sets

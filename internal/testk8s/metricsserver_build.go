@@ -32,33 +32,11 @@ func MetricsServer(t testing.TB) string {
 	}
 	bin := filepath.Join(dir, "bin")
 	path := filepath.Join(bin, exe("metrics-server"))
-	if metricsServerBuilt(bin) {
-		return path
-	}
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		unavailable(t, "%v", err)
-	}
-	unlock, err := lockFile(filepath.Join(dir, "build.lock"), func() {
-		t.Logf("testk8s: another process is building in %s; waiting", dir)
+	buildOnce(t, dir, build{
+		what: "metrics-server " + MetricsServerVersion, cold: "6 min", budget: coldMetricsServerBudget,
+		done: func() bool { return metricsServerBuilt(bin) },
+		run:  func() error { return buildMetricsServer(t, dir, bin) },
 	})
-	if err != nil {
-		unavailable(t, "%v", err)
-	}
-	defer unlock()
-	if metricsServerBuilt(bin) {
-		return path
-	}
-	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if end, ok := d.Deadline(); ok && time.Until(end) < coldMetricsServerBudget {
-			unavailable(t, "metrics-server not built yet in %s, and a cold build needs go test -timeout 60m", dir)
-		}
-	}
-	start := time.Now()
-	t.Logf("testk8s: building metrics-server %s in %s", MetricsServerVersion, dir)
-	if err := buildMetricsServer(t, dir, bin); err != nil {
-		unavailable(t, "metrics-server build failed: %v", err)
-	}
-	t.Logf("testk8s: built metrics-server in %s", time.Since(start).Round(time.Second))
 	return path
 }
 
