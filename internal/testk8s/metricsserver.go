@@ -121,13 +121,7 @@ func (c *Cluster) waitAvailable(t testing.TB, api *http.Client, name string) {
 	defer cancel()
 	var last string
 	for ctx.Err() == nil {
-		for prog, exited := range c.exited {
-			select {
-			case <-exited:
-				t.Fatalf("testk8s: %s exited while waiting for APIService %s%s", prog, name, c.logTails())
-			default:
-			}
-		}
+		c.failIfExited(t, "APIService "+name)
 		req, _ := http.NewRequestWithContext(ctx, "GET", c.URL+"/apis/apiregistration.k8s.io/v1/apiservices/"+name, nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 		var svc struct {

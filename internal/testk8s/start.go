@@ -241,13 +241,7 @@ func waitHTTP(t testing.TB, c *Cluster, what string, client *http.Client, url, t
 	defer cancel()
 	var last string
 	for ctx.Err() == nil {
-		for name, exited := range c.exited {
-			select {
-			case <-exited:
-				t.Fatalf("testk8s: %s exited while waiting for %s%s", name, what, c.logTails())
-			default:
-			}
-		}
+		c.failIfExited(t, what)
 		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -266,6 +260,19 @@ func waitHTTP(t testing.TB, c *Cluster, what string, client *http.Client, url, t
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("testk8s: gave up waiting for %s (%s); last answer: %s%s", what, startPatience, last, c.logTails())
+}
+
+// failIfExited fails t with the logs when a program of the cluster has
+// exited while the test waited for what.
+func (c *Cluster) failIfExited(t testing.TB, what string) {
+	t.Helper()
+	for name, exited := range c.exited {
+		select {
+		case <-exited:
+			t.Fatalf("testk8s: %s exited while waiting for %s%s", name, what, c.logTails())
+		default:
+		}
+	}
 }
 
 // logTails returns the end of each program's log, for a failure message.
