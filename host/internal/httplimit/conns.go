@@ -153,6 +153,16 @@ func (tc *conn) Close() error {
 	return err
 }
 
+// CloseWrite half-closes the connection, which net/http does before it
+// closes one whose request body it left unread, so that the client reads
+// the answer before the end of the connection.
+func (tc *conn) CloseWrite() error {
+	if cw, ok := tc.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // listener admits each accepted connection into a budget; a connection
 // refused for want of an idle one to close is closed at once.
 type listener struct {

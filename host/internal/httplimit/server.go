@@ -46,6 +46,11 @@ func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			rc := http.NewResponseController(w)
 			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+				// A shallow copy: net/http reads the body of its own request
+				// after the handler, to close a connection whose body was
+				// left unread gracefully (half-closed, then a pause) rather
+				// than with a reset that the client may see before the answer.
+				r = r.WithContext(r.Context())
 				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
 			}
 		}
