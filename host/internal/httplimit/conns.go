@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultMaxConns is the budget of open connections of a process: half its
@@ -145,9 +146,12 @@ type conn struct {
 	// guarded by owner.mu.
 	stream, public bool
 	client         string
+	// reset makes Close end the connection with a reset (ResetOnClose).
+	reset atomic.Bool
 }
 
 func (tc *conn) Close() error {
+	tc.applyReset()
 	err := tc.Conn.Close()
 	tc.once.Do(func() { tc.owner.release(tc) })
 	return err

@@ -12,17 +12,21 @@ import (
 // stopped reading is dropped at once rather than trickled to it for
 // minutes (a pod's answer to a slow client, docs/serve.md "Hostile
 // clients"). A request that came on no connection of these servers is
-// left alone.
+// left alone. The wish is applied when the connection closes, so that
+// arming and lifting it around every answer costs no system call.
 func ResetOnClose(ctx context.Context, reset bool) {
-	c, _ := ctx.Value(connKey{}).(*conn)
-	if c == nil {
+	if c, _ := ctx.Value(connKey{}).(*conn); c != nil {
+		c.reset.Store(reset)
+	}
+}
+
+// applyReset sets the socket to end with a reset when the connection asked
+// for one (ResetOnClose).
+func (tc *conn) applyReset() {
+	if !tc.reset.Load() {
 		return
 	}
-	if tc, ok := c.Conn.(*net.TCPConn); ok {
-		linger := -1 // the system's default: a graceful close
-		if reset {
-			linger = 0
-		}
-		_ = tc.SetLinger(linger)
+	if c, ok := tc.Conn.(*net.TCPConn); ok {
+		_ = c.SetLinger(0)
 	}
 }
