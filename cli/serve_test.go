@@ -51,6 +51,8 @@ func postEcho(t *testing.T, c *host.Cluster, body string) map[string]string {
 // With no kube32.yaml in the folder or any parent (those of t.TempDir have
 // none), serve runs the built-in demo, and says so: the echo pod of
 // examples/echo behind the Ingress, and the demo page from a StaticBundle.
+// It prints no [NET] uplink line: the uplink up, the default, tells the
+// user nothing (docs/nodes.md, "The uplink").
 func TestServeWithoutProjectServesTheDemo(t *testing.T) {
 	t.Chdir(t.TempDir())
 	c, out := serve(t, cli.ServeOptions{})
@@ -72,6 +74,9 @@ func TestServeWithoutProjectServesTheDemo(t *testing.T) {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out)
 		}
+	}
+	if strings.Contains(out.String(), "[NET] uplink") {
+		t.Errorf("serve printed a [NET] uplink line for the default uplink:\n%s", out)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // TestUplinkVerb: serve --uplink down starts the uplink down, and
-// `kube32 uplink` reads and changes it.
+// `kube32 uplink` reads and changes it; only the change is logged.
 func TestUplinkVerb(t *testing.T) {
 	c, out := testserve.Serve(t, cli.ServeOptions{Uplink: "down", Token: "uplink-token"})
 	if c.UplinkUp() {
@@ -25,6 +25,9 @@ func TestUplinkVerb(t *testing.T) {
 			t.Fatal(err)
 		}
 		return strings.TrimSpace(buf.String())
+	}
+	if strings.Contains(out.String(), "[NET] uplink") {
+		t.Errorf("serve --uplink down logged a [NET] uplink line at start:\n%s", out)
 	}
 	if got := uplink(""); got != "uplink down" {
 		t.Errorf("kube32 uplink = %q, want uplink down", got)

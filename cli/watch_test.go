@@ -103,8 +103,8 @@ spec:
 // One serve --watch follows a C project through every kind of edit: a
 // pod's source (new module, a restart), a broken build (the old module
 // serves on, the error is printed once), its fix, a bundle file (served at
-// once, a reload event, no restart), and the manifests (an object changed,
-// one pruned). The same process, the same SSE stream throughout.
+// once, a reload event, no restart), a broken manifest (printed once too),
+// and the manifests (an object changed, one pruned). The same process, the same SSE stream throughout.
 func TestServeWatchSwapsEdits(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := filepath.Join(t.TempDir(), "live")
@@ -179,6 +179,14 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 		t.Errorf("a bundle edit restarted the pod: restart count %d, was %d", n, restarts)
 	}
 
+	// A manifest error: the build reads the manifests and fails on it,
+	// the last good version serves on, and the error is printed once.
+	write("app.yaml", strings.Replace(strings.Replace(watchManifest, "containerPort: 7000", "containerPort: 70000", 1), "EXTRA", extraService, 1))
+	testenv.Eventually(t, "the manifest's error", func() bool { return strings.Contains(out.String(), "Invalid value: 70000") })
+	if _, _, body := get(t, c.IngressURL()+"/api"); body != "three GREETING" {
+		t.Errorf("while the manifest is broken /api = %q, want the last good answer", body)
+	}
+
 	// The manifest: the pod's env changes (the pod restarts with it), the
 	// extra Service leaves the file and the cluster.
 	write("app.yaml", strings.Replace(strings.Replace(watchManifest, "value: GREETING", "value: edited", 1), "EXTRA", "", 1))
@@ -190,6 +198,11 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	testenv.Eventually(t, "the swap line saying what was applied", func() bool {
 		return strings.Contains(out.String(), "pod/answer configured, service/extra deleted: serving")
 	})
+	// Swaps run one at a time: the broken manifest's swap has printed
+	// all it had to.
+	if n := strings.Count(out.String(), "Invalid value: 70000"); n != 1 {
+		t.Errorf("the manifest error was printed %d times, want once:\n%s", n, out)
+	}
 }
 
 // followEvents reads an SSE stream until the test ends and sends its lines.

@@ -11,15 +11,18 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testserve"
 )
 
 // uiProject serves examples/echo (an Ingress, a Service and a channel
 // topic) and examples/egress (a NetworkPolicy that denies the probe's
-// calls but to port 8000) together.
+// calls but to port 8000) together, and the faults test pod
+// (internal/testpods), whose /bomb traps once memory.grow is refused.
 const uiProject = `name: ui
-manifests: [../echo/echo.yaml, ../egress/egress.yaml, ../egress/egress-policy.yaml]
+manifests: [../echo/echo.yaml, ../egress/egress.yaml, ../egress/egress-policy.yaml, faults.yaml]
 pods:
   - name: echo
     language: c
@@ -27,6 +30,22 @@ pods:
   - name: probe
     language: c
     source: ../egress/pods/probe
+  - name: faults
+    language: c
+    source: pods/faults
+`
+
+// faultsPod runs the faults pod on the control plane, whose pod port the
+// test calls, with room for two pages.
+const faultsPod = `apiVersion: v1
+kind: Pod
+metadata: {name: faults}
+spec:
+  nodeName: ` + host.ControlPlaneName + `
+  containers:
+    - name: faults
+      image: wasm://embedded/faults
+      resources: {limits: {memory: 128Ki}}
 `
 
 // TestUI opens /ui/ in headless Chromium on a 2-node cluster of the
@@ -37,7 +56,11 @@ pods:
 func TestUI(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := filepath.Join(filepath.Dir(copyExamples(t, "echo")), "ui")
-	testenv.WriteFiles(t, dir, map[string]string{"kube32.yaml": uiProject})
+	faults, err := os.ReadFile(filepath.Join(testpods.Dir, "faults.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFiles(t, dir, map[string]string{"kube32.yaml": uiProject, "faults.yaml": faultsPod, "pods/faults/faults.c": string(faults)})
 	build(t, dir)
 	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir, Nodes: 2, Token: "ui-test-token"})
 
@@ -68,7 +91,49 @@ func TestUI(t *testing.T) {
 		return b.eval(`[...document.querySelectorAll('#nodes tr[data-node] td:nth-child(2)')].filter(td => td.textContent === 'True').length`) == "2"
 	})
 	testenv.Eventually(t, "the pods are Running", func() bool {
-		return b.eval(`[...document.querySelectorAll('#pods tr[data-pod]')].filter(tr => tr.textContent.includes('Running')).length`) == "2"
+		return b.eval(`[...document.querySelectorAll('#pods tr[data-pod]')].filter(tr => tr.textContent.includes('Running')).length`) == "3"
+	})
+
+	// The memory bars: red means trouble only. The echo pod, one page of
+	// its one-page limit, is healthy; the faults pod is in trouble once
+	// its memory.grow was refused and it trapped (OOMKilled).
+	memoryBar := func(pod string) (bar struct{ Class, Fill, Plain, Trouble string }) {
+		t.Helper()
+		// Plain and Trouble are the fills of a bar without and with
+		// trouble, read from the page's own style sheet.
+		json.Unmarshal([]byte(b.eval(`(() => {
+			const bar = document.querySelector('#pods tr[data-pod="default/`+pod+`"] .bar');
+			if (!bar) return '{}';
+			const fill = (className) => {
+				const probe = document.createElement('span');
+				probe.className = className;
+				probe.innerHTML = '<i></i>';
+				document.body.append(probe);
+				const color = getComputedStyle(probe.firstChild).backgroundColor;
+				probe.remove();
+				return color;
+			};
+			return JSON.stringify({class: bar.className, fill: getComputedStyle(bar.firstChild).backgroundColor,
+				plain: fill('bar'), trouble: fill('bar trouble')});
+		})()`)), &bar)
+		return bar
+	}
+	testenv.Eventually(t, "the echo pod's memory, one page of one", func() bool {
+		return b.eval(`document.querySelector('#pods tr[data-pod="default/echo"] td:nth-child(6)')?.textContent.trim()`) == "64 KiB / 64 KiB"
+	})
+	if bar := memoryBar("echo"); bar.Class != "bar" || bar.Fill != bar.Plain || bar.Fill == bar.Trouble {
+		t.Errorf("the healthy echo pod's full bar: %+v; want the plain colour, not the trouble one", bar)
+	}
+	bomb, _ := http.NewRequest(http.MethodGet, c.PodURL()+"/bomb", nil)
+	bomb.Header.Set(abi.HeaderPod, "default/faults")
+	if r, err := http.DefaultClient.Do(bomb); err != nil || r.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("GET /bomb on the faults pod: %v %v, want 500 (a trap)", r, err)
+	} else {
+		r.Body.Close()
+	}
+	testenv.Eventually(t, "the faults pod's bar turns red", func() bool {
+		bar := memoryBar("faults")
+		return bar.Class == "bar trouble" && bar.Fill == bar.Trouble && bar.Fill != bar.Plain
 	})
 	testenv.Eventually(t, "the /echo and /probe routes lead to their pods", func() bool {
 		return b.eval(`document.querySelector('#routes tr[data-route="default/echo /echo Prefix"]')?.textContent.includes('echo')`) == "true" &&

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -309,6 +310,32 @@ func TestHeadersEmbedsBothHeaders(t *testing.T) {
 		}
 		if string(embedded) != string(onDisk) {
 			t.Errorf("csdk.Headers %s differs from the file on disk", name)
+		}
+	}
+}
+
+// TestEveryHelperIsInTheABIDoc: each public helper of k32.h (a name without
+// a trailing _) is listed in docs/abi.md, so the list stays whole.
+func TestEveryHelperIsInTheABIDoc(t *testing.T) {
+	header, err := os.ReadFile("k32.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "abi.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	helpers := regexp.MustCompile(`(?m)^(?:static inline [\w ]+?\**\s*(\w+)\(|#define (\w+)\()`).FindAllStringSubmatch(string(header), -1)
+	if len(helpers) < 2 {
+		t.Fatalf("found %d helpers in k32.h; the pattern no longer matches it", len(helpers))
+	}
+	for _, m := range helpers {
+		name := m[1] + m[2]
+		if strings.HasSuffix(name, "_") {
+			continue
+		}
+		if !strings.Contains(string(doc), "`"+name+"(") {
+			t.Errorf("k32.h's %s is not listed in docs/abi.md (abi/internal/gen/abi.md.tmpl)", name)
 		}
 	}
 }

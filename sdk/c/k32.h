@@ -113,6 +113,35 @@ static inline int32_t k32_header(const char* name, char* out, uint32_t cap) {
 }
 
 /*
+ * k32_req_path_cstr reads the request path (its escaped form, without the
+ * query) into out as a NUL-terminated string and returns its length:
+ *
+ *   char path[64];
+ *   if (k32_req_path_cstr(path, sizeof path) < 0) {
+ *       return 414;
+ *   }
+ *
+ * Unlike k32_env it never cuts: a path that does not fit in cap - 1 bytes
+ * returns K32_ERR_TOOBIG, since a cut path could match a route it is not
+ * on. On any error (K32_ERR_INVAL outside k32_handle too) out is "".
+ */
+static inline int32_t k32_req_path_cstr(char* out, uint32_t cap) {
+    if (cap == 0) {
+        return K32_ERR_TOOBIG;
+    }
+    int32_t n = k32_req_path(out, cap - 1);
+    if (n >= 0 && (uint32_t)n >= cap) {
+        n = K32_ERR_TOOBIG;
+    }
+    if (n < 0) {
+        out[0] = '\0';
+        return n;
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/*
  * k32_equals reports whether a getter's result is exactly the NUL-terminated
  * string s, given the buffer buf of cap bytes that the getter filled and its
  * result n (the full length, or a K32_ERR_* code):

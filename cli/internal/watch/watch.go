@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -185,10 +186,10 @@ func (s *session) watchTree(root string) error {
 func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 	var swapped []string
 	ok := true
-	res, err := bundler.Build(ctx, s.dir, bundler.BuildOptions{Board: s.opts.Board})
-	if err != nil {
+	res, buildErr := bundler.Build(ctx, s.dir, bundler.BuildOptions{Board: s.opts.Board})
+	if buildErr != nil {
 		ok = false
-		s.report("build failed; the last good version keeps serving:\n" + strings.TrimRight(err.Error(), "\n"))
+		s.report("build failed; the last good version keeps serving:\n" + strings.TrimRight(buildErr.Error(), "\n"))
 	}
 	if res != nil {
 		swapped = s.swapOutputs(res)
@@ -198,9 +199,15 @@ func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 			s.report("watching: " + err.Error())
 		}
 		applied, err := s.apply(p)
+		var inProject *projectManifestError
 		if err != nil {
 			ok = false
-			s.report(err.Error())
+			// The build reads the project's manifests before anything
+			// else and stops at their first error: a failed build has
+			// printed it already, so it is printed once.
+			if buildErr == nil || !errors.As(err, &inProject) {
+				s.report(err.Error())
+			}
 		} else if applied.Changed() {
 			swapped = append(swapped, applied.String())
 		}
@@ -254,12 +261,23 @@ func (s *session) swapOutputs(res *bundler.BuildResult) []string {
 
 // apply applies the project's manifests and those of -f again.
 func (s *session) apply(p *bundler.Project) (host.Applied, error) {
-	objs, err := manifest.DecodeFiles(append(p.ManifestPaths(), s.opts.Files...))
+	objs, err := manifest.DecodeFiles(p.ManifestPaths())
+	if err != nil {
+		return host.Applied{}, &projectManifestError{err}
+	}
+	extra, err := manifest.DecodeFiles(s.opts.Files)
 	if err != nil {
 		return host.Applied{}, err
 	}
-	return s.cluster.Apply(objs)
+	return s.cluster.Apply(append(objs, extra...))
 }
+
+// projectManifestError is an error of a manifest kube32.yaml lists, which
+// the build reports too; those of -f only apply reads.
+type projectManifestError struct{ err error }
+
+func (e *projectManifestError) Error() string { return e.err.Error() }
+func (e *projectManifestError) Unwrap() error { return e.err }
 
 // report prints a failure, unless it is the one printed last.
 func (s *session) report(msg string) {

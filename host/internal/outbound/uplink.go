@@ -42,13 +42,12 @@ type Uplink struct {
 
 var _ Route = (*Uplink)(nil)
 
-// NewUplink returns an uplink that starts up or down; one that starts up
-// logs abi.LogUplinkUp, as a board does when its station first gets an
-// address.
+// NewUplink returns an uplink that starts up or down. It logs nothing at
+// start: an uplink up, as serve starts it by default, tells the user
+// nothing, so only the changes that follow are logged (docs/nodes.md, "The
+// uplink").
 func NewUplink(up bool, nameServer string, logf func(format string, args ...any)) *Uplink {
-	u := &Uplink{NameServer: nameServer, Logf: logf}
-	u.Set(up)
-	return u
+	return &Uplink{NameServer: nameServer, Logf: logf, up: up}
 }
 
 // State returns whether the uplink is up, and a channel closed at its next

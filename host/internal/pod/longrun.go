@@ -27,8 +27,10 @@ func (p *Pod) runMain(inst *instance) {
 	var code int64
 	reason, msg := ReasonCompleted, ""
 	switch {
-	case o.canceled:
-		return // stopped
+	case o.canceled || p.ctx.Err() != nil:
+		// Stopped: a k32_main that returns once its sleep or call is
+		// interrupted ends by the stop too, which Stop logs.
+		return
 	case o.err == nil && inst.mainName == "k32_main":
 		code = int64(int32(o.results[0]))
 		msg = fmt.Sprintf("k32_main returned %d", code)

@@ -26,6 +26,13 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
         return k32_respond(500, 0, K32_STR("k32_header"));
     }
 
+    /* Both of the test's paths are longer than 3 bytes: refused, not cut. */
+    char tiny[4] = "xyz";
+    if (k32_req_path_cstr(tiny, sizeof tiny) != K32_ERR_TOOBIG ||
+        tiny[0] != '\0') {
+        return k32_respond(500, 0, K32_STR("k32_req_path_cstr"));
+    }
+
     char path[16];
     n = k32_req_path(path, sizeof path);
     if (!k32_equals(path, sizeof path, n, "/hello")) {

@@ -155,11 +155,22 @@ function quantity(q) {
   const unit = { Ki: 1024, Mi: 1 << 20, Gi: 1 << 30, k: 1e3, M: 1e6, G: 1e9 }[m[2]] || 1;
   return parseFloat(m[1]) * unit;
 }
-function meter(used, limit) {
+// meter draws used against limit; the bar is red only when trouble says so.
+// How full it is says nothing by itself: a one-page pod at its one-page
+// limit is the normal case (docs/ui.md).
+function meter(used, limit, trouble) {
   if (!used && !limit) return '<span class="dim">–</span>';
   if (!limit) return esc(bytes(used));
   const pct = Math.min(100, (100 * used) / limit);
-  return `<span class="bar"><i style="width:${pct.toFixed(0)}%" class="${pct > 85 ? 'high' : ''}"></i></span> ${esc(bytes(used))} / ${esc(bytes(limit))}`;
+  const t = trouble ? ' trouble' : '';
+  return `<span class="bar${t}"><i style="width:${pct.toFixed(0)}%"></i></span> ${esc(bytes(used))} / ${esc(bytes(limit))}`;
+}
+// memoryTrouble: the pod failed for memory (its module needs more than its
+// limit: MemoryLimitExceeded) or its container ended, now or last, because
+// a memory.grow was refused at the limit (OOMKilled), as docs/serve.md says.
+function memoryTrouble(p, cs) {
+  if (p.status?.reason === 'MemoryLimitExceeded') return true;
+  return [cs.state?.terminated, cs.lastState?.terminated].some((t) => t?.reason === 'OOMKilled' || t?.reason === 'MemoryLimitExceeded');
 }
 const table = (sel, head, rows) => {
   $(`${sel} table`).innerHTML = `<tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.join('')}`;
@@ -174,8 +185,10 @@ function render() {
     const count = pods.filter((p) => p.spec.nodeName === n.metadata.name).length;
     const ready = cond(n, 'Ready');
     const mem = quantity(usage.nodes.get(n.metadata.name)?.usage?.memory);
+    // A node past 85% of its board's budget has little room for the next pod.
+    const nodeMemory = quantity(n.status?.allocatable?.memory);
     return `<tr data-node="${esc(n.metadata.name)}"><td>${esc(n.metadata.name)}</td><td class="${cls(ready === 'True')}">${esc(ready)}</td>` +
-      `<td>${esc(ip)}</td><td>${count}</td><td>${meter(mem, quantity(n.status?.allocatable?.memory))}</td></tr>`;
+      `<td>${esc(ip)}</td><td>${count}</td><td>${meter(mem, nodeMemory, mem > 0.85 * nodeMemory)}</td></tr>`;
   }));
 
   table('#pods', ['Pod', 'Phase', 'Ready', 'Restarts', 'Last state', 'Memory', 'Node'], pods.map((p) => {
@@ -186,7 +199,7 @@ function render() {
     const limit = quantity(p.spec.containers[0]?.resources?.limits?.memory);
     const phase = p.status?.phase || 'Pending';
     return `<tr data-pod="${esc(id(p))}"><td>${esc(id(p))}</td><td class="${phase === 'Running' ? 'ok' : phase === 'Pending' ? 'warn' : 'bad'}">${esc(phase)}</td>` +
-      `<td>${esc(cond(p, 'Ready'))}</td><td>${cs.restartCount || 0}</td><td>${esc(last)}</td><td>${meter(used, limit)}</td><td>${esc(p.spec.nodeName)}</td></tr>`;
+      `<td>${esc(cond(p, 'Ready'))}</td><td>${cs.restartCount || 0}</td><td>${esc(last)}</td><td>${meter(used, limit, memoryTrouble(p, cs))}</td><td>${esc(p.spec.nodeName)}</td></tr>`;
   }));
 
   const lastByRoute = new Map();
