@@ -71,6 +71,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newTemplatesCommand(io),
 		newBuildCommand(io),
 		newServeCommand(io),
+		newTestCommand(io),
 		newFlashCommand(io),
 		newPushCommand(io),
 		newNodeCommand(io),
