@@ -154,12 +154,13 @@ func (p *parser) body() (string, error) {
 		}
 		return line[1 : len(line)-1], nil
 	}
-	// JSON: lines up to the first that completes a valid document.
+	// JSON: lines up to the first that completes a valid document, a
+	// {{variable}} standing for a value (a number, or inside a string).
 	var b strings.Builder
 	for ; p.i < len(p.lines); p.i++ {
 		b.WriteString(p.lines[p.i])
 		b.WriteByte('\n')
-		if json.Valid([]byte(b.String())) {
+		if json.Valid([]byte(variable.ReplaceAllString(b.String(), "0"))) {
 			return b.String(), nil
 		}
 	}
