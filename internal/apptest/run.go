@@ -248,7 +248,7 @@ func (r *entryRun) check(a Assert, deadline time.Time) {
 		}
 		polled := a.Query.Kind == "pod" || a.Query.Kind == "event"
 		if !polled || time.Now().After(deadline) {
-			r.failf(a.Line, "expected %s %s, got %s%s", a.Query, pred, r.got(val, ok), r.waited(a.Query))
+			r.failf(a.Line, "expected %s %s, got %s%s", a.Query, pred, r.got(val, ok), r.waited(a.Query, ok))
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -275,15 +275,15 @@ func (r *entryRun) got(v any, ok bool) string {
 }
 
 // waited says how long a waiting query waited, and what an sse stream
-// carried meanwhile.
-func (r *entryRun) waited(q Query) string {
-	switch q.Kind {
-	case "sse":
+// carried meanwhile when the event never came.
+func (r *entryRun) waited(q Query, found bool) string {
+	switch {
+	case q.Kind == "sse" && !found:
 		path, _ := r.vars.expand(q.Args[0])
 		if s := r.streams[path]; s != nil {
 			return fmt.Sprintf(" (within %s; events on %s: %s)", r.env.Wait, path, s.names())
 		}
-	case "pod", "event":
+	case q.Kind == "pod", q.Kind == "event":
 		return fmt.Sprintf(" (within %s)", r.env.Wait)
 	}
 	return ""
