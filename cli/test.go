@@ -141,7 +141,11 @@ func runTests(ctx context.Context, opts TestOptions, c *host.Cluster, files []*a
 		results = append(results, rs...)
 	}
 	count := apptest.Tally(results)
-	fmt.Fprintf(out, "%s (%d files, %s)\n", count, len(files), time.Since(start).Round(time.Millisecond))
+	noun := "files"
+	if len(files) == 1 {
+		noun = "file"
+	}
+	fmt.Fprintf(out, "%s (%d %s, %s)\n", count, len(files), noun, time.Since(start).Round(time.Millisecond))
 	if opts.Ran != nil {
 		defer opts.Ran(count)
 	}

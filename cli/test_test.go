@@ -84,7 +84,7 @@ func TestKube32TestFailureNamesRequestExpectationAndAnswer(t *testing.T) {
 		"    tests/fail.hurl:7: expected body contains \"not found\", got \"hello from app\\n\"\n",
 		"    answer: 200 OK, Content-Type text/plain; charset=utf-8, body \"hello from app\\n\"\n",
 		"SKIP tests/fail.hurl:9 GET /after\n",
-		"2 passed, 1 failed, 1 skipped (2 files",
+		"2 passed, 1 failed, 1 skipped (2 files, ",
 		"kube32: 1 of 4 tests failed",
 	} {
 		if !strings.Contains(out, want) {
