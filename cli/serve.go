@@ -169,16 +169,16 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 // starts its cluster in-process: the one way serve and test (cli/test.go)
 // start a cluster. The cluster is not ready yet; stop closes it, then what
 // it used.
-func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ source, stop func(), err error) {
+func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ source, _ func(), err error) {
 	var closers []func()
-	stop = func() {
+	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
 		}
 	}
 	defer func() {
 		if err != nil {
-			stop()
+			closeAll()
 		}
 	}()
 	if opts.Uplink != "" && opts.Uplink != "up" && opts.Uplink != "down" {
@@ -224,7 +224,7 @@ func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ so
 		return nil, source{}, nil, err
 	}
 	closers = append(closers, func() { c.Close() })
-	return c, src, stop, nil
+	return c, src, closeAll, nil
 }
 
 // uiURL is where the web view is: with a token on the HTTPS port only,

@@ -125,3 +125,28 @@ func TestKube32TestFailureNamesRequestExpectationAndAnswer(t *testing.T) {
 		t.Errorf("JUnit cases of fail.hurl: %+v\n%s", cases, raw)
 	}
 }
+
+// What kube32 test cannot run is exit 1 with a message saying why, before
+// any cluster starts: no project, a project without tests, a test file
+// that does not parse (named file:line).
+func TestKube32TestRefusesWhatItCannotRun(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "test"); code != 1 || !strings.Contains(out, "kube32: no kube32.yaml in this folder or any parent: kube32 test runs a project's tests/*.hurl") {
+		t.Errorf("outside a project: exit %d:\n%s", code, out)
+	}
+	if code, out := run(t, "new", "app", "--template", "static-site"); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	if err := os.WriteFile(filepath.Join("app", "tests", "bad.hurl"), []byte("GET {{ingress}}/\nHTTP 200\n[Asserts]\nstatus equals 200\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, "test", "app"); code != 1 || !strings.Contains(out, "kube32: tests/bad.hurl:4: want a predicate (") || strings.Contains(out, "Testing") {
+		t.Errorf("a bad test file: exit %d, want 1 naming tests/bad.hurl:4 before starting a cluster:\n%s", code, out)
+	}
+	if err := os.RemoveAll(filepath.Join("app", "tests")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, "test", "app"); code != 1 || !strings.Contains(out, "app: no test files: write tests/*.hurl (docs/testing.md)") {
+		t.Errorf("no tests: exit %d:\n%s", code, out)
+	}
+}

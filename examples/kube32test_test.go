@@ -11,11 +11,12 @@ import (
 )
 
 // withTests are the examples that ship tests/*.hurl, with the compilers
-// their pods need.
-var withTests = map[string][]string{
-	"echo":   {"clang"},
-	"egress": {"clang"},
-	"spa":    {"go"},
+// their pods need and the flags their tests say to run with.
+var withTests = map[string]struct{ tools, flags []string }{
+	"echo":   {tools: []string{"clang"}},
+	"egress": {tools: []string{"clang"}},
+	"spa":    {tools: []string{"go"}},
+	"rust":   {tools: []string{"clang", "rustc"}, flags: []string{"--nodes", "2"}},
 }
 
 // Each example's own tests pass under `kube32 test`, the command its users
@@ -26,19 +27,19 @@ func TestExamplesPassTheirKube32Tests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range dirs {
-		if name := strings.Split(filepath.ToSlash(p), "/")[0]; withTests[name] == nil {
+		if name := strings.Split(filepath.ToSlash(p), "/")[0]; withTests[name].tools == nil {
 			t.Errorf("%s: example %s has tests but no entry in withTests", p, name)
 		}
 	}
-	for name, tools := range withTests {
+	for name, ex := range withTests {
 		t.Run(name, func(t *testing.T) {
-			testenv.Tools(t, tools...)
+			testenv.Tools(t, ex.tools...)
 			dir := copyExamples(t, name)
 			if _, err := os.Stat(filepath.Join(dir, "tests")); err != nil {
 				t.Fatalf("example %s has no tests/: %v", name, err)
 			}
 			junit := filepath.Join(t.TempDir(), "junit.xml")
-			code, out := testserve.Run(t, "test", dir, "--junit", junit)
+			code, out := testserve.Run(t, append([]string{"test", dir, "--junit", junit}, ex.flags...)...)
 			if code != 0 || strings.Contains(out, "FAIL ") || !strings.Contains(out, "PASS tests/") {
 				t.Fatalf("kube32 test %s: exit %d, want 0 and PASS lines only:\n%s", name, code, out)
 			}

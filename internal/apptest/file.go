@@ -1,5 +1,7 @@
 package apptest
 
+import "time"
+
 // File is one parsed test file.
 type File struct {
 	Path    string // as given, for messages: tests/api.hurl
@@ -15,6 +17,11 @@ type Entry struct {
 	Query   []Field // [QueryStringParams]
 	Form    []Field // [FormParams]
 	Body    *string // nil: no body
+	// Retry runs the entry again, up to Retry more times RetryInterval
+	// apart, until its asserts hold ([Options] retry, retry-interval):
+	// for a state that settles after the cluster is ready.
+	Retry         int
+	RetryInterval time.Duration
 	// Captures and Asserts of the [Captures] and [Asserts] sections; the
 	// status of the HTTP line and its header lines are asserts too.
 	Captures []Capture

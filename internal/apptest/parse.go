@@ -6,7 +6,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// maxRetry bounds [Options] retry: a test run ends.
+const maxRetry = 100
 
 // requestLine is METHOD URL: Hurl's methods are upper-case words.
 var requestLine = regexp.MustCompile(`^([A-Z]+)\s+(\S+)\s*$`)
@@ -97,10 +101,10 @@ func (p *parser) request(e *Entry) error {
 		case sectionLine.MatchString(line):
 			name := sectionLine.FindStringSubmatch(line)[1]
 			switch name {
-			case "QueryStringParams", "Query", "FormParams", "Form":
+			case "QueryStringParams", "Query", "FormParams", "Form", "Options":
 				section = name
 			default:
-				return p.errorf(n, "section [%s] is not supported by kube32 test in a request (docs/testing.md lists [QueryStringParams] and [FormParams])", name)
+				return p.errorf(n, "section [%s] is not supported by kube32 test in a request (docs/testing.md lists [QueryStringParams], [FormParams] and [Options])", name)
 			}
 		case strings.HasPrefix(line, "```"), strings.HasPrefix(line, "`"), strings.HasPrefix(line, "{"), strings.HasPrefix(line, "["):
 			if e.Body != nil {
@@ -119,6 +123,10 @@ func (p *parser) request(e *Entry) error {
 				e.Headers = append(e.Headers, fld)
 			case "QueryStringParams", "Query":
 				e.Query = append(e.Query, fld)
+			case "Options":
+				if err := option(e, fld); err != nil {
+					return p.errorf(n, "%v", err)
+				}
 			default:
 				e.Form = append(e.Form, fld)
 			}
@@ -250,4 +258,29 @@ func parseAssert(line string) (Assert, error) {
 		return Assert{}, err
 	}
 	return Assert{Text: line, Query: q, Pred: pred}, nil
+}
+
+// option reads an [Options] line: retry: N, retry-interval: 500 (ms, as
+// Hurl) or 500ms.
+func option(e *Entry, f Field) error {
+	switch f.Name {
+	case "retry":
+		n, err := strconv.Atoi(f.Value)
+		if err != nil || n < 0 || n > maxRetry {
+			return fmt.Errorf("retry: %q: want a count from 0 to %d", f.Value, maxRetry)
+		}
+		e.Retry = n
+	case "retry-interval":
+		d, err := time.ParseDuration(f.Value)
+		if ms, errMs := strconv.Atoi(f.Value); errMs == nil {
+			d, err = time.Duration(ms)*time.Millisecond, nil
+		}
+		if err != nil || d <= 0 || d > time.Minute {
+			return fmt.Errorf("retry-interval: %q: want a duration above 0 and at most 1m (500, 500ms, 2s)", f.Value)
+		}
+		e.RetryInterval = d
+	default:
+		return fmt.Errorf("option %q is not supported by kube32 test (docs/testing.md lists retry and retry-interval)", f.Name)
+	}
+	return nil
 }

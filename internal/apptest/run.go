@@ -52,8 +52,7 @@ func RunFile(ctx context.Context, env Env, f *File) []Result {
 			continue
 		}
 		start := time.Now()
-		run := &entryRun{env: env, file: f.Path, entry: e, vars: v}
-		run.do(ctx)
+		run := runEntry(ctx, env, f.Path, e, v)
 		r.Time = time.Since(start)
 		r.Failures = run.failures
 		r.Outcome = Pass
@@ -64,6 +63,30 @@ func RunFile(ctx context.Context, env Env, f *File) []Result {
 	}
 	return results
 }
+
+// runEntry runs an entry, again while it fails and its [Options] retry
+// allows.
+func runEntry(ctx context.Context, env Env, file string, e Entry, v vars) *entryRun {
+	interval := e.RetryInterval
+	if interval == 0 {
+		interval = defaultRetryInterval
+	}
+	for attempt := 0; ; attempt++ {
+		run := &entryRun{env: env, file: file, entry: e, vars: v}
+		run.do(ctx)
+		if len(run.failures) == 0 || attempt >= e.Retry {
+			return run
+		}
+		select {
+		case <-ctx.Done():
+			return run
+		case <-time.After(interval):
+		}
+	}
+}
+
+// defaultRetryInterval is Hurl's.
+const defaultRetryInterval = time.Second
 
 // entryRun is one entry's request, answer and checks.
 type entryRun struct {

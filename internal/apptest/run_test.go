@@ -27,6 +27,13 @@ func app(t *testing.T) *httptest.Server {
 		b, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %s %s", r.Header.Get("Content-Type"), r.Header.Get("X-Id"), b)
 	})
+	var calls int
+	mux.HandleFunc("GET /count", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		fmt.Fprint(w, calls)
+		mu.Unlock()
+	})
 	mux.HandleFunc("GET /moved", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/items", http.StatusFound)
 	})
@@ -181,5 +188,33 @@ func TestRunFailsClearlyOnWhatCannotRun(t *testing.T) {
 		if len(results) != 1 || results[0].Outcome != Fail || len(results[0].Failures) == 0 || !strings.HasPrefix(results[0].Failures[0], c.want) {
 			t.Errorf("%q: %+v, want a failure starting %q", c.src, results, c.want)
 		}
+	}
+}
+
+// [Options] retry runs an entry again, retry-interval apart, until its
+// asserts hold, and no more than retry times.
+func TestRunRetriesUntilTheAssertsHold(t *testing.T) {
+	s := app(t)
+	results := runSource(t, s.URL, `GET /count
+[Options]
+retry: 5
+retry-interval: 10ms
+HTTP 200
+[Asserts]
+body == "3"
+
+GET /count
+[Options]
+retry: 1
+retry-interval: 1
+HTTP 200
+[Asserts]
+body == "9"
+`)
+	if len(results) != 2 || results[0].Outcome != Pass {
+		t.Fatalf("the third attempt answers 3: %+v", results)
+	}
+	if r := results[1]; r.Outcome != Fail || len(r.Failures) != 1 || r.Failures[0] != `tests/t.hurl:15: expected body == "9", got "5"` {
+		t.Errorf("two attempts (4, then 5) and no more: %+v", r)
 	}
 }

@@ -36,7 +36,10 @@ func openStream(ctx context.Context, client *http.Client, path, url string) *str
 		return s
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	// The stream stays open past requestTimeout, its headers may not.
+	timer := time.AfterFunc(requestTimeout, cancel)
 	resp, err := client.Do(req)
+	timer.Stop()
 	if err != nil {
 		s.err = err
 		return s
