@@ -131,14 +131,11 @@ func loadTests(dir string) ([]*apptest.File, error) {
 func runTests(ctx context.Context, opts TestOptions, c *host.Cluster, files []*apptest.File) error {
 	out := opts.Serve.IO.Out
 	start := time.Now()
-	env := apptest.Env{Ingress: c.IngressURL(), State: c.Store, Wait: opts.Wait}
+	env := apptest.Env{Ingress: c.IngressURL(), State: c.Store, Wait: opts.Wait,
+		Done: func(r apptest.Result) { apptest.WriteResult(out, r) }}
 	var results []apptest.Result
 	for _, f := range files {
-		rs := apptest.RunFile(ctx, env, f)
-		for _, r := range rs {
-			apptest.WriteResult(out, r)
-		}
-		results = append(results, rs...)
+		results = append(results, apptest.RunFile(ctx, env, f)...)
 	}
 	count := apptest.Tally(results)
 	noun := "files"

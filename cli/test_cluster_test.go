@@ -122,3 +122,21 @@ event "chat" "BackOff" exists
 		}
 	}
 }
+
+// test takes serve's cluster flags: with --nodes 2 the chat pod, pinned to
+// the worker, publishes there and the control plane's Ingress streams the
+// message; --board fits the build and the nodes to the board.
+func TestKube32TestTakesServesClusterFlags(t *testing.T) {
+	testenv.Tool(t, "clang")
+	files := map[string]string{}
+	for k, v := range chatProject {
+		files[k] = v
+	}
+	files["app.yaml"] = strings.Replace(chatProject["app.yaml"], "spec:\n  containers:", "spec:\n  nodeSelector: {kubernetes.io/hostname: kube32-worker-1}\n  containers:", 1)
+	files["tests/chat.hurl"] += `pod "chat" node == "kube32-worker-1"` + "\n"
+	dir := writeProject(t, files)
+	code, out := run(t, "test", dir, "--nodes", "2", "--board", "esp32")
+	if code != 0 || !strings.Contains(out, "PASS tests/chat.hurl:1 POST /say\n") || !strings.Contains(out, "board\tesp32") {
+		t.Fatalf("kube32 test --nodes 2 --board esp32: exit %d, want 0, a PASS line and the build fitted to esp32:\n%s", code, out)
+	}
+}

@@ -21,6 +21,9 @@ type Env struct {
 	// Wait bounds how long an sse, pod or event assert waits for its
 	// event or state; 0 = DefaultWait.
 	Wait time.Duration
+	// Done, when set, is called with each entry's result as it ends, so
+	// that a long file's lines come as they run.
+	Done func(Result)
 }
 
 // DefaultWait is how long sse, pod and event asserts wait by default.
@@ -43,12 +46,18 @@ func RunFile(ctx context.Context, env Env, f *File) []Result {
 	}
 	v := vars{"ingress": strings.TrimSuffix(env.Ingress, "/")}
 	var results []Result
+	finish := func(r Result) {
+		results = append(results, r)
+		if env.Done != nil {
+			env.Done(r)
+		}
+	}
 	failed := false
 	for _, e := range f.Entries {
 		r := Result{File: f.Path, Line: e.Line, Name: e.Method + " " + strings.TrimPrefix(e.URL, "{{ingress}}")}
 		if failed || ctx.Err() != nil {
 			r.Outcome = Skip
-			results = append(results, r)
+			finish(r)
 			continue
 		}
 		start := time.Now()
@@ -59,7 +68,7 @@ func RunFile(ctx context.Context, env Env, f *File) []Result {
 		if len(r.Failures) > 0 {
 			r.Outcome, r.Answer, failed = Fail, run.answerSummary(), true
 		}
-		results = append(results, r)
+		finish(r)
 	}
 	return results
 }

@@ -21,8 +21,8 @@ func objectRef(ref string) (namespace, name string) {
 	return "default", ref
 }
 
-// podField reads a pod's restarts (every container's, summed), phase or
-// ready (its Ready condition).
+// podField reads a pod's restarts (every container's, summed), phase,
+// ready (its Ready condition) or node (the one it is bound to).
 func podField(state Lister, ref, field string) (any, bool) {
 	ns, name := objectRef(ref)
 	for _, o := range state.List("Pod", ns) {
@@ -39,6 +39,8 @@ func podField(state Lister, ref, field string) (any, bool) {
 			return float64(n), true
 		case "phase":
 			return string(p.Status.Phase), true
+		case "node":
+			return p.Spec.NodeName, p.Spec.NodeName != ""
 		default: // ready
 			for _, c := range p.Status.Conditions {
 				if c.Type == corev1.PodReady {
