@@ -16,6 +16,7 @@ import (
 	"github.com/kube32/kube32/host"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
@@ -102,13 +103,12 @@ With neither, it serves a built-in demo.`,
 	portFlag(f, &opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
 	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server over plain HTTP (the nodes')")
 	portFlag(f, &opts.APITLSPort, "api-tls-port", 6444, "port of the Kubernetes API server over HTTPS (kubectl --context kube32)")
-	intFlag(f, &opts.Nodes, "nodes", 1, 1, host.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	addClusterFlags(f, &opts)
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", host.KubeconfigName, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
 	f.BoolVarP(&opts.Watch, "watch", "w", false, "rebuild on every edit of the project and swap the result into the running cluster")
-	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	nodeFlags{
 		token: &opts.Token, tokenFile: &tokenFile, tokenUsage: "bearer token the API server requires (the cluster token); default none",
@@ -117,6 +117,13 @@ With neither, it serves a built-in demo.`,
 	}.add(f)
 	addBoardFlag(f, &opts.Board)
 	return cmd
+}
+
+// addClusterFlags adds the flags that shape the cluster alike for serve
+// and test: --nodes and -f.
+func addClusterFlags(f *pflag.FlagSet, opts *ServeOptions) {
+	intFlag(f, &opts.Nodes, "nodes", 1, 1, host.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 }
 
 // RunServe runs the cluster until ctx ends.

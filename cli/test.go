@@ -49,8 +49,7 @@ Prints one line per request (PASS, FAIL or SKIP), then a summary, and exits
 	}
 	f := cmd.Flags()
 	s := &opts.Serve
-	intFlag(f, &s.Nodes, "nodes", 1, 1, host.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
-	f.StringArrayVarP(&s.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
+	addClusterFlags(f, s)
 	f.StringVar(&s.Images, "images", "", "test prebuilt images from this folder (holding firmware/ and sd/) instead of building")
 	f.BoolVarP(&s.Watch, "watch", "w", false, "rebuild on every edit of the project, swap it in and run the tests again")
 	f.StringVar(&opts.JUnit, "junit", "", "write the results to this file as JUnit XML, for CI")
