@@ -2,11 +2,9 @@ package apptest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -163,76 +161,6 @@ func (r *entryRun) do(ctx context.Context) {
 	}
 }
 
-// request builds the entry's request, its variables expanded.
-func (r *entryRun) request(ctx context.Context) (*http.Request, error) {
-	e := r.entry
-	raw, err := r.vars.expand(e.URL)
-	if err != nil {
-		return nil, err
-	}
-	if strings.HasPrefix(raw, "/") {
-		raw = r.vars["ingress"] + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("URL %q: want {{ingress}}/path, /path or an absolute URL", raw)
-	}
-	if len(e.Query) > 0 {
-		q := u.Query()
-		for _, f := range e.Query {
-			val, err := r.vars.expand(f.Value)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %v", f.Line, err)
-			}
-			q.Add(f.Name, val)
-		}
-		u.RawQuery = q.Encode()
-	}
-	var body io.Reader
-	contentType := ""
-	switch {
-	case e.Body != nil:
-		b, err := r.vars.expand(*e.Body)
-		if err != nil {
-			return nil, err
-		}
-		body = strings.NewReader(b)
-		if t := strings.TrimSpace(b); (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)) {
-			contentType = "application/json"
-		}
-	case len(e.Form) > 0:
-		form := url.Values{}
-		for _, f := range e.Form {
-			val, err := r.vars.expand(f.Value)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %v", f.Line, err)
-			}
-			form.Add(f.Name, val)
-		}
-		body = strings.NewReader(form.Encode())
-		contentType = "application/x-www-form-urlencoded"
-	}
-	req, err := http.NewRequestWithContext(ctx, e.Method, u.String(), body)
-	if err != nil {
-		return nil, err
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	for _, h := range e.Headers {
-		val, err := r.vars.expand(h.Value)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", h.Line, err)
-		}
-		if strings.EqualFold(h.Name, "Host") {
-			req.Host = val
-			continue
-		}
-		req.Header.Set(h.Name, val)
-	}
-	return req, nil
-}
-
 // openStreams opens the SSE streams the entry's sse queries read, before
 // its request is sent.
 func (r *entryRun) openStreams(ctx context.Context) {
@@ -319,94 +247,6 @@ func (r *entryRun) waited(q Query, found bool) string {
 		return fmt.Sprintf(" (within %s)", r.env.Wait)
 	}
 	return ""
-}
-
-// eval returns a query's value, after its filters, and whether it found
-// one.
-func (r *entryRun) eval(q Query, deadline time.Time) (any, bool, error) {
-	args := make([]string, len(q.Args))
-	for i, a := range q.Args {
-		v, err := r.vars.expand(a)
-		if err != nil {
-			return nil, false, err
-		}
-		args[i] = v
-	}
-	var val any
-	ok := true
-	switch q.Kind {
-	case "status":
-		val = float64(r.answer.status)
-	case "header":
-		vals := r.answer.header.Values(args[0])
-		ok = len(vals) > 0
-		if ok {
-			val = strings.Join(vals, ", ")
-		}
-	case "body":
-		val = string(r.answer.body)
-	case "jsonpath":
-		var err error
-		if val, ok, err = jsonPath(args[0], string(r.answer.body)); err != nil {
-			return nil, false, err
-		}
-	case "sse":
-		data, found, err := r.streams[args[0]].next(args[1], deadline)
-		if err != nil {
-			return nil, false, err
-		}
-		val, ok = data, found
-	case "pod":
-		val, ok = podField(r.env.State, args[0], args[1])
-	case "event":
-		val, ok = eventMessage(r.env.State, args[0], args[1])
-	}
-	for _, f := range q.Filters {
-		if !ok {
-			break
-		}
-		var err error
-		if val, ok, err = applyFilter(f, val); err != nil {
-			return nil, false, err
-		}
-	}
-	return val, ok, nil
-}
-
-// jsonPath decodes doc as JSON and returns the value at expr.
-func jsonPath(expr, doc string) (any, bool, error) {
-	var v any
-	if err := json.Unmarshal([]byte(doc), &v); err != nil {
-		return nil, false, fmt.Errorf("not JSON (%v): %s", err, clip(strconv.Quote(doc)))
-	}
-	return evalPath(expr, v)
-}
-
-// applyFilter runs a filter on a value.
-func applyFilter(f Filter, v any) (any, bool, error) {
-	switch f.Kind {
-	case "jsonpath":
-		if s, ok := v.(string); ok {
-			return jsonPath(f.Arg, s)
-		}
-		return evalPath(f.Arg, v)
-	default: // count
-		switch x := v.(type) {
-		case []any:
-			return float64(len(x)), true, nil
-		case map[string]any:
-			return float64(len(x)), true, nil
-		}
-		return nil, false, fmt.Errorf("count: %s is not a list", clip(show(v)))
-	}
-}
-
-// text is a captured value as a variable holds it.
-func text(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return show(v)
 }
 
 // answerSummary is the answer in one line: status, Content-Type, body.
