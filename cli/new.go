@@ -62,7 +62,7 @@ func RunNew(opts NewOptions) error {
 	if sdk != "" {
 		fmt.Fprintf(opts.IO.Out, "  %s (the Go SDK, for go vet, go test and editors)\n", sdk)
 	}
-	fmt.Fprintf(opts.IO.Out, "\nNext:\n  cd %s\n  kube32 build\n  kube32 serve\n", dir)
+	fmt.Fprintf(opts.IO.Out, "\nNext:\n  cd %s\n  kube32 build\n  kube32 test\n  kube32 serve\n", dir)
 	return nil
 }
 

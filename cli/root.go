@@ -57,6 +57,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
   kube32 new hello          scaffold an app from a template
   kube32 build              compile pods, check them, write the image trees
   kube32 serve              run the app locally (no app here: a built-in demo)
+  kube32 test               run the app's tests/*.hurl against it in a local cluster
   kube32 flash --sd PATH    copy the images to a mounted SD card`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -71,6 +72,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newTemplatesCommand(io),
 		newBuildCommand(io),
 		newServeCommand(io),
+		newTestCommand(io),
 		newFlashCommand(io),
 		newPushCommand(io),
 		newNodeCommand(io),

@@ -16,6 +16,7 @@ import (
 	"github.com/kube32/kube32/host"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
@@ -62,6 +63,11 @@ type ServeOptions struct {
 	// Serving, when set, is called once the cluster is ready (tests use it);
 	// serve then runs until ctx ends.
 	Serving func(*host.Cluster)
+
+	// settled, when set with Watch, is called after each edit has been
+	// rebuilt and swapped in, or found to change nothing served (test
+	// --watch runs the tests again then).
+	settled func()
 }
 
 func newServeCommand(io IOStreams) *cobra.Command {
@@ -97,13 +103,12 @@ With neither, it serves a built-in demo.`,
 	portFlag(f, &opts.IngressPort, "ingress-port", 8080, "port of the Ingress controller (80 on the boards)")
 	portFlag(f, &opts.APIPort, "api-port", 6443, "port of the Kubernetes API server over plain HTTP (the nodes')")
 	portFlag(f, &opts.APITLSPort, "api-tls-port", 6444, "port of the Kubernetes API server over HTTPS (kubectl --context kube32)")
-	intFlag(f, &opts.Nodes, "nodes", 1, 1, host.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	addClusterFlags(f, &opts)
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "PEM file of CA certificates trusted for pods' https:// calls, besides the system's")
 	f.StringVar(&opts.Uplink, "uplink", "up", "the control plane's uplink at start, up or down (hosts outside unreachable); change it with kube32 uplink")
 	f.StringVar(&kubeconfigFlag, "kubeconfig", "", "kubeconfig file to add the kube32 context to (default $KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", host.KubeconfigName, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
 	f.BoolVarP(&opts.Watch, "watch", "w", false, "rebuild on every edit of the project and swap the result into the running cluster")
-	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
 	nodeFlags{
 		token: &opts.Token, tokenFile: &tokenFile, tokenUsage: "bearer token the API server requires (the cluster token); default none",
@@ -114,51 +119,20 @@ With neither, it serves a built-in demo.`,
 	return cmd
 }
 
+// addClusterFlags adds the flags that shape the cluster alike for serve
+// and test: --nodes and -f.
+func addClusterFlags(f *pflag.FlagSet, opts *ServeOptions) {
+	intFlag(f, &opts.Nodes, "nodes", 1, 1, host.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
+	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
+}
+
 // RunServe runs the cluster until ctx ends.
 func RunServe(ctx context.Context, opts ServeOptions) error {
-	if opts.Uplink != "" && opts.Uplink != "up" && opts.Uplink != "down" {
-		return &usageError{fmt.Errorf("--uplink %q: want up or down", opts.Uplink)}
-	}
-	defaultMemory, err := parseMemoryLimit(opts.DefaultMemoryLimit)
+	c, src, stop, err := startCluster(ctx, opts)
 	if err != nil {
 		return err
 	}
-	src, err := serveSource(ctx, opts)
-	if err != nil {
-		return err
-	}
-	if src.watcher != nil {
-		defer src.watcher.Close() // on the way out before Run took it
-	}
-	if opts.Watch && src.project == "" {
-		return &usageError{fmt.Errorf("--watch: serving %s, not a project: nothing to watch", src.what)}
-	}
-	extra, err := manifest.DecodeFiles(opts.Files)
-	if err != nil {
-		return err
-	}
-	cache, err := host.NewDiskCache(compilationCacheDir(opts.CacheDir))
-	if err != nil {
-		return fmt.Errorf("compilation cache: %w", err)
-	}
-	defer cache.Close(context.Background())
-
-	board, err := abi.ChooseBoard(opts.Board, src.board) // --board, else board:
-	if err != nil {
-		return err
-	}
-	logs := &podLogPrinter{out: opts.IO.ErrOut}
-	c, err := host.Start(ctx, host.Options{
-		Images: src.images, Objects: append(src.objects, extra...),
-		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
-		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
-		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
-		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
-	})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	defer stop()
 
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
 	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  ui       %s%s\n  pods     %s\n",
@@ -196,6 +170,68 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	<-ctx.Done()
 	fmt.Fprintln(opts.IO.Out, "Stopping.")
 	return nil
+}
+
+// startCluster builds what opts name (a project, images or the demo) and
+// starts its cluster in-process: the one way serve and test (cli/test.go)
+// start a cluster. The cluster is not ready yet; stop closes it, then what
+// it used.
+func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ source, _ func(), err error) {
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
+	if opts.Uplink != "" && opts.Uplink != "up" && opts.Uplink != "down" {
+		return nil, source{}, nil, &usageError{fmt.Errorf("--uplink %q: want up or down", opts.Uplink)}
+	}
+	defaultMemory, err := parseMemoryLimit(opts.DefaultMemoryLimit)
+	if err != nil {
+		return nil, source{}, nil, err
+	}
+	src, err := serveSource(ctx, opts)
+	if err != nil {
+		return nil, source{}, nil, err
+	}
+	if src.watcher != nil {
+		closers = append(closers, src.watcher.Close) // on the way out before Run took it
+	}
+	if opts.Watch && src.project == "" {
+		return nil, source{}, nil, &usageError{fmt.Errorf("--watch: serving %s, not a project: nothing to watch", src.what)}
+	}
+	extra, err := manifest.DecodeFiles(opts.Files)
+	if err != nil {
+		return nil, source{}, nil, err
+	}
+	cache, err := host.NewDiskCache(compilationCacheDir(opts.CacheDir))
+	if err != nil {
+		return nil, source{}, nil, fmt.Errorf("compilation cache: %w", err)
+	}
+	closers = append(closers, func() { cache.Close(context.Background()) })
+
+	board, err := abi.ChooseBoard(opts.Board, src.board) // --board, else board:
+	if err != nil {
+		return nil, source{}, nil, err
+	}
+	logs := &podLogPrinter{out: opts.IO.ErrOut}
+	c, err := host.Start(ctx, host.Options{
+		Images: src.images, Objects: append(src.objects, extra...),
+		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
+		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
+		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
+		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
+	})
+	if err != nil {
+		return nil, source{}, nil, err
+	}
+	closers = append(closers, func() { c.Close() })
+	return c, src, closeAll, nil
 }
 
 // uiURL is where the web view is: with a token on the HTTPS port only,
@@ -271,7 +307,7 @@ func projectSource(ctx context.Context, opts ServeOptions, dir string) (source, 
 	var w *watch.Watcher
 	if opts.Watch {
 		var err error
-		if w, err = watch.New(watch.Options{Dir: dir, Files: opts.Files, Board: opts.Board, Log: opts.IO.ErrOut}); err != nil {
+		if w, err = watch.New(watch.Options{Dir: dir, Files: opts.Files, Board: opts.Board, Log: opts.IO.ErrOut, Settled: opts.settled}); err != nil {
 			return source{}, err
 		}
 	}

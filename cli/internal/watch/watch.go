@@ -38,6 +38,11 @@ type Options struct {
 	// whether it starts a rebuild (tests use it). build/ is not watched:
 	// its changes are never seen.
 	Seen func(path string, rebuild bool)
+	// Settled, when set, is called after each burst of changes has been
+	// handled: rebuilt and swapped in (and the cluster ready again), or
+	// found to change nothing served, or failed (kube32 test --watch runs
+	// the tests again then).
+	Settled func()
 }
 
 // session is one Run's state.
@@ -126,6 +131,9 @@ func (w *Watcher) Run(ctx context.Context, c *host.Cluster, served *bundler.Buil
 			quiet = nil
 			s.swap(ctx, firstEdit)
 			firstEdit = time.Time{}
+			if s.opts.Settled != nil && ctx.Err() == nil {
+				s.opts.Settled()
+			}
 		}
 	}
 }

@@ -1,0 +1,141 @@
+package apptest
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const sample = `# a comment
+GET {{ingress}}/items?x=1
+Accept: application/json
+[QueryStringParams]
+page: 2
+
+HTTP 200
+Content-Type: application/json
+[Captures]
+first: jsonpath "$.items[0].id"
+[Asserts]
+jsonpath "$.items" count == 3   # a trailing comment
+header "X-A" not contains "b"
+body matches "^\\{"
+
+POST /echo
+{
+  "id": "{{first}}"
+}
+HTTP *
+[Asserts]
+sse "/events" "chat" jsonpath "$.text" == "hi"
+pod "default/echo" restarts == 0
+event "echo" "Started" exists
+
+PUT /text
+` + "```" + `
+line one
+line two
+` + "```" + `
+
+DELETE /one
+` + "`one line`" + `
+HTTP/1.1 204
+`
+
+// Parse reads requests, headers, sections, the three body forms, the HTTP
+// line, implicit header asserts, captures and asserts, each with its line.
+func TestParseReadsEntriesWithTheirLines(t *testing.T) {
+	f, err := Parse("tests/a.hurl", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != 4 {
+		t.Fatalf("%d entries, want 4: %+v", len(f.Entries), f.Entries)
+	}
+	get := f.Entries[0]
+	if get.Line != 2 || get.Method != "GET" || get.URL != "{{ingress}}/items?x=1" ||
+		!reflect.DeepEqual(get.Headers, []Field{{Line: 3, Name: "Accept", Value: "application/json"}}) ||
+		!reflect.DeepEqual(get.Query, []Field{{Line: 5, Name: "page", Value: "2"}}) || get.Body != nil {
+		t.Errorf("GET entry: %+v", get)
+	}
+	if len(get.Captures) != 1 || get.Captures[0].Line != 10 || get.Captures[0].Name != "first" || get.Captures[0].Query.String() != `jsonpath "$.items[0].id"` {
+		t.Errorf("captures: %+v", get.Captures)
+	}
+	var asserts []string
+	for _, a := range get.Asserts {
+		asserts = append(asserts, strings.Join([]string{strconv.Itoa(a.Line), a.Query.String(), a.Pred.String()}, " | "))
+	}
+	want := []string{
+		`7 | status | == 200`,
+		`8 | header "Content-Type" | == "application/json"`,
+		`12 | jsonpath "$.items" count | == 3`,
+		`13 | header "X-A" | not contains "b"`,
+		`14 | body | matches "^\\{"`,
+	}
+	if !reflect.DeepEqual(asserts, want) {
+		t.Errorf("asserts:\n%s\nwant\n%s", strings.Join(asserts, "\n"), strings.Join(want, "\n"))
+	}
+	post := f.Entries[1]
+	if post.Line != 16 || post.Body == nil || *post.Body != "{\n  \"id\": \"{{first}}\"\n}\n" {
+		t.Errorf("POST entry: %+v body %q", post, deref(post.Body))
+	}
+	var kube32 []string
+	for _, a := range post.Asserts { // HTTP * asserts no status
+		kube32 = append(kube32, a.Query.String()+" "+a.Pred.String())
+	}
+	if want := []string{`sse "/events" "chat" jsonpath "$.text" == "hi"`, `pod "default/echo" restarts == 0`, `event "echo" "Started" exists`}; !reflect.DeepEqual(kube32, want) {
+		t.Errorf("kube32 asserts: %q, want %q", kube32, want)
+	}
+	if put := f.Entries[2]; put.Method != "PUT" || deref(put.Body) != "line one\nline two\n" || len(put.Asserts) != 0 {
+		t.Errorf("PUT entry: %+v body %q", put, deref(put.Body))
+	}
+	if del := f.Entries[3]; deref(del.Body) != "one line" || len(del.Asserts) != 1 || del.Asserts[0].Pred.Value != float64(204) {
+		t.Errorf("DELETE entry: %+v", del)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// A bad file is refused with an error naming the file and line of the
+// mistake, and what was wanted there.
+func TestParseErrorsNameFileAndLine(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"not a request", "hello\n", `tests/bad.hurl:1: want a request line (METHOD URL`},
+		{"status without request", "\n# c\nHTTP 200\n", `tests/bad.hurl:3: an HTTP line with no request above it`},
+		{"unknown query", "GET /\nHTTP 200\n[Asserts]\ncookie \"a\" exists\n", `tests/bad.hurl:4: unknown query "cookie": kube32 test knows body, event, header, jsonpath, pod, sse, status`},
+		{"unknown predicate", "GET /\nHTTP 200\n[Asserts]\nstatus is 200\n", `tests/bad.hurl:4: want a predicate (`},
+		{"predicate without value", "GET /\nHTTP 200\n[Asserts]\nbody contains\n", `tests/bad.hurl:4: contains wants a value`},
+		{"contains a number", "GET /\nHTTP 200\n[Asserts]\nbody contains 3\n", `tests/bad.hurl:4: contains wants a "string"`},
+		{"bad regex", "GET /\nHTTP 200\n[Asserts]\nbody matches \"(\"\n", `tests/bad.hurl:4: matches: error parsing regexp`},
+		{"bad value", "GET /\nHTTP 200\n[Asserts]\nbody == hello\n", `tests/bad.hurl:4: want a value`},
+		{"trailing words", "GET /\nHTTP 200\n[Asserts]\nstatus == 200 201\n", `tests/bad.hurl:4: unexpected "201" after the predicate`},
+		{"unquoted argument", "GET /\nHTTP 200\n[Asserts]\nheader X == \"a\"\n", `tests/bad.hurl:4: header takes 1 "quoted" argument(s)`},
+		{"pod field", "GET /\nHTTP 200\n[Asserts]\npod \"web\" memory == 1\n", `tests/bad.hurl:4: pod "web": want a field after it, one of node, phase, ready, restarts`},
+		{"jsonpath", "GET /\nHTTP 200\n[Asserts]\njsonpath \"$..a\" exists\n", `tests/bad.hurl:4: jsonpath "$..a": an empty name`},
+		{"jsonpath filter", "GET /\nHTTP 200\n[Asserts]\njsonpath \"$[?(@.a)]\" exists\n", `tests/bad.hurl:4: jsonpath "$[?(@.a)]": [?(@.a)]: want an index`},
+		{"unterminated string", "GET /\nHTTP 200\n[Asserts]\nbody == \"abc\n", `tests/bad.hurl:4: unterminated string`},
+		{"option", "GET /\n[Options]\ninsecure: true\n", `tests/bad.hurl:3: option "insecure" is not supported by kube32 test`},
+		{"retry", "GET /\n[Options]\nretry: -1\n", `tests/bad.hurl:3: retry: "-1": want a count from 0 to 100`},
+		{"retry-interval", "GET /\n[Options]\nretry-interval: soon\n", `tests/bad.hurl:3: retry-interval: "soon": want a duration`},
+		{"request section", "GET /\n[Multipart]\na: b\n", `tests/bad.hurl:2: section [Multipart] is not supported by kube32 test in a request`},
+		{"answer section", "GET /\nHTTP 200\n[Options]\n", `tests/bad.hurl:3: section [Options] is not supported by kube32 test in an answer`},
+		{"open body", "POST /\n```\nabc\n", "tests/bad.hurl:2: the body's ``` is never closed"},
+		{"bad json", "POST /\n{\n\"a\": \n", `tests/bad.hurl:2: the JSON body never ends`},
+		{"two bodies", "POST /\n`a`\n`b`\n", `tests/bad.hurl:3: a second body`},
+		{"capture", "GET /\nHTTP 200\n[Captures]\nid jsonpath \"$.id\"\n", `tests/bad.hurl:4: want a capture (name: query)`},
+		{"garbage header", "GET /\nthis is not a header\n", `tests/bad.hurl:2: want a header (Name: value), a [Section], a body, or the answer's HTTP line`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("tests/bad.hurl", []byte(c.src))
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("Parse(%q) = %v, want an error starting %q", c.src, err, c.want)
+			}
+		})
+	}
+}
