@@ -23,13 +23,13 @@ const (
 
 // Job is one pod to compile.
 type Job struct {
-	Name        string   // pod name, used in errors ("building pod echo: …")
-	Language    string   // go, c or rust
-	SourceDir   string   // absolute source directory
+	Name      string // pod name, used in errors ("building pod echo: …")
+	Language  string // go, c or rust
+	SourceDir string // absolute source directory
 	// RootDir is the absolute project directory: compilers run there, so
 	// that diagnostics name paths from it ("pods/api/main.c:15:28", what
 	// an editor opened at the project finds). Empty means SourceDir.
-	RootDir string
+	RootDir     string
 	CFlags      []string // extra clang flags (C only), after the defaults so they can override them
 	MemoryLimit int64    // the pod's resources.limits.memory in bytes; 0 = none
 	CacheDir    string   // the project's build/.cache: SDK copies, go.work, compiler outputs
