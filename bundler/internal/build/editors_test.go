@@ -81,7 +81,7 @@ func TestBuildWritesCargoFilesButNeverTheUsers(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
-		"kube32.yaml": "name: app\npods:\n  - name: a\n    language: rust\n    source: pods/a\n  - name: b-c\n    language: rust\n    source: pods/b\n",
+		"kube32.yaml":       "name: app\npods:\n  - name: a\n    language: rust\n    source: pods/a\n  - name: b-c\n    language: rust\n    source: pods/b\n",
 		"pods/a/src/lib.rs": "#![no_std]\nfn handle() {}\nk32::export!(handle = handle);\n",
 		"pods/b/lib.rs":     "fn handle() {}\nk32::export!(handle = handle);\n",
 	})
