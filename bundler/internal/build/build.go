@@ -60,7 +60,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		}
 		it := &res.Items[t.item]
 		if err := run(ctx, p, t, it, progress, opts.CompilerLog); err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || errors.Is(err, compile.ErrInterrupted) {
 				// Ctrl-C: the pods left are not broken, just not built.
 				return res, fmt.Errorf("build %w", compile.ErrInterrupted)
 			}
