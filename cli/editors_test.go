@@ -103,13 +103,26 @@ func TestRustTemplateCargoCheckResolvesEverySymbol(t *testing.T) {
 		t.Fatalf("cargo check: %v\n%s", err, out)
 	}
 	lib := filepath.Join(root, "pods", "app", "src", "lib.rs")
-	f, err := os.OpenFile(lib, os.O_APPEND|os.O_WRONLY, 0)
+	src, err := os.ReadFile(lib)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("\npub fn broken() { k32::no_such_function(); }\n")
-	f.Close()
+	testenv.WriteFiles(t, root, map[string]string{"pods/app/src/lib.rs": string(src) + "\npub fn broken() { k32::no_such_function(); }\n"})
 	if out, err := check(); err == nil || !strings.Contains(out, "no_such_function") || !strings.Contains(out, "pods/app/src/lib.rs") {
 		t.Errorf("cargo check of a pod calling k32::no_such_function: %v, want an error naming pods/app/src/lib.rs\n%s", err, out)
+	}
+
+	// Without #![no_std] the pod gets the k32 crate with its std feature,
+	// and cargo check the standard library of the target.
+	std := strings.Replace(string(src), "#![no_std]\n", "", 1)
+	if std == string(src) {
+		t.Fatal("the template's pod does not say #![no_std]")
+	}
+	testenv.WriteFiles(t, root, map[string]string{"pods/app/src/lib.rs": std + "\npub fn text() -> std::string::String { k32::request::path() }\n"})
+	if code, out := run(t, "build", root); code != 0 {
+		t.Fatalf("build of the std pod: exit %d: %s", code, out)
+	}
+	if out, err := check(); err != nil {
+		t.Errorf("cargo check of the std pod: %v\n%s", err, out)
 	}
 }
