@@ -205,7 +205,7 @@ func TestBuildShowsCompilerWarnings(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", pass, code, stderr)
 		}
-		if !strings.HasPrefix(stderr, "pod hello: compiler warnings:\nmain.c:") || !strings.Contains(stderr, "warning: implicit conversion") {
+		if !strings.HasPrefix(stderr, "pod hello: compiler warnings:\npods/hello/main.c:") || !strings.Contains(stderr, "warning: implicit conversion") {
 			t.Errorf("%s: stderr lacks the compiler's warning:\n%s", pass, stderr)
 		}
 		if strings.Contains(stdout, "warning") {

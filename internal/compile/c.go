@@ -77,35 +77,85 @@ func compileC(ctx context.Context, job Job) (*Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := cSources(job.SourceDir)
+	c, err := cCommand(job, clang)
 	if err != nil {
 		return nil, err
 	}
-	include, err := writeCSDK(job.CacheDir)
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
 		return nil, err
 	}
-	outDir := filepath.Join(job.CacheDir, "c", job.Name)
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, err
-	}
-	out := filepath.Join(outDir, job.Name+".wasm")
-	os.Remove(out)
-
-	args := append(cFlags(job), "-I", include, "-o", out)
-	args = append(args, srcs...)
-	// Sources are named relative to the pod directory so diagnostics read
-	// "main.c:3:5: error: …".
+	os.Remove(c.out)
+	args := append(c.args, c.srcs...)
+	// clang runs in the project directory and is given the sources from
+	// there, so that diagnostics read "pods/api/main.c:3:5: error: …",
+	// a path an editor opened at the project finds.
 	cmd := exec.CommandContext(ctx, clang, args...)
-	cmd.Dir = job.SourceDir
+	cmd.Dir = job.rootDir()
 	if job.Log != nil {
-		fmt.Fprintf(job.Log, "pod %s: (cd %s && %s %s)\n", job.Name, job.SourceDir, filepath.Base(clang), strings.Join(args, " "))
+		fmt.Fprintf(job.Log, "pod %s: (cd %s && %s %s)\n", job.Name, cmd.Dir, filepath.Base(clang), strings.Join(args, " "))
 	}
 	output, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, &toolError{tool: "clang", output: string(output), err: err, hint: cHint(job, string(output))}
 	}
-	return compiled(out, output)
+	return compiled(c.out, output)
+}
+
+// cCommandLine is how clang builds a C pod: the arguments before the
+// sources, and the sources named from the job's root directory.
+type cCommandLine struct {
+	args []string
+	srcs []string
+	out  string
+}
+
+// cCommand writes the C SDK headers and returns the pod's clang command:
+// the one home of its flags, for the build and for compile_commands.json.
+func cCommand(job Job, clang string) (cCommandLine, error) {
+	names, err := cSources(job.SourceDir)
+	if err != nil {
+		return cCommandLine{}, err
+	}
+	include, err := writeCSDK(job.CacheDir)
+	if err != nil {
+		return cCommandLine{}, err
+	}
+	out := filepath.Join(job.CacheDir, "c", job.Name, job.Name+".wasm")
+	c := cCommandLine{args: append(cFlags(job), "-I", include, "-o", out), out: out}
+	for _, n := range names {
+		c.srcs = append(c.srcs, job.fromRoot(filepath.Join(job.SourceDir, n)))
+	}
+	return c, nil
+}
+
+// CCommand is an entry of compile_commands.json, the JSON compilation
+// database that clangd and other clang tools read: one source file and the
+// clang command that compiles it.
+type CCommand struct {
+	Directory string   `json:"directory"`
+	File      string   `json:"file"`
+	Arguments []string `json:"arguments"`
+}
+
+// CCommands returns the compile_commands.json entries of a C pod, one per
+// source, each with the flags and include directory of the build (and the
+// SDK headers written there). The build compiles every source in one
+// clang run; an entry is that run with only its own source.
+func CCommands(job Job) ([]CCommand, error) {
+	clang, err := findClang()
+	if err != nil {
+		clang = "clang" // the entries still tell clangd the flags
+	}
+	c, err := cCommand(job, clang)
+	if err != nil {
+		return nil, err
+	}
+	var cmds []CCommand
+	for _, src := range c.srcs {
+		args := append(append([]string{clang}, c.args...), src)
+		cmds = append(cmds, CCommand{Directory: job.rootDir(), File: src, Arguments: args})
+	}
+	return cmds, nil
 }
 
 // cHint turns the common failures of an incomplete toolchain or a too-small

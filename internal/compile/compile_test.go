@@ -116,8 +116,8 @@ func TestGoPodOffline(t *testing.T) {
 	}
 }
 
-func TestGoFlagsDropsMod(t *testing.T) {
-	if got := goFlags("-mod=mod -tags=x -buildvcs=true"); got != "-tags=x -buildvcs=false" {
+func TestGoFlagsDropsModAndVerbose(t *testing.T) {
+	if got := goFlags("-mod=mod -v -tags=x --x -buildvcs=true -v=true"); got != "-tags=x -buildvcs=false" {
 		t.Errorf("goFlags = %q", got)
 	}
 }

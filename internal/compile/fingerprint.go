@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/kube32/kube32/internal/treehash"
@@ -13,7 +14,7 @@ import (
 
 // fingerprintVersion changes when the way pods are compiled changes in a way
 // the other inputs do not show.
-const fingerprintVersion = "kube32-compile/1"
+const fingerprintVersion = "kube32-compile/2" // 2: compilers run in the project directory
 
 // Fingerprint hashes everything Compile reads: the source tree, the flags,
 // the compiler's version and the embedded SDK. Equal fingerprints mean an
@@ -24,6 +25,9 @@ func Fingerprint(ctx context.Context, job Job) (string, error) {
 	field("version", fingerprintVersion)
 	field("name", job.Name)
 	field("language", job.Language)
+	// The source's path from the project goes into C's __FILE__ and Rust's
+	// panic locations.
+	field("path", filepath.ToSlash(job.fromRoot(job.SourceDir)))
 	c, g := sdkHashes()
 	switch job.Language {
 	case langC:

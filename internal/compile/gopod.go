@@ -52,13 +52,17 @@ func goEnv(gowork string) []string {
 	)
 }
 
-// goFlags keeps the user's GOFLAGS except -mod, and adds -buildvcs=false.
-// GOFLAGS is never left empty, so a `go env -w GOFLAGS=-mod=mod` cannot
-// come back through the go env file.
+// goFlags keeps the user's GOFLAGS except -mod, -v and -x, and adds
+// -buildvcs=false. GOFLAGS is never left empty, so a `go env -w
+// GOFLAGS=-mod=mod` cannot come back through the go env file. -v and -x
+// print package names and commands on the standard error, which the build
+// would report as compiler warnings; `kube32 build -v` shows the commands.
 func goFlags(user string) string {
 	var keep []string
 	for _, f := range strings.Fields(user) {
-		if strings.HasPrefix(f, "-mod=") || strings.HasPrefix(f, "--mod=") || strings.HasPrefix(f, "-buildvcs") {
+		name, _, _ := strings.Cut(strings.TrimPrefix(f, "-"), "=")
+		switch name {
+		case "-mod", "-buildvcs", "-v", "-x", "mod", "buildvcs", "v", "x":
 			continue
 		}
 		keep = append(keep, f)
@@ -128,12 +132,19 @@ func compileGo(ctx context.Context, job Job) (*Module, error) {
 	}
 	out := filepath.Join(work, job.Name+".wasm")
 	os.Remove(out)
-	args := append(append([]string{}, goArgs(job)...), "-o", out, ".")
+	// go runs in the project directory and builds the pod's folder from
+	// there (the workspace makes it the pod's module), so that errors read
+	// "pods/api/main.go:3:5", a path an editor opened at the project finds.
+	pkg := job.fromRoot(job.SourceDir)
+	if !filepath.IsAbs(pkg) {
+		pkg = "./" + filepath.ToSlash(pkg)
+	}
+	args := append(append([]string{}, goArgs(job)...), "-o", out, pkg)
 	cmd := exec.CommandContext(ctx, gobin, args...)
-	cmd.Dir = job.SourceDir
+	cmd.Dir = job.rootDir()
 	cmd.Env = goEnv(gowork)
 	if job.Log != nil {
-		fmt.Fprintf(job.Log, "pod %s: (cd %s && GOOS=wasip1 GOARCH=wasm GOWORK=%s GOPROXY=off go %s)\n", job.Name, job.SourceDir, gowork, shellJoin(args))
+		fmt.Fprintf(job.Log, "pod %s: (cd %s && GOOS=wasip1 GOARCH=wasm GOWORK=%s GOPROXY=off go %s)\n", job.Name, cmd.Dir, gowork, shellJoin(args))
 	}
 	output, err := cmd.CombinedOutput()
 	if err != nil {

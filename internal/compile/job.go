@@ -2,10 +2,14 @@ package compile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/kube32/kube32/abi"
 )
@@ -19,9 +23,13 @@ const (
 
 // Job is one pod to compile.
 type Job struct {
-	Name        string   // pod name, used in errors ("building pod echo: …")
-	Language    string   // go, c or rust
-	SourceDir   string   // absolute source directory
+	Name      string // pod name, used in errors ("building pod echo: …")
+	Language  string // go, c or rust
+	SourceDir string // absolute source directory
+	// RootDir is the absolute project directory: compilers run there, so
+	// that diagnostics name paths from it ("pods/api/main.c:15:28", what
+	// an editor opened at the project finds). Empty means SourceDir.
+	RootDir     string
 	CFlags      []string // extra clang flags (C only), after the defaults so they can override them
 	MemoryLimit int64    // the pod's resources.limits.memory in bytes; 0 = none
 	CacheDir    string   // the project's build/.cache: SDK copies, go.work, compiler outputs
@@ -70,9 +78,47 @@ func Compile(ctx context.Context, job Job) (*Module, error) {
 		err = fmt.Errorf("language %q is not supported (go, c, rust)", job.Language)
 	}
 	if err != nil {
+		// A compiler stopped by Ctrl-C (the terminal signals it too) or by
+		// the cancelled context failed for no fault of the pod: say so,
+		// rather than "clang failed (signal: interrupt)".
+		if ctx.Err() != nil || killedByInterrupt(err) {
+			return nil, fmt.Errorf("building pod %s: %w", job.Name, ErrInterrupted)
+		}
 		return nil, fmt.Errorf("building pod %s: %w", job.Name, err)
 	}
 	return m, nil
+}
+
+// ErrInterrupted is wrapped by the error of a compile whose context ended.
+var ErrInterrupted = errors.New("interrupted")
+
+// killedByInterrupt reports whether err is that of a compiler that died of
+// SIGINT: Ctrl-C reaches the compiler as it reaches kube32, which may see
+// the compiler exit before its own context ends.
+func killedByInterrupt(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == os.Interrupt
+}
+
+// rootDir is where the job's compiler runs.
+func (job Job) rootDir() string {
+	if job.RootDir != "" {
+		return job.RootDir
+	}
+	return job.SourceDir
+}
+
+// fromRoot names path (absolute) from the job's root directory.
+func (job Job) fromRoot(path string) string {
+	rel, err := filepath.Rel(job.rootDir(), path)
+	if err != nil {
+		return path
+	}
+	return rel
 }
 
 // compiled reads the module the compiler wrote to out and keeps what it

@@ -137,10 +137,14 @@ func rustPodFlags(job Job, target string, noStd, old bool) []string {
 		flags = append(flags, "-C", "link-arg=--initial-memory="+strconv.FormatInt(n, 10))
 	}
 	if noStd && old {
-		flags = append(flags, "-Z", "crate-attr=feature(default_alloc_error_handler)")
+		flags = append(flags, rustOldNoStdFlags...)
 	}
 	return flags
 }
+
+// rustOldNoStdFlags are the flags a no_std pod needs on a rustc before 1.68
+// (see rustcBefore168), with RUSTC_BOOTSTRAP=1.
+var rustOldNoStdFlags = []string{"-Z", "crate-attr=feature(default_alloc_error_handler)"}
 
 // rustSDKFlags are the rustc flags of the SDK crate.
 func rustSDKFlags(target string, noStd bool) []string {
@@ -199,16 +203,22 @@ func compileRust(ctx context.Context, job Job) (*Module, error) {
 	}
 	out := filepath.Join(outDir, job.Name+".wasm")
 	os.Remove(out)
-	// The crate root is named relative to the pod directory so diagnostics
-	// read "src/lib.rs:3:5".
+	// rustc runs in the project directory and is given the crate root from
+	// there, so that diagnostics (and panic locations) read
+	// "pods/api/src/lib.rs:3:5", a path an editor opened at the project
+	// finds.
 	args := append(rustPodFlags(job, tc.target, noStd, old),
-		"--crate-name", strings.ReplaceAll(job.Name, "-", "_"), "--extern", "k32="+rlib, "-o", out, root)
-	output, err := run(job.SourceDir, args)
+		"--crate-name", rustCrateName(job.Name), "--extern", "k32="+rlib, "-o", out, job.fromRoot(filepath.Join(job.SourceDir, root)))
+	output, err := run(job.rootDir(), args)
 	if err != nil {
 		return nil, err
 	}
 	return compiled(out, output)
 }
+
+// rustCrateName is the crate name of a pod: its name, which may hold
+// dashes, which crate names may not.
+func rustCrateName(pod string) string { return strings.ReplaceAll(pod, "-", "_") }
 
 // rustHint turns the common failures into the action that fixes them.
 func rustHint(job Job, output string) string {

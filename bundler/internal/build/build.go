@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,12 +33,13 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	editorWarnings := writeEditorFiles(ctx, p, objs, opts, board)
 	tasks, items, err := plan(ctx, p, objs, opts, board)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{BuildDir: p.BuildDir(), Items: items,
-		Warnings: append(unbuiltImageWarnings(p, objs), missingToolWarnings(opts, tasks)...)}
+		Warnings: append(append(unbuiltImageWarnings(p, objs), missingToolWarnings(opts, tasks)...), editorWarnings...)}
 	if board != nil {
 		res.Board = board.Name
 	}
@@ -58,6 +60,10 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		}
 		it := &res.Items[t.item]
 		if err := run(ctx, p, t, it, progress, opts.CompilerLog); err != nil {
+			if ctx.Err() != nil || errors.Is(err, compile.ErrInterrupted) {
+				// Ctrl-C: the pods left are not broken, just not built.
+				return res, fmt.Errorf("build %w", compile.ErrInterrupted)
+			}
 			errs = append(errs, err)
 			failed[t.item] = true
 			continue

@@ -53,7 +53,6 @@ const bundleVersion = "kube32-bundle/2"
 func plan(ctx context.Context, p *project.Project, objs []manifest.Object, opts Options, board *abi.Board) ([]*task, []Item, error) {
 	limits := manifest.MemoryLimits(objs)
 	buildDir := p.BuildDir()
-	exclude := []string{buildDir}
 	var tasks []*task
 	var items []Item
 	for i, pod := range p.Pods {
@@ -61,13 +60,7 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object, opts 
 		limit := limits[pod.Image].Bytes
 		it := Item{Kind: KindPod, Name: pod.Name, Image: pod.Image, MemoryLimit: limit, Language: pod.Language,
 			Module: images.InRoot(img.Storage, img.ModulePath())}
-		job := compile.Job{
-			Name: pod.Name, Language: pod.Language, SourceDir: p.Path(pod.Source),
-			CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), GoSDKDir: p.GoSDKDir(), Exclude: exclude,
-		}
-		if opts.Release {
-			job.Release, job.KeepNames, job.Features = true, opts.KeepNames, releaseFeatures(board)
-		}
+		job := moduleJob(p, pod, limit, opts, board)
 		fp, err := compile.Fingerprint(ctx, job)
 		if err != nil {
 			return nil, nil, err
@@ -107,6 +100,18 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object, opts 
 		}
 	}
 	return tasks, items, nil
+}
+
+// moduleJob is how the build compiles pod, whose memory limit is limit.
+func moduleJob(p *project.Project, pod project.Pod, limit int64, opts Options, board *abi.Board) compile.Job {
+	job := compile.Job{
+		Name: pod.Name, Language: pod.Language, SourceDir: p.Path(pod.Source), RootDir: p.Dir,
+		CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), GoSDKDir: p.GoSDKDir(), Exclude: []string{p.BuildDir()},
+	}
+	if opts.Release {
+		job.Release, job.KeepNames, job.Features = true, opts.KeepNames, releaseFeatures(board)
+	}
+	return job
 }
 
 // bundleTask plans the bundle of src; its inputs are the files that

@@ -12,8 +12,8 @@ const FileName = "kube32.yaml"
 // Languages a pod can be written in.
 const (
 	Go   = "go"
-	c    = "c"
-	rust = "rust"
+	C    = "c"
+	Rust = "rust"
 )
 
 // Project is a decoded and validated kube32.yaml.

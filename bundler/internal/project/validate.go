@@ -59,7 +59,7 @@ func (p *Project) validate() error {
 			nameOK = true
 		}
 		switch pod.Language {
-		case Go, c, rust:
+		case Go, C, Rust:
 		case "":
 			add(fieldError(f+".language", "is required (go, c, rust)"))
 		default:
@@ -73,7 +73,7 @@ func (p *Project) validate() error {
 		if pod.Assets != "" {
 			add(p.checkBundled(f+".assets", pod.Assets))
 		}
-		if len(pod.CFlags) > 0 && pod.Language != c {
+		if len(pod.CFlags) > 0 && pod.Language != C {
 			add(fieldError(f+".cflags", "applies only to language c"))
 		}
 		if !nameOK {
