@@ -38,6 +38,17 @@ var All = []Template{
 // Data is what templates see.
 type Data struct {
 	Name string // the app name, a DNS label
+	// Prefix is the path the app's Ingress routes, "" for the whole host:
+	// kube32 add routes an added pod or bundle at /<name>.
+	Prefix string
+}
+
+// Path is the Ingress path of the app: Prefix, or "/" when it is "".
+func (d Data) Path() string {
+	if d.Prefix == "" {
+		return "/"
+	}
+	return d.Prefix
 }
 
 // Render writes template name into dir, which must not exist or be empty.
@@ -51,20 +62,8 @@ func Render(name, dir string, data Data) ([]string, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	root, err := fs.Sub(files, name)
-	if err != nil {
-		return nil, err
-	}
 	var written []string
-	err = fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		out := strings.ReplaceAll(strings.TrimSuffix(p, ".tmpl"), "__name__", data.Name)
-		content, err := render(root, p, data)
-		if err != nil {
-			return err
-		}
+	err := walk(name, data, func(out string, content []byte) error {
 		target := filepath.Join(dir, filepath.FromSlash(out))
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
@@ -76,6 +75,45 @@ func Render(name, dir string, data Data) ([]string, error) {
 		return nil
 	})
 	return written, err
+}
+
+// File is one rendered file of a template.
+type File struct {
+	Path    string // slash-separated, relative to the app folder
+	Content []byte
+}
+
+// Files renders template name without writing anything, in the order
+// Render writes: kube32 add takes the files it needs from them.
+func Files(name string, data Data) ([]File, error) {
+	if !known(name) {
+		return nil, fmt.Errorf("unknown template %q (see `kube32 templates`)", name)
+	}
+	var out []File
+	err := walk(name, data, func(p string, content []byte) error {
+		out = append(out, File{Path: p, Content: content})
+		return nil
+	})
+	return out, err
+}
+
+// walk renders each file of template name and passes it to f with its
+// output path.
+func walk(name string, data Data, f func(out string, content []byte) error) error {
+	root, err := fs.Sub(files, name)
+	if err != nil {
+		return err
+	}
+	return fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		content, err := render(root, p, data)
+		if err != nil {
+			return err
+		}
+		return f(strings.ReplaceAll(strings.TrimSuffix(p, ".tmpl"), "__name__", data.Name), content)
+	})
 }
 
 func render(root fs.FS, p string, data Data) ([]byte, error) {
