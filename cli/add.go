@@ -58,7 +58,13 @@ kube32.yaml from the current one up, or --dir): write its sources from a
 template, its manifests with an Ingress route at /NAME, and a test, and list
 it in kube32.yaml. kube32.yaml keeps its comments, order and indentation;
 no existing file or entry is ever overwritten.`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &usageError{fmt.Errorf("kube32 add pod NAME or kube32 add bundle NAME")}
+			}
+			return &usageError{fmt.Errorf("cannot add a %q: kube32 add pod NAME or kube32 add bundle NAME", args[0])}
+		},
 	}
 	for _, kind := range []string{addPod, addBundle} {
 		opts := AddOptions{IO: io, Kind: kind}

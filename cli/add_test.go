@@ -63,6 +63,12 @@ func TestAddPodBuildsAndPassesItsTestForEachTemplate(t *testing.T) {
 			if readFile(t, file) != edited {
 				t.Error("a refused add changed kube32.yaml")
 			}
+
+			// Without --template, a pod is written in the project's language.
+			code, out = run(t, "add", "pod", "more", "--dir", "app")
+			if code != 0 || !strings.Contains(out, "(template "+tmpl+")") {
+				t.Errorf("add without --template: exit %d, want template %s: %s", code, tmpl, out)
+			}
 		})
 	}
 }
@@ -115,6 +121,7 @@ func TestAddRefusesWhatIsTakenAndNamesIt(t *testing.T) {
 		{[]string{"pod", "9lives", "--template", "c-http"}, 1, "(Service default/9lives): metadata.name"},
 		{[]string{"pod", "Bad_Name"}, 2, `pod name "Bad_Name" must use only`},
 		{[]string{"pod", "x", "--template", "static-site"}, 2, `template "static-site" does not make a pod`},
+		{[]string{"service", "x"}, 2, `cannot add a "service"`},
 	} {
 		code, out := run(t, append([]string{"add"}, c.args...)...)
 		if code != c.code || !strings.Contains(out, c.want) {
