@@ -34,11 +34,12 @@ const (
 	addBundle = "bundle"
 )
 
-// podTemplates maps each template that makes a pod to the pod's language;
-// bundleTemplate makes a StaticBundle.
-var podTemplates = map[string]string{"c-http": "c", "go-http": "go", "rust-http": "rust"}
-
-const bundleTemplate = "static-site"
+// The templates kube32 add takes by default: for a pod of a project without
+// pods, and for a bundle. A pod template is one with a Language.
+const (
+	defaultPodTemplate = "c-http"
+	bundleTemplate     = "static-site"
+)
 
 // Where kube32 add writes, as kube32 new does: pods/NAME, bundles/NAME,
 // manifests/NAME.yaml, tests/NAME.hurl.
@@ -122,7 +123,7 @@ func RunAdd(opts AddOptions) error {
 		return err
 	}
 	sdk := ""
-	if podTemplates[tmpl] == bundler.Go {
+	if tmpl.Language == bundler.Go {
 		if sdk, err = writeGoSDK(dir); err != nil {
 			return err
 		}
@@ -149,18 +150,25 @@ func checkUnused(p *bundler.Project, name string) error {
 // addTemplate is --template, checked, or the kind's default: for a pod the
 // template of the language most of the project's pods use (on a tie, the
 // one that got there first), else c-http.
-func addTemplate(p *bundler.Project, opts AddOptions) (string, error) {
+func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error) {
 	if opts.Kind == addBundle {
 		if opts.Template != bundleTemplate {
-			return "", &usageError{fmt.Errorf("template %q does not make a bundle (%s)", opts.Template, bundleTemplate)}
+			return templates.Template{}, &usageError{fmt.Errorf("template %q does not make a bundle (%s)", opts.Template, bundleTemplate)}
 		}
-		return opts.Template, nil
+		t, _ := templates.Lookup(bundleTemplate)
+		return t, nil
+	}
+	var pods []string
+	for _, t := range templates.All {
+		if t.Language != "" {
+			pods = append(pods, t.Name)
+		}
 	}
 	if opts.Template != "" {
-		if _, ok := podTemplates[opts.Template]; !ok {
-			return "", &usageError{fmt.Errorf("template %q does not make a pod (c-http, go-http, rust-http)", opts.Template)}
+		if t, ok := templates.Lookup(opts.Template); ok && t.Language != "" {
+			return t, nil
 		}
-		return opts.Template, nil
+		return templates.Template{}, &usageError{fmt.Errorf("template %q does not make a pod (%s)", opts.Template, strings.Join(pods, ", "))}
 	}
 	counts := map[string]int{}
 	best := ""
@@ -170,12 +178,13 @@ func addTemplate(p *bundler.Project, opts AddOptions) (string, error) {
 			best = pod.Language
 		}
 	}
-	for t, lang := range podTemplates {
-		if lang == best {
+	for _, t := range templates.All {
+		if best != "" && t.Language == best {
 			return t, nil
 		}
 	}
-	return "c-http", nil
+	t, _ := templates.Lookup(defaultPodTemplate)
+	return t, nil
 }
 
 // addPlan is what kube32 add writes, checked before anything is.
@@ -187,8 +196,8 @@ type addPlan struct {
 	project  []byte           // the edited kube32.yaml
 }
 
-func planAdd(p *bundler.Project, opts AddOptions, tmpl string) (*addPlan, error) {
-	rendered, err := templates.Files(tmpl, templates.Data{Name: opts.Name, Prefix: "/" + opts.Name})
+func planAdd(p *bundler.Project, opts AddOptions, tmpl templates.Template) (*addPlan, error) {
+	rendered, err := templates.Files(tmpl.Name, templates.Data{Name: opts.Name, Prefix: "/" + opts.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +220,7 @@ func planAdd(p *bundler.Project, opts AddOptions, tmpl string) (*addPlan, error)
 		case strings.HasPrefix(f.Path, "site/"):
 			f.Path = path.Join(plan.folder, strings.TrimPrefix(f.Path, "site/"))
 		default:
-			return nil, fmt.Errorf("template %s: kube32 add has no place for its file %s", tmpl, f.Path)
+			return nil, fmt.Errorf("template %s: kube32 add has no place for its file %s", tmpl.Name, f.Path)
 		}
 		plan.files = append(plan.files, f)
 	}
@@ -232,7 +241,7 @@ func planAdd(p *bundler.Project, opts AddOptions, tmpl string) (*addPlan, error)
 	if err != nil {
 		return nil, err
 	}
-	entry := yamledit.Entry{Fields: []yamledit.Field{{Key: "name", Value: opts.Name}, {Key: "language", Value: podTemplates[tmpl]}, {Key: "source", Value: plan.folder}}}
+	entry := yamledit.Entry{Fields: []yamledit.Field{{Key: "name", Value: opts.Name}, {Key: "language", Value: tmpl.Language}, {Key: "source", Value: plan.folder}}}
 	list := "pods"
 	if opts.Kind == addBundle {
 		entry = yamledit.Entry{Fields: []yamledit.Field{{Key: "name", Value: opts.Name}, {Key: "dir", Value: plan.folder}}}
@@ -376,9 +385,9 @@ func missingDirs(root, dir string) ([]string, error) {
 }
 
 // report says what was added and how to reach it.
-func (a *addPlan) report(opts AddOptions, tmpl, sdk, dir string) {
+func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdk, dir string) {
 	w := opts.IO.Out
-	fmt.Fprintf(w, "Added %s %s to %s (template %s):\n", opts.Kind, opts.Name, bundler.ProjectFileName, tmpl)
+	fmt.Fprintf(w, "Added %s %s to %s (template %s):\n", opts.Kind, opts.Name, bundler.ProjectFileName, tmpl.Name)
 	for _, f := range a.files {
 		if f.Path == a.manifest {
 			fmt.Fprintf(w, "  %s (%s at /%s)\n", f.Path, strings.Join(a.kinds, ", "), opts.Name)

@@ -25,13 +25,17 @@ var files embed.FS
 type Template struct {
 	Name        string
 	Description string
+	// Language is that of the pod the template makes, as kube32.yaml
+	// names it; "" for a template without a pod. kube32 add takes a pod
+	// template by it.
+	Language string
 }
 
 // All lists the templates; the first is the default.
 var All = []Template{
-	{Name: "go-http", Description: "Go pod (Go SDK) behind a Service and an Ingress"},
-	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress"},
-	{Name: "rust-http", Description: "Rust pod (no_std) in one 64 KiB page behind a Service and an Ingress"},
+	{Name: "go-http", Description: "Go pod (Go SDK) behind a Service and an Ingress", Language: "go"},
+	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress", Language: "c"},
+	{Name: "rust-http", Description: "Rust pod (no_std) in one 64 KiB page behind a Service and an Ingress", Language: "rust"},
 	{Name: "static-site", Description: "static site served from a StaticBundle by the Ingress"},
 }
 
@@ -136,10 +140,16 @@ func render(root fs.FS, p string, data Data) ([]byte, error) {
 }
 
 func known(name string) bool {
+	_, ok := Lookup(name)
+	return ok
+}
+
+// Lookup finds a template by name.
+func Lookup(name string) (Template, bool) {
 	for _, t := range All {
 		if t.Name == name {
-			return true
+			return t, true
 		}
 	}
-	return false
+	return Template{}, false
 }
