@@ -61,16 +61,12 @@ func Append(src []byte, key string, entry Entry) ([]byte, error) {
 		return nil, fmt.Errorf("%s (line %d) is not a list", key, v.Line)
 	}
 	if err := sameButAppended(src, out, key, entry); err != nil {
-		return nil, fmt.Errorf("%s (line %d): cannot add to it without changing the rest of the file (%v): write it as a block list (one \"- \" entry a line)", key, k0Line(k), err)
+		if k == nil {
+			return nil, fmt.Errorf("%s: cannot add it at the end of the file without changing the rest (%v): add \"%s:\" yourself", key, err, key)
+		}
+		return nil, fmt.Errorf("%s (line %d): cannot add to it without changing the rest of the file (%v): write it as a block list (one \"- \" entry a line)", key, k.Line, err)
 	}
 	return out, nil
-}
-
-func k0Line(k *yaml.Node) int {
-	if k == nil {
-		return 0
-	}
-	return k.Line
 }
 
 // lookup finds key in a mapping node: its key and value nodes.

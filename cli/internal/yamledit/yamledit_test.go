@@ -61,4 +61,12 @@ func TestAppendRefusesWhatItCannotEditInPlace(t *testing.T) {
 	if _, err := Append([]byte("- a\n"), "pods", pod); err == nil {
 		t.Error("a file that is a list: no error")
 	}
+	// A flow mapping gets no block list at its end.
+	if _, err := Append([]byte("{name: shop}\n"), "pods", pod); err == nil || !strings.Contains(err.Error(), `add "pods:" yourself`) {
+		t.Errorf("flow mapping without pods: err = %v", err)
+	}
+	// A second document would get the list: refused.
+	if _, err := Append([]byte("name: shop\n---\nname: other\n"), "pods", pod); err == nil {
+		t.Error("two documents: no error")
+	}
 }
