@@ -55,6 +55,7 @@ func newRootCommand(io IOStreams) *cobra.Command {
 WebAssembly modules, and runs the full kube32 runtime locally.
 
   kube32 new hello          scaffold an app from a template
+  kube32 add pod api        add a pod (or a bundle) with its manifests and test
   kube32 build              compile pods, check them, write the image trees
   kube32 serve              run the app locally (no app here: a built-in demo)
   kube32 test               run the app's tests/*.hurl against it in a local cluster
@@ -68,6 +69,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
 		newNewCommand(io),
+		newAddCommand(io),
 		newBoardsCommand(io),
 		newTemplatesCommand(io),
 		newBuildCommand(io),

@@ -25,19 +25,34 @@ var files embed.FS
 type Template struct {
 	Name        string
 	Description string
+	// Language is that of the pod the template makes, as kube32.yaml
+	// names it; "" for a template without a pod. kube32 add takes a pod
+	// template by it.
+	Language string
 }
 
 // All lists the templates; the first is the default.
 var All = []Template{
-	{Name: "go-http", Description: "Go pod (Go SDK) behind a Service and an Ingress"},
-	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress"},
-	{Name: "rust-http", Description: "Rust pod (no_std) in one 64 KiB page behind a Service and an Ingress"},
+	{Name: "go-http", Description: "Go pod (Go SDK) behind a Service and an Ingress", Language: "go"},
+	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress", Language: "c"},
+	{Name: "rust-http", Description: "Rust pod (no_std) in one 64 KiB page behind a Service and an Ingress", Language: "rust"},
 	{Name: "static-site", Description: "static site served from a StaticBundle by the Ingress"},
 }
 
 // Data is what templates see.
 type Data struct {
 	Name string // the app name, a DNS label
+	// Prefix is the path the app's Ingress routes, "" for the whole host:
+	// kube32 add routes an added pod or bundle at /<name>.
+	Prefix string
+}
+
+// Path is the Ingress path of the app: Prefix, or "/" when it is "".
+func (d Data) Path() string {
+	if d.Prefix == "" {
+		return "/"
+	}
+	return d.Prefix
 }
 
 // Render writes template name into dir, which must not exist or be empty.
@@ -51,20 +66,8 @@ func Render(name, dir string, data Data) ([]string, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	root, err := fs.Sub(files, name)
-	if err != nil {
-		return nil, err
-	}
 	var written []string
-	err = fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		out := strings.ReplaceAll(strings.TrimSuffix(p, ".tmpl"), "__name__", data.Name)
-		content, err := render(root, p, data)
-		if err != nil {
-			return err
-		}
+	err := walk(name, data, func(out string, content []byte) error {
 		target := filepath.Join(dir, filepath.FromSlash(out))
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
@@ -76,6 +79,45 @@ func Render(name, dir string, data Data) ([]string, error) {
 		return nil
 	})
 	return written, err
+}
+
+// File is one rendered file of a template.
+type File struct {
+	Path    string // slash-separated, relative to the app folder
+	Content []byte
+}
+
+// Files renders template name without writing anything, in the order
+// Render writes: kube32 add takes the files it needs from them.
+func Files(name string, data Data) ([]File, error) {
+	if !known(name) {
+		return nil, fmt.Errorf("unknown template %q (see `kube32 templates`)", name)
+	}
+	var out []File
+	err := walk(name, data, func(p string, content []byte) error {
+		out = append(out, File{Path: p, Content: content})
+		return nil
+	})
+	return out, err
+}
+
+// walk renders each file of template name and passes it to f with its
+// output path.
+func walk(name string, data Data, f func(out string, content []byte) error) error {
+	root, err := fs.Sub(files, name)
+	if err != nil {
+		return err
+	}
+	return fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		content, err := render(root, p, data)
+		if err != nil {
+			return err
+		}
+		return f(strings.ReplaceAll(strings.TrimSuffix(p, ".tmpl"), "__name__", data.Name), content)
+	})
 }
 
 func render(root fs.FS, p string, data Data) ([]byte, error) {
@@ -98,10 +140,16 @@ func render(root fs.FS, p string, data Data) ([]byte, error) {
 }
 
 func known(name string) bool {
+	_, ok := Lookup(name)
+	return ok
+}
+
+// Lookup finds a template by name.
+func Lookup(name string) (Template, bool) {
 	for _, t := range All {
 		if t.Name == name {
-			return true
+			return t, true
 		}
 	}
-	return false
+	return Template{}, false
 }
