@@ -257,6 +257,20 @@ func TestUI(t *testing.T) {
 	if got := b.eval(edge(probePod, outside) + `.dataset.denied`); got != "1" {
 		t.Errorf("the denied call's edge counts %q denials, want 1", got)
 	}
+	// A call to a Service is drawn to the Service, read from its URL as
+	// docs/calls.md says: the probe's call to http://echo/ (port 80, which
+	// the policy denies) turns the edge probe pod → echo Service red.
+	if status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/probe", "http://echo/"); status != http.StatusOK || !strings.HasPrefix(body, "rc=") {
+		t.Fatalf("POST /probe http://echo/: %d %q", status, body)
+	}
+	testenv.Eventually(t, "the denied call to the echo Service draws its edge red", func() bool {
+		for _, e := range lit(probePod, echoSvc, "denied") {
+			if e.Stroke == trouble {
+				return true
+			}
+		}
+		return false
+	})
 	var reason string
 	for _, e := range c.Activity.Recent() {
 		if e.Denied {
