@@ -355,7 +355,7 @@ function renderDetail() {
     const events = [...objects.events.values()].filter((e) =>
       e.involvedObject?.kind === 'Pod' && `${e.involvedObject.namespace}/${e.involvedObject.name}` === selected.pod);
     box.innerHTML = `<h2>Pod ${esc(selected.pod)}</h2>` +
-      `<h3>Events</h3><table><tr><th>Type</th><th>Reason</th><th>Message</th><th>Count</th></tr>${events.map((e) =>
+      `<h3>Events</h3><table><tr><th style="width:12%">Type</th><th style="width:22%">Reason</th><th>Message</th><th style="width:10%">Count</th></tr>${events.map((e) =>
         `<tr><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.message)}</td><td>${e.count || 1}</td></tr>`).join('')}</table>` +
       `<h3>Log</h3><pre id="log">${esc(logs.lines.join('\n'))}</pre>` +
       `<h3>Manifest</h3><pre>${esc(p ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...p }, null, 2) : 'deleted')}</pre>`;

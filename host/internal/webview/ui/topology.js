@@ -9,7 +9,8 @@ const NS = 'http://www.w3.org/2000/svg';
 const pulseMs = 1500; // how long an edge stays lit after a request or call
 const troubleMs = 6000; // how long a denied or failed one stays red
 // Events older than this when they arrive are history a (re)connect
-// replays from the stream's window: they do not light anything.
+// replays from the stream's window: they do not light anything. (The
+// event's time is the cluster's clock, the browser's usually.)
 const freshMs = 5000;
 
 const boxH = 22;
@@ -54,7 +55,8 @@ export function callTarget(call, services) {
 
 // model lays out what to draw: the columns of boxes and the edges between
 // them. routes are app.js's routes(), calls the calls kept, podLevel the
-// trouble level of a pod ('', 'warn' or 'bad').
+// trouble level of a pod ('', 'warn' or 'bad'). It also keeps each route's
+// backend, by which noteRequest finds the edges a request went along.
 export function model({ objects, routes, calls, podLevel, nodeReady }) {
   const services = objects.services;
   const boxes = new Map();
