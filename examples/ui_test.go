@@ -48,11 +48,14 @@ spec:
       resources: {limits: {memory: 128Ki}}
 `
 
-// TestUI opens /ui/ in headless Chromium on a 2-node cluster of the
-// examples and checks that it shows the nodes, the pods, the routes, a
-// request the test then makes through the Ingress, a call NetworkPolicy
-// denied with its reason and a channel message, without errors in the
-// console. The screenshot stays in the test's temporary folder.
+// TestUI opens /ui/ in headless Chromium, at 1400×900, on a 2-node
+// cluster of the examples and checks that it shows the picture (the echo
+// route → its Service → its pod on its node), the nodes, the pods, the
+// routes, a request the test then makes through the Ingress (its edges
+// light up), a call NetworkPolicy denied with its reason (its edge turns
+// red), a channel message, that nothing scrolls sideways, and that the
+// console has no errors. The screenshot stays in the test's temporary
+// folder; KUBE32_UI_SCREENSHOT=<path> also writes it there (docs/ui.md).
 func TestUI(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := filepath.Join(filepath.Dir(copyExamples(t, "echo")), "ui")
@@ -74,7 +77,7 @@ func TestUI(t *testing.T) {
 
 	// With a token the view lives on the HTTPS port: the plain HTTP one
 	// sends the browser there.
-	b := openBrowser(t, 1440, 1000, trustingCluster(t, c))
+	b := openBrowser(t, 1400, 900, trustingCluster(t, c))
 	b.navigate(c.APIURL() + abi.UIPath)
 	testenv.Eventually(t, "the view opens on the HTTPS port", func() bool {
 		return b.eval(`location.href`) == c.APITLSURL()+abi.UIPath
@@ -119,7 +122,7 @@ func TestUI(t *testing.T) {
 		return bar
 	}
 	testenv.Eventually(t, "the echo pod's memory, one page of one", func() bool {
-		return b.eval(`document.querySelector('#pods tr[data-pod="default/echo"] td:nth-child(6)')?.textContent.trim()`) == "64 KiB / 64 KiB"
+		return b.eval(`document.querySelector('#pods tr[data-pod="default/echo"] td.memory')?.textContent.trim()`) == "64 KiB / 64 KiB"
 	})
 	if bar := memoryBar("echo"); bar.Class != "bar" || bar.Fill != bar.Plain || bar.Fill == bar.Trouble {
 		t.Errorf("the healthy echo pod's full bar: %+v; want the plain colour, not the trouble one", bar)
@@ -139,6 +142,52 @@ func TestUI(t *testing.T) {
 		return b.eval(`document.querySelector('#routes tr[data-route="default/echo /echo Prefix"]')?.textContent.includes('echo')`) == "true" &&
 			b.eval(`document.querySelector('#routes tr[data-route="default/egress-probe /probe Prefix"]')?.textContent.includes('egress-probe')`) == "true"
 	})
+
+	// The picture: the echo route → the echo Service → the echo pod, in
+	// the box of its node, the control plane (echo.yaml's nodeSelector).
+	echoRoute, echoSvc, echoPod := "route:default/echo /echo Prefix", "svc:default/echo", "pod:default/echo"
+	edge := func(from, to string) string {
+		return `document.querySelector('#topology path.edge[data-from=` + quoteJS(from) + `][data-to=` + quoteJS(to) + `]')`
+	}
+	testenv.Eventually(t, "the picture shows the echo route, Service and pod on its node, joined", func() bool {
+		return b.eval(`!!document.querySelector('#topology .box[data-id=`+quoteJS(echoRoute)+`]') && `+
+			`!!document.querySelector('#topology .box[data-id=`+quoteJS(echoSvc)+`]') && `+
+			`!!document.querySelector('#topology .node-group[data-node=`+quoteJS(host.ControlPlaneName)+`] .box[data-id=`+quoteJS(echoPod)+`]') && `+
+			`!!`+edge(echoRoute, echoSvc)+` && !!`+edge(echoSvc, echoPod)) == "true"
+	})
+	// From here on the page records every edge it lights (class pulse) or
+	// turns red (class denied), with the colour it is drawn in then: the
+	// classes last seconds, which the checks below must not race. trouble
+	// is the page's colour of trouble, its .bad class's.
+	b.eval(`(() => {
+		const bad = document.body.appendChild(Object.assign(document.createElement('span'), {className: 'bad'}));
+		window.trouble = getComputedStyle(bad).color;
+		bad.remove();
+		window.lit = new Map();
+		const look = () => {
+			for (const el of document.querySelectorAll('#topology path.edge.pulse, #topology path.edge.denied')) {
+				const seen = {from: el.dataset.from, to: el.dataset.to, class: el.getAttribute('class'), stroke: getComputedStyle(el).stroke};
+				window.lit.set(JSON.stringify(seen), seen);
+			}
+		};
+		new MutationObserver(look).observe(document.querySelector('#topology'), {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
+	})()`)
+	type litEdge struct{ From, To, Class, Stroke string }
+	lit := func(from, to, class string) (seen []litEdge) {
+		t.Helper()
+		json.Unmarshal([]byte(b.eval(`JSON.stringify([...window.lit.values()])`)), &seen)
+		var match []litEdge
+		for _, e := range seen {
+			if e.From == from && e.To == to && strings.Contains(" "+e.Class+" ", " "+class+" ") {
+				match = append(match, e)
+			}
+		}
+		return match
+	}
+	trouble := b.eval(`window.trouble`)
+	if trouble == "" || trouble == b.eval(`getComputedStyle(`+edge(echoRoute, echoSvc)+`).stroke`) {
+		t.Fatalf("the page's trouble colour %q is an edge's plain one", trouble)
+	}
 
 	// Now, with the page open: a request through the Ingress, a call the
 	// NetworkPolicy denies, a channel message.
@@ -182,6 +231,46 @@ func TestUI(t *testing.T) {
 	testenv.Eventually(t, "the request appears with the pod that served it", func() bool {
 		return b.eval(`document.querySelector('#requests tr[data-request="/echo/seen-by-the-ui"]')?.textContent.includes('default/echo')`) == "true"
 	})
+	// The request lit its way in the picture, route → Service → pod, in
+	// the colour of no trouble.
+	for _, hop := range [][2]string{{echoRoute, echoSvc}, {echoSvc, echoPod}} {
+		testenv.Eventually(t, "the request lights the edge "+hop[0]+" → "+hop[1], func() bool {
+			return len(lit(hop[0], hop[1], "pulse")) > 0 && b.eval(edge(hop[0], hop[1])+`.dataset.pulses >= 1`) == "true"
+		})
+		for _, e := range lit(hop[0], hop[1], "pulse") {
+			if e.Stroke == trouble || strings.Contains(e.Class, "denied") {
+				t.Errorf("the request's edge %s → %s is drawn as trouble: %+v", hop[0], hop[1], e)
+			}
+		}
+	}
+	// The denied call drew its edge, the probe pod → the host outside it
+	// called, red: the page's colour of trouble.
+	probePod, outside := "pod:default/egress-probe", "out:127.0.0.1:1"
+	testenv.Eventually(t, "the denied call draws its edge red", func() bool {
+		for _, e := range lit(probePod, outside, "denied") {
+			if e.Stroke == trouble {
+				return true
+			}
+		}
+		return false
+	})
+	if got := b.eval(edge(probePod, outside) + `.dataset.denied`); got != "1" {
+		t.Errorf("the denied call's edge counts %q denials, want 1", got)
+	}
+	// A call to a Service is drawn to the Service, read from its URL as
+	// docs/calls.md says: the probe's call to http://echo/ (port 80, which
+	// the policy denies) turns the edge probe pod → echo Service red.
+	if status, _, body := fetch(t, http.MethodPost, c.IngressURL()+"/probe", "http://echo/"); status != http.StatusOK || !strings.HasPrefix(body, "rc=") {
+		t.Fatalf("POST /probe http://echo/: %d %q", status, body)
+	}
+	testenv.Eventually(t, "the denied call to the echo Service draws its edge red", func() bool {
+		for _, e := range lit(probePod, echoSvc, "denied") {
+			if e.Stroke == trouble {
+				return true
+			}
+		}
+		return false
+	})
 	var reason string
 	for _, e := range c.Activity.Recent() {
 		if e.Denied {
@@ -216,6 +305,38 @@ func TestUI(t *testing.T) {
 	sse.Body.Close()
 	testenv.Eventually(t, "the SSE viewer is counted out", viewers("0"))
 
+	// At 1400×900, with every table filled, nothing scrolls sideways: not
+	// the page, not a section, not a table.
+	if w := b.eval(`innerWidth`); w != "1400" {
+		t.Fatalf("the window is %s px wide, want 1400", w)
+	}
+	if over := b.eval(`JSON.stringify([document.documentElement, ...document.querySelectorAll('main section, main table')]
+		.filter((el) => el.scrollWidth > el.clientWidth)
+		.map((el) => (el.id || el.tagName + ' in ' + el.parentElement.id) + ': ' + el.scrollWidth + ' > ' + el.clientWidth))`); over != "[]" {
+		t.Errorf("scrolls sideways at 1400 px: %s", over)
+	}
+
+	// The screenshot: a request and a denied call just made, their edges
+	// lit and red.
+	if status, _, _ := fetch(t, http.MethodGet, c.IngressURL()+"/echo/for-the-screenshot", ""); status != http.StatusOK {
+		t.Fatalf("GET /echo/for-the-screenshot: %d", status)
+	}
+	fetch(t, http.MethodPost, c.IngressURL()+"/probe", "http://127.0.0.1:1/")
+	testenv.Eventually(t, "the second denied call reaches the picture", func() bool {
+		return b.eval(edge(probePod, outside)+`.dataset.denied`) == "2"
+	})
+	shot := filepath.Join(t.TempDir(), "ui.png")
+	png := b.screenshot()
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
+	if out := os.Getenv("KUBE32_UI_SCREENSHOT"); out != "" { // refreshes docs/ui.png (docs/ui.md)
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// A click on a pod shows its manifest, Events and log.
 	b.eval(`document.querySelector('#pods tr[data-pod="default/echo"]').click()`)
 	t.Cleanup(func() {
@@ -230,16 +351,6 @@ func TestUI(t *testing.T) {
 		t.Error("the pod's detail has no sections")
 	}
 
-	shot := filepath.Join(t.TempDir(), "ui.png")
-	if err := os.WriteFile(shot, b.screenshot(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", shot)
-	if out := os.Getenv("KUBE32_UI_SCREENSHOT"); out != "" { // refreshes docs/ui.png (docs/ui.md)
-		if err := os.WriteFile(out, b.screenshot(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}

@@ -1,6 +1,9 @@
 // The web view of a kube32 cluster (docs/ui.md): the API objects through
 // list and watch, as kubectl sees them, live memory from the Metrics API,
-// and the activity stream of /ui/events for requests, calls and messages.
+// and the activity stream of /ui/events for requests, calls and messages;
+// topology.js draws them as a picture.
+
+import * as topology from './topology.js';
 
 const $ = (sel) => document.querySelector(sel);
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -121,8 +124,13 @@ function followActivity() {
     const e = JSON.parse(m.data);
     if (e.seq <= last) return; // a reconnect replays what the stream holds
     last = e.seq;
-    if (e.kind === 'request') push(activity.requests, e);
-    else if (e.kind === 'call') push(activity.calls, e);
+    if (e.kind === 'request') {
+      push(activity.requests, e);
+      topology.noteRequest(e);
+    } else if (e.kind === 'call') {
+      push(activity.calls, e);
+      topology.noteCall(e, objects.services);
+    }
     else if (e.kind === 'message') {
       const t = activity.topics.get(e.topic) || { topic: e.topic, count: 0, last: [] };
       t.count++;
@@ -172,58 +180,94 @@ function memoryTrouble(p, cs) {
   if (p.status?.reason === 'MemoryLimitExceeded') return true;
   return [cs.state?.terminated, cs.lastState?.terminated].some((t) => t?.reason === 'OOMKilled' || t?.reason === 'MemoryLimitExceeded');
 }
+// table fills sel's table: head is [label, width] pairs, the widths of a
+// fixed layout, so that a long cell is cut (cell gives it its title)
+// rather than widening the page.
 const table = (sel, head, rows) => {
-  $(`${sel} table`).innerHTML = `<tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.join('')}`;
+  $(`${sel} table`).innerHTML = `<tr>${head.map(([h, w]) => `<th style="width:${w}">${h}</th>`).join('')}</tr>${rows.join('')}`;
 };
+// cell is one cut-to-fit cell whose title is its whole text.
+const cell = (text, cls = '') => `<td${cls ? ` class="${cls}"` : ''} title="${esc(text)}">${esc(text)}</td>`;
+// clamped is a cell whose text wraps to at most two lines.
+const clamped = (text, cls = '') => `<td${cls ? ` class="${cls}"` : ''} title="${esc(text)}"><div class="clamp">${esc(text)}</div></td>`;
 const cond = (o, type) => (o.status?.conditions || []).find((c) => c.type === type)?.status;
-const cls = (ok) => (ok ? 'ok' : 'bad');
+
+// podStatus is what the Pods table and the picture say of a pod, as
+// kubectl's STATUS column does, and its level: 'bad' for trouble (failed,
+// crash loops, a module that cannot run), 'warn' for a pod on its way
+// (pending, not ready yet), '' for a pod running as it should.
+function podStatus(p) {
+  const cs = (p.status?.containerStatuses || [])[0] || {};
+  const phase = p.status?.phase || 'Pending';
+  const reason = cs.state?.waiting?.reason || cs.state?.terminated?.reason || p.status?.reason || '';
+  const troubled = /BackOff|Err|Invalid|Failed|Exceeded|OOMKilled|Error/.test(reason);
+  if (phase === 'Failed' || troubled) return { text: reason || phase, level: 'bad' };
+  if (p.metadata.deletionTimestamp) return { text: 'Terminating', level: 'warn' };
+  if (phase === 'Pending') return { text: reason || phase, level: 'warn' };
+  if (phase === 'Running' && cond(p, 'Ready') !== 'True') return { text: 'Running, not ready', level: 'warn' };
+  return { text: phase, level: phase === 'Running' ? '' : 'dim' };
+}
+const nodeReady = (name) => cond(objects.nodes.get(name) || {}, 'Ready') === 'True';
+// A call's result is trouble when it is a K32_ERR_* code or a 5xx answer.
+const callTrouble = (c) => c.denied || /^K32_ERR_|^5/.test(c.result);
 
 function render() {
   const pods = [...objects.pods.values()];
-  table('#nodes', ['Node', 'Ready', 'IP', 'Pods', 'Memory'], [...objects.nodes.values()].map((n) => {
+  const rts = routes();
+  topology.draw($('#topology svg'), topology.model({ objects, routes: rts, calls: activity.calls, podLevel: (p) => podStatus(p).level, nodeReady }));
+
+  table('#nodes', [['Node', '34%'], ['Ready', '12%'], ['IP', '18%'], ['Pods', '8%'], ['Memory', '28%']], [...objects.nodes.values()].map((n) => {
     const ip = (n.status?.addresses || []).find((a) => a.type === 'InternalIP')?.address;
     const count = pods.filter((p) => p.spec.nodeName === n.metadata.name).length;
     const ready = cond(n, 'Ready');
     const mem = quantity(usage.nodes.get(n.metadata.name)?.usage?.memory);
     // A node past 85% of its board's budget has little room for the next pod.
     const nodeMemory = quantity(n.status?.allocatable?.memory);
-    return `<tr data-node="${esc(n.metadata.name)}"><td>${esc(n.metadata.name)}</td><td class="${cls(ready === 'True')}">${esc(ready)}</td>` +
-      `<td>${esc(ip)}</td><td>${count}</td><td>${meter(mem, nodeMemory, mem > 0.85 * nodeMemory)}</td></tr>`;
+    return `<tr data-node="${esc(n.metadata.name)}">${cell(n.metadata.name)}${cell(ready, ready === 'True' ? '' : 'bad')}` +
+      `${cell(ip)}<td>${count}</td><td class="memory">${meter(mem, nodeMemory, mem > 0.85 * nodeMemory)}</td></tr>`;
   }));
 
-  table('#pods', ['Pod', 'Phase', 'Ready', 'Restarts', 'Last state', 'Memory', 'Node'], pods.map((p) => {
+  // Pods: Ready is in the status ("Running, not ready"), the last
+  // terminated state next to the restarts that it explains.
+  table('#pods', [['Pod', '22%'], ['Status', '14%'], ['Restarts', '16%'], ['Memory', '28%'], ['Node', '20%']], pods.map((p) => {
     const cs = (p.status?.containerStatuses || [])[0] || {};
-    const last = cs.lastState?.terminated ? `${cs.lastState.terminated.reason || 'Terminated'} (${cs.lastState.terminated.exitCode})` : '';
+    const lt = cs.lastState?.terminated;
+    const restarts = `${cs.restartCount || 0}${lt ? ` (${lt.reason || 'Terminated'})` : ''}`;
     const m = usage.pods.get(id(p));
     const used = (m?.containers || []).reduce((s, c) => s + quantity(c.usage?.memory), 0);
     const limit = quantity(p.spec.containers[0]?.resources?.limits?.memory);
-    const phase = p.status?.phase || 'Pending';
-    return `<tr data-pod="${esc(id(p))}"><td>${esc(id(p))}</td><td class="${phase === 'Running' ? 'ok' : phase === 'Pending' ? 'warn' : 'bad'}">${esc(phase)}</td>` +
-      `<td>${esc(cond(p, 'Ready'))}</td><td>${cs.restartCount || 0}</td><td>${esc(last)}</td><td>${meter(used, limit, memoryTrouble(p, cs))}</td><td>${esc(p.spec.nodeName)}</td></tr>`;
+    const st = podStatus(p);
+    return `<tr data-pod="${esc(id(p))}">${cell(id(p))}${cell(st.text, st.level)}<td title="${esc(lt ? `last ended ${lt.reason || ''}, exit code ${lt.exitCode}` : '')}">${esc(restarts)}</td>` +
+      `<td class="memory">${meter(used, limit, memoryTrouble(p, cs))}</td>${cell(p.spec.nodeName)}</tr>`;
   }));
 
   const lastByRoute = new Map();
   for (const r of activity.requests) if (r.route && !lastByRoute.has(r.route)) lastByRoute.set(r.route, r);
-  table('#routes', ['Host', 'Path', 'Type', 'Backend', 'Pods', 'Last'], routes().map((rt) => {
+  table('#routes', [['Route', '24%'], ['Backend', '26%'], ['Pods', '22%'], ['Last', '28%']], rts.map((rt) => {
     const last = lastByRoute.get(rt.key);
-    return `<tr data-route="${esc(rt.key)}"><td>${esc(rt.host || '*')}</td><td>${esc(rt.path)}</td><td>${esc(rt.pathType)}</td>` +
-      `<td class="${rt.ok ? '' : 'bad'}">${esc(rt.backend)}</td><td class="${rt.ok ? '' : 'bad'}">${esc(rt.pods)}</td>` +
-      `<td>${last ? `${last.status} ${esc(last.pod || '')}` : ''}</td></tr>`;
+    return `<tr data-route="${esc(rt.key)}"><td title="${esc(`${rt.key} (${rt.pathType})`)}">${esc(`${rt.host || '*'}${rt.path}`)}</td>` +
+      `${cell(rt.backend, rt.ok ? '' : 'bad')}${cell(rt.pods, rt.ok ? '' : 'bad')}` +
+      `${last ? cell(`${last.status} ${last.pod || ''}`, last.status >= 500 ? 'bad' : '') : '<td></td>'}</tr>`;
   }));
 
-  table('#requests', ['Time', 'Method', 'Host', 'Path', 'Status', 'ms', 'Pod', 'Node'], activity.requests.slice(0, 60).map((r) =>
-    `<tr data-request="${esc(r.path)}"><td>${esc(time(r.time))}</td><td>${esc(r.method)}</td><td>${esc(r.host)}</td><td>${esc(r.path)}</td>` +
-    `<td class="${r.status < 400 ? 'ok' : 'bad'}">${r.status}</td><td>${r.durationMs ?? 0}</td><td>${esc(r.pod || (r.route ? 'static' : 'no route'))}</td><td>${esc(r.node)}</td></tr>`));
+  // Requests: the method, host and path are one request; the pod's node
+  // is its tooltip (and the picture's).
+  table('#requests', [['Time', '17%'], ['Request', '41%'], ['Status', '10%'], ['ms', '8%'], ['Pod', '24%']], activity.requests.slice(0, 60).map((r) =>
+    `<tr data-request="${esc(r.path)}">${cell(time(r.time))}${cell(`${r.method} ${r.host || ''}${r.path}`)}` +
+    `${cell(r.status, r.status >= 500 ? 'bad' : '')}<td>${r.durationMs ?? 0}</td>` +
+    `<td title="${esc(r.node ? `${r.pod} on ${r.node}` : '')}">${esc(r.pod || (r.route ? 'static' : 'no route'))}</td></tr>`));
 
-  table('#calls', ['Time', 'Caller', 'Target', 'Result', 'NetworkPolicy / reason', 'Node'], activity.calls.slice(0, 60).map((c) =>
-    `<tr data-call="${esc(c.from)}" class="${c.denied ? 'denied' : ''}"><td>${esc(time(c.time))}</td><td>${esc(c.from)}</td><td>${esc(c.target)}</td>` +
-    `<td class="${/^[23]/.test(c.result) ? 'ok' : 'bad'}">${esc(c.result)}</td><td class="${c.denied ? 'bad' : ''}">${c.denied ? 'denied: ' : ''}${esc(c.reason)}</td><td>${esc(c.node)}</td></tr>`));
+  // Calls: the caller's node is the picture's; the reason a NetworkPolicy
+  // gave takes two lines, since it is what a user reads the row for.
+  table('#calls', [['Time', '13%'], ['Caller', '22%'], ['Target', '20%'], ['Result', '17%'], ['NetworkPolicy / reason', '28%']], activity.calls.slice(0, 60).map((c) =>
+    `<tr data-call="${esc(c.from)}" class="${c.denied ? 'denied' : ''}">${cell(time(c.time))}${cell(c.from)}${cell(c.target)}` +
+    `${cell(c.result, callTrouble(c) ? 'bad' : '')}${clamped(`${c.denied ? 'denied: ' : ''}${c.reason || ''}`, c.denied ? 'bad' : '')}</tr>`));
 
-  table('#topics', ['Topic', 'Messages', 'Last from', 'Last message'], [...activity.topics.values()].map((t) =>
-    `<tr data-topic="${esc(t.topic)}"><td>${esc(t.topic)}</td><td>${t.count}</td><td>${esc(t.last[0].from)}</td>` +
-    `<td title="${t.last[0].size} bytes">${esc(t.last[0].preview)}</td></tr>`));
-  table('#viewers', ['Stream', 'Topics', 'Viewers', 'Since'], [...activity.viewers.values()].map((v) =>
-    `<tr data-stream="${esc(v.stream)}"><td>${esc(v.stream)}</td><td>${esc(v.topic)}</td><td>${v.viewers}</td><td>${esc(time(v.time))}</td></tr>`));
+  table('#topics', [['Topic', '24%'], ['Messages', '14%'], ['Last from', '22%'], ['Last message', '40%']], [...activity.topics.values()].map((t) =>
+    `<tr data-topic="${esc(t.topic)}">${cell(t.topic)}<td>${t.count}</td>${cell(t.last[0].from)}` +
+    `<td title="${t.last[0].size} bytes: ${esc(t.last[0].preview)}">${esc(t.last[0].preview)}</td></tr>`));
+  table('#viewers', [['Stream', '40%'], ['Topics', '30%'], ['Viewers', '12%'], ['Since', '18%']], [...activity.viewers.values()].map((v) =>
+    `<tr data-stream="${esc(v.stream)}">${cell(v.stream)}${cell(v.topic)}<td>${v.viewers}</td>${cell(time(v.time))}</tr>`));
   if (activity.dropped) status(`live (this view missed ${activity.dropped} events)`);
   renderDetail();
 }
@@ -247,6 +291,7 @@ function routes() {
         if (p.backend.service) {
           const name = p.backend.service.name;
           rt.backend = `Service ${name}:${p.backend.service.port?.number ?? p.backend.service.port?.name}`;
+          rt.target = `svc:${ns}/${name}`;
           if (!objects.services.has(`${ns}/${name}`)) {
             rt.ok = false; rt.pods = 'no such Service';
           } else {
@@ -258,6 +303,7 @@ function routes() {
         } else if (p.backend.resource?.kind === 'StaticBundle') {
           const name = p.backend.resource.name;
           rt.backend = `StaticBundle ${name}`;
+          rt.target = `bundle:${ns}/${name}`;
           rt.ok = objects.staticbundles.has(`${ns}/${name}`);
           rt.pods = rt.ok ? 'files' : 'no such StaticBundle';
         } else {
@@ -309,7 +355,7 @@ function renderDetail() {
     const events = [...objects.events.values()].filter((e) =>
       e.involvedObject?.kind === 'Pod' && `${e.involvedObject.namespace}/${e.involvedObject.name}` === selected.pod);
     box.innerHTML = `<h2>Pod ${esc(selected.pod)}</h2>` +
-      `<h3>Events</h3><table><tr><th>Type</th><th>Reason</th><th>Message</th><th>Count</th></tr>${events.map((e) =>
+      `<h3>Events</h3><table><tr><th style="width:12%">Type</th><th style="width:22%">Reason</th><th>Message</th><th style="width:10%">Count</th></tr>${events.map((e) =>
         `<tr><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.message)}</td><td>${e.count || 1}</td></tr>`).join('')}</table>` +
       `<h3>Log</h3><pre id="log">${esc(logs.lines.join('\n'))}</pre>` +
       `<h3>Manifest</h3><pre>${esc(p ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...p }, null, 2) : 'deleted')}</pre>`;
@@ -319,6 +365,9 @@ function renderDetail() {
       `<tr><td>${esc(time(r.time))}</td><td>${esc(r.path)}</td><td>${r.status}</td><td>${esc(r.pod)}</td><td>${esc(r.node)}</td></tr>`).join('')}</table>`;
   }
 }
+
+// The picture is drawn for its section's width: drawn again when that changes.
+new ResizeObserver(changed).observe($('#topology'));
 
 document.addEventListener('click', (e) => {
   if (e.target.closest('#close')) return select(null);
