@@ -6,62 +6,120 @@ import (
 	"time"
 )
 
-// budgetCtx is the context of a callback with a deadline: it ends when its
-// parent does, or once the callback has used its time budget
-// (HandlerTimeout). Time the callback spends held (a write blocked on a
-// slow client, clientWriter) does not count: the deadline measures the
-// pod's own time, so a client that does not read never makes the node kill
-// the pod (docs/serve.md, "Hostile clients"). Its Err is
-// context.DeadlineExceeded when the budget is spent, which is how wazero's
-// CloseOnContextDone tells a deadline from a Stop.
-type budgetCtx struct {
-	context.Context // the parent, for values
-	done            chan struct{}
-	stopParent      func() bool
+// callCtx is the context of one export call (invoke): it carries the pod
+// and the callback's state for the host functions, and ends when its parent
+// does, when the call is over, or, for a call with a deadline, once the
+// callback has used its time budget (HandlerTimeout). Time the callback
+// spends held (a write blocked on a slow client, clientWriter) does not
+// count: the deadline measures the pod's own time, so a client that does
+// not read never makes the node kill the pod (docs/serve.md, "Hostile
+// clients"). Its Err is context.DeadlineExceeded when the budget is spent,
+// which is how wazero's CloseOnContextDone tells a deadline from a Stop.
+//
+// One value replaces a chain of contexts (a deadline, a cancel, two values)
+// so that a callback costs two allocations here, itself and its channel. A
+// callback under the pod's context (k32_handle, k32_event: both hold the
+// callback lock) shares the pod's budget timer and its watch on the pod's
+// context, re-armed per call, rather than making its own.
+type callCtx struct {
+	parent context.Context
+	pod    *Pod
+	st     *callState // nil for lifecycle exports
+	done   chan struct{}
+
+	// timer fires when the budget may be spent (expire checks): the pod's
+	// shared one, or the call's own; nil without a deadline.
+	timer      *time.Timer
+	ownTimer   bool
+	stopParent func() bool // nil when the parent is the pod's context, which the pod watches (parentEnded)
 
 	mu    sync.Mutex
 	err   error
-	timer *time.Timer
 	left  time.Duration // the budget left at since
-	since time.Time     // when the budget last started running; zero while held
+	since time.Time     // when the budget last started running
 	holds int
 }
 
-type budgetKey struct{}
-
-// withBudget returns a context that ends d of the callback's own time
-// after now, or with parent, and its cancel function.
-func withBudget(parent context.Context, d time.Duration) (*budgetCtx, context.CancelFunc) {
-	c := &budgetCtx{Context: parent, done: make(chan struct{}), left: d, since: time.Now()}
-	c.mu.Lock() // end waits until both are set
-	c.timer = time.AfterFunc(d, func() { c.end(context.DeadlineExceeded) })
-	c.stopParent = context.AfterFunc(parent, func() { c.end(parent.Err()) })
+// newCallCtx returns the context of a call of p's under parent, with a
+// budget of d of the callback's own time when deadline is set. The caller
+// must end it (end(context.Canceled)) once the call returns.
+func (p *Pod) newCallCtx(parent context.Context, st *callState, deadline bool, d time.Duration) *callCtx {
+	c := &callCtx{parent: parent, pod: p, st: st, done: make(chan struct{})}
+	shared := parent == p.ctx
+	c.mu.Lock() // end waits until the watches are set
+	if deadline {
+		c.left, c.since = d, time.Now()
+		if shared {
+			c.timer = p.budgetTimer
+			c.timer.Reset(d)
+		} else {
+			c.timer, c.ownTimer = time.AfterFunc(d, c.expire), true
+		}
+	}
+	if !shared {
+		c.stopParent = context.AfterFunc(parent, func() { c.end(parent.Err()) })
+	}
 	c.mu.Unlock()
-	return c, func() { c.end(context.Canceled) }
+	return c
 }
 
-func (c *budgetCtx) end(err error) {
+// expire ends c with context.DeadlineExceeded if its budget is spent. The
+// pod's shared timer may fire late for a call already over, or while the
+// next one runs: only a spent budget ends a call.
+func (c *callCtx) expire() {
+	c.mu.Lock()
+	spent := c.err == nil && c.holds == 0 && time.Since(c.since) >= c.left
+	c.mu.Unlock()
+	if spent {
+		c.end(context.DeadlineExceeded)
+	}
+}
+
+// budgetSpent is the pod's shared budget timer's function: it checks the
+// call in progress.
+func (p *Pod) budgetSpent() {
+	if c := p.current.Load(); c != nil && c.timer == p.budgetTimer {
+		c.expire()
+	}
+}
+
+// parentEnded is the pod's watch on its own context: Stop ends the call in
+// progress, whatever its parent.
+func (p *Pod) parentEnded() {
+	if c := p.current.Load(); c != nil {
+		c.end(p.ctx.Err())
+	}
+}
+
+func (c *callCtx) end(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
 		return
 	}
 	c.err = err
-	c.timer.Stop()
-	c.stopParent()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.stopParent != nil {
+		c.stopParent()
+	}
 	close(c.done)
 }
 
-func (c *budgetCtx) Done() <-chan struct{} { return c.done }
+func (c *callCtx) Done() <-chan struct{} { return c.done }
 
-func (c *budgetCtx) Err() error {
+func (c *callCtx) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
 }
 
 // Deadline is when the budget runs out if nothing holds it from now on.
-func (c *budgetCtx) Deadline() (time.Time, bool) {
+func (c *callCtx) Deadline() (time.Time, bool) {
+	if c.timer == nil {
+		return c.parent.Deadline()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.holds > 0 {
@@ -70,15 +128,21 @@ func (c *budgetCtx) Deadline() (time.Time, bool) {
 	return c.since.Add(c.left), true
 }
 
-func (c *budgetCtx) Value(key any) any {
-	if key == (budgetKey{}) {
-		return c
+func (c *callCtx) Value(key any) any {
+	switch key.(type) {
+	case podKey:
+		return c.pod
+	case callStateKey:
+		if c.st == nil {
+			return nil
+		}
+		return c.st
 	}
-	return c.Context.Value(key)
+	return c.parent.Value(key)
 }
 
-// hold stops the budget's clock until the returned function is called.
-func (c *budgetCtx) hold() (resume func()) {
+// hold stops the budget's clock until resume is called.
+func (c *callCtx) hold() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.holds == 0 && c.err == nil {
@@ -86,30 +150,35 @@ func (c *budgetCtx) hold() (resume func()) {
 		c.left -= time.Since(c.since)
 	}
 	c.holds++
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.holds--
-		if c.holds == 0 && c.err == nil {
-			c.since = time.Now()
-			c.timer.Reset(max(c.left, 0))
-		}
+}
+
+func (c *callCtx) resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holds--
+	if c.holds == 0 && c.err == nil {
+		c.since = time.Now()
+		c.timer.Reset(max(c.left, 0))
 	}
 }
 
 // holdDeadline stops the clock of the pod's callback in progress, and its
-// CPU time, until the returned function is called: the pod is waiting for
-// the host, not running.
-func (p *Pod) holdDeadline() (resume func()) {
+// CPU time, until resumeDeadline is called with what it returned: the pod
+// is waiting for the host, not running.
+func (p *Pod) holdDeadline() *callCtx {
 	p.cpu.wait()
-	resumeBudget := func() {}
-	if c := p.current.Load(); c != nil {
-		if b, ok := (*c).Value(budgetKey{}).(*budgetCtx); ok {
-			resumeBudget = b.hold()
-		}
+	c := p.current.Load()
+	if c != nil && c.timer != nil {
+		c.hold()
+		return c
 	}
-	return func() {
-		resumeBudget()
-		p.cpu.resume()
+	return nil
+}
+
+// resumeDeadline ends what holdDeadline began.
+func (p *Pod) resumeDeadline(held *callCtx) {
+	if held != nil {
+		held.resume()
 	}
+	p.cpu.resume()
 }

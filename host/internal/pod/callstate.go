@@ -6,7 +6,7 @@ import (
 )
 
 // callState is the state of the callback in progress. It travels in the
-// context passed to the export call, so host functions find the request of
+// context passed to the export call (callCtx), so host functions find the request of
 // their own callback and answer K32_ERR_INVAL outside one.
 type callState struct {
 	// k32_handle
@@ -28,14 +28,18 @@ type callState struct {
 
 type callStateKey struct{}
 
-// withCallState returns ctx carrying s.
-func withCallState(ctx context.Context, s *callState) context.Context {
-	return context.WithValue(ctx, callStateKey{}, s)
+// stateOf returns the callback state in ctx, if any.
+func stateOf(ctx context.Context) *callState {
+	if c, ok := ctx.(*callCtx); ok { // as invoke passes it
+		return c.st
+	}
+	s, _ := ctx.Value(callStateKey{}).(*callState)
+	return s
 }
 
 // handleState returns the k32_handle state in ctx, or nil outside k32_handle.
 func handleState(ctx context.Context) *callState {
-	s, _ := ctx.Value(callStateKey{}).(*callState)
+	s := stateOf(ctx)
 	if s == nil || s.req == nil {
 		return nil
 	}
@@ -44,7 +48,7 @@ func handleState(ctx context.Context) *callState {
 
 // eventState returns the k32_event state in ctx, or nil outside k32_event.
 func eventState(ctx context.Context) *callState {
-	s, _ := ctx.Value(callStateKey{}).(*callState)
+	s := stateOf(ctx)
 	if s == nil || !s.event {
 		return nil
 	}

@@ -44,8 +44,8 @@ func (c *clientWriter) Write(b []byte) (int, error) {
 		c.armed = true
 		httplimit.ResetOnClose(c.req.Context(), true)
 	}
-	resume := c.pod.holdDeadline()
-	defer resume()
+	held := c.pod.holdDeadline()
+	defer c.pod.resumeDeadline(held)
 	_ = c.rc.SetWriteDeadline(time.Now().Add(c.left)) // ErrNotSupported in-process: those writes never block
 	start := time.Now()
 	n, err := c.ResponseWriter.Write(b)

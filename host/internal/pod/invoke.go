@@ -26,34 +26,23 @@ type outcome struct {
 
 // invoke calls fn of inst with the callback state st (nil for lifecycle
 // exports). With deadline, the call gets HandlerTimeout of its own time
-// (budgetCtx: a write held by a slow client does not count); wazero's
+// (callCtx: a write held by a slow client does not count); wazero's
 // CloseOnContextDone closes the instance when the context ends, which is the
 // only way to stop guest code that never returns to the host.
 func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st *callState, deadline bool) outcome {
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if deadline {
-		ctx, cancel = withBudget(parent, p.timeout)
-	} else {
-		ctx, cancel = context.WithCancel(parent)
-	}
-	defer cancel()
-	if parent != p.ctx {
-		stop := context.AfterFunc(p.ctx, cancel) // Stop ends calls made under other contexts too
-		defer stop()
+	ctx := p.newCallCtx(parent, st, deadline, p.timeout)
+	defer ctx.end(context.Canceled)
+	p.current.Store(ctx)
+	defer p.current.Store(nil)
+	if p.ctx.Err() != nil { // a Stop before the pod's watch (parentEnded) could see this call
+		ctx.end(p.ctx.Err())
 	}
 	// A callback that runs on an in-process caller's goroutine is stopped
 	// when the caller's call ends (docs/calls.md, "Timeouts").
 	stopCaller := func() bool { return true }
 	if st != nil && st.req != nil && inProcessCall(st.req.Context()) {
-		stopCaller = context.AfterFunc(st.req.Context(), cancel)
+		stopCaller = context.AfterFunc(st.req.Context(), func() { ctx.end(context.Canceled) })
 	}
-	ctx = withPod(ctx, p)
-	if st != nil {
-		ctx = withCallState(ctx, st)
-	}
-	p.current.Store(&ctx)
-	defer p.current.Store(nil)
 
 	// A refused memory.grow explains only the end of the callback it
 	// happened in: one that the guest handled says nothing of a later trap.
@@ -99,7 +88,7 @@ func (p *Pod) nanosleep(ns int64) {
 	defer p.cpu.resume()
 	var done <-chan struct{}
 	if c := p.current.Load(); c != nil {
-		done = (*c).Done()
+		done = c.Done()
 	}
 	select {
 	case <-t.C:

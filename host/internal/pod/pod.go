@@ -37,7 +37,10 @@ type Pod struct {
 
 	// current is the context of the callback in progress, so that WASI
 	// sleeps (poll_oneoff) end with it.
-	current atomic.Pointer[context.Context]
+	current atomic.Pointer[callCtx]
+	// budgetTimer times the budget of the callbacks under ctx, one at a
+	// time (callCtx).
+	budgetTimer *time.Timer
 
 	// lastCall is the answer to the last k32_http_call; guarded by lock.
 	lastCall *CallResult
@@ -108,6 +111,9 @@ func New(cfg Config) *Pod {
 	p.stdout = &lineWriter{pod: p, stream: "stdout", level: 1}
 	p.stderr = &lineWriter{pod: p, stream: "stderr", level: 3}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.budgetTimer = time.AfterFunc(time.Hour, p.budgetSpent)
+	p.budgetTimer.Stop()
+	context.AfterFunc(p.ctx, p.parentEnded)
 	p.cpu.made = time.Now()
 	return p
 }
