@@ -3,6 +3,7 @@ package pod
 import (
 	"context"
 	"net/http"
+	"net/textproto"
 )
 
 // callState is the state of the callback in progress. It travels in the
@@ -12,8 +13,9 @@ type callState struct {
 	// k32_handle
 	req      *http.Request
 	w        http.ResponseWriter
-	header   http.Header // queued by k32_resp_header until the head is sent
+	header   http.Header // queued by k32_resp_header until the head is sent (respQueue)
 	status   int         // set by k32_resp_status; 0 = 200
+	queue    *respQueue  // the pod's, whose header is header
 	headSent bool
 	bodyEOF  bool
 
@@ -67,9 +69,78 @@ func (s *callState) sendHead(status int) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	h := s.w.Header()
-	for name, values := range s.header {
-		h[name] = append(h[name], values...)
+	if n := valueCount(s.header); n > 0 {
+		// One backing array for the values of the names the writer does
+		// not have yet, rather than one per name.
+		backing := make([]string, 0, n)
+		h := s.w.Header()
+		for name, values := range s.header {
+			if len(h[name]) > 0 {
+				h[name] = append(h[name], values...)
+				continue
+			}
+			start := len(backing)
+			backing = append(backing, values...)
+			h[name] = backing[start:len(backing):len(backing)]
+		}
 	}
 	s.w.WriteHeader(status)
 }
+
+func valueCount(h http.Header) int {
+	n := 0
+	for _, values := range h {
+		n += len(values)
+	}
+	return n
+}
+
+// queueHeader adds a header to the queue, its name in canonical form as
+// http.Header.Add does. A name's first value sits in the pod's respValues
+// (respQueue), so that queueing costs no allocation.
+func (s *callState) queueHeader(name, value string) {
+	key := textproto.CanonicalMIMEHeaderKey(name)
+	if old := s.header[key]; len(old) > 0 {
+		s.header[key] = append(old, value)
+		return
+	}
+	q := s.queue
+	q.values = append(q.values, value)
+	n := len(q.values)
+	s.header[key] = q.values[n-1 : n : n] // capped: a second value copies it out
+}
+
+// respQueue is the pod's reusable queue of response headers, which the
+// callback lock guards: a k32_handle callback queues into it, and its
+// head is copied to the ResponseWriter (sendHead) before the lock goes.
+type respQueue struct {
+	header http.Header
+	values []string
+}
+
+// take readies the queue for a callback.
+func (q *respQueue) take() http.Header {
+	if q.header == nil {
+		q.header = http.Header{}
+	}
+	return q.header
+}
+
+// reset empties the queue after a callback; an unusually large queue is
+// dropped rather than kept for good.
+func (q *respQueue) reset() {
+	if len(q.header) > maxQueuedNames {
+		q.header = nil
+	} else {
+		clear(q.header)
+	}
+	clear(q.values)
+	q.values = q.values[:0]
+	if cap(q.values) > maxQueuedNames {
+		q.values = nil
+	}
+}
+
+// maxQueuedNames is the most header names and values the pod's queue keeps
+// between callbacks.
+const maxQueuedNames = 32

@@ -19,7 +19,7 @@ type clientWriter struct {
 	http.ResponseWriter
 	pod   *Pod
 	req   *http.Request
-	rc    *http.ResponseController
+	rc    http.ResponseController
 	left  time.Duration // of the client's time to take the answer
 	gone  error         // the write that dropped the client failed with it
 	armed bool          // the connection resets if it closes
@@ -28,8 +28,9 @@ type clientWriter struct {
 // errClientGone is what writes return once the client has been dropped.
 var errClientGone = errors.New("the client did not take the response in time")
 
-func newClientWriter(p *Pod, w http.ResponseWriter, r *http.Request) *clientWriter {
-	return &clientWriter{ResponseWriter: w, pod: p, req: r, rc: http.NewResponseController(w), left: p.timeout}
+// init readies c, which handleCall holds, for a callback of p.
+func (c *clientWriter) init(p *Pod, w http.ResponseWriter, r *http.Request) {
+	*c = clientWriter{ResponseWriter: w, pod: p, req: r, rc: *http.NewResponseController(w), left: p.timeout}
 }
 
 func (c *clientWriter) Write(b []byte) (int, error) {

@@ -6,6 +6,12 @@ import (
 	"time"
 )
 
+// handleCall is what one k32_handle callback needs, in one allocation.
+type handleCall struct {
+	st callState
+	cw clientWriter
+}
+
 // ServeHTTP runs one k32_handle callback for r (serialised per pod).
 func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A long-running pod holds the callback lock for good: answer at once.
@@ -31,15 +37,19 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// instance's context cannot stop it; the connection's read deadline
 	// can. Writes to the client have deadlines of their own (clientWriter).
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(p.timeout + time.Second))
-	cw := newClientWriter(p, w, r)
+	c := &handleCall{}
+	cw := &c.cw
+	cw.init(p, w, r)
 
 	DropReservedCookies(r.Header)
-	st := &callState{req: r, w: cw, header: http.Header{}}
+	st := &c.st
+	*st = callState{req: r, w: cw, header: p.respQueue.take(), queue: &p.respQueue}
 	// The callback lives in the pod's context, not the request's: a client
 	// that goes away must not kill the instance.
 	o := p.invoke(p.ctx, inst, inst.handle, st, true)
 	end := p.finishHandle(inst, st, o)
 	cw.finish()
+	p.respQueue.reset() // sendHead has copied it out; the lock is still ours
 	if end == nil {
 		release()
 		return
