@@ -54,17 +54,8 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 	// stopped then, or told so by its sleep or call returning early.
 	callerStayed := stopCaller()
 	o := outcome{results: res, err: err}
-	var exit *sys.ExitError
-	if errors.As(err, &exit) {
-		o.died = true
-		switch exit.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			o.deadline = true
-		case sys.ExitCodeContextCanceled:
-			o.canceled = true
-		default:
-			o.exited, o.exitCode = true, exit.ExitCode()
-		}
+	if err != nil {
+		o.classify(err)
 	}
 	if err != nil && inst.mod.IsClosed() {
 		o.died = true
@@ -76,6 +67,23 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 		o.callerGone, o.died = true, true
 	}
 	return o
+}
+
+// classify records how an export call that failed with err ended.
+func (o *outcome) classify(err error) {
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) {
+		return
+	}
+	o.died = true
+	switch exit.ExitCode() {
+	case sys.ExitCodeDeadlineExceeded:
+		o.deadline = true
+	case sys.ExitCodeContextCanceled:
+		o.canceled = true
+	default:
+		o.exited, o.exitCode = true, exit.ExitCode()
+	}
 }
 
 // nanosleep backs WASI sleeps (poll_oneoff clock subscriptions); it ends

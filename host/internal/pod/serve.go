@@ -33,13 +33,17 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// A guest blocked reading a slow body is in the host, where the
-	// instance's context cannot stop it; the connection's read deadline
-	// can. Writes to the client have deadlines of their own (clientWriter).
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(p.timeout + time.Second))
 	c := &handleCall{}
 	cw := &c.cw
 	cw.init(p, w, r)
+	// A guest blocked reading a slow body is in the host, where the
+	// instance's context cannot stop it; the connection's read deadline
+	// can. The node's ports read the body before (httplimit.ReadBody), so
+	// only a pod served some other way needs it. Writes to the client have
+	// deadlines of their own (clientWriter).
+	if cw.deadlines && !bodyInMemory(r) {
+		_ = cw.rc.SetReadDeadline(time.Now().Add(p.timeout + time.Second))
+	}
 
 	DropReservedCookies(r.Header)
 	st := &c.st
@@ -60,6 +64,17 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 		p.renew(inst, *end)
 	}()
+}
+
+// bodyInMemory reports whether reading r's body cannot block: there is
+// none, or it is read already (a bytes.Reader, as httplimit.ReadBody's).
+// Any other body counts as one that may block.
+func bodyInMemory(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	_, ok := r.Body.(interface{ Len() int })
+	return ok
 }
 
 // finishHandle sends what k32_handle's result asks for (docs/abi.md, "Pod
