@@ -90,3 +90,36 @@ func TestClientThatDoesNotReadIsReset(t *testing.T) {
 		t.Fatalf("after the answer: %d bytes and %v, want a graceful close", n, err)
 	}
 }
+
+// A pod served without the node's ports in front (which read the body
+// first, httplimit.ReadBody) still cannot be held by a client that sends
+// its body slowly: the connection's read deadline, a second past the
+// callback's, ends the guest's wait in k32_req_read, the callback is over
+// its deadline by then and answered 504, and the next request is served by
+// a fresh instance (docs/serve.md, "Hostile clients").
+func TestSlowBodyCannotHoldADirectlyServedPod(t *testing.T) {
+	p := startPod(t, onePage(t, "probe"), func(c *Config) { c.HandlerTimeout = time.Second })
+	url := serve(t, p)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// 10 bytes of the 100 promised, then nothing.
+	if _, err := io.WriteString(conn, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusGatewayTimeout || !strings.Contains(string(b), "k32_handle exceeded 1s") {
+		t.Fatalf("%d %q, want 504: k32_handle exceeded 1s", res.StatusCode, b)
+	}
+	if res := get(t, url+"/hello"); res.status != http.StatusOK || res.body != "hello\n" {
+		t.Fatalf("the next request: %d %q", res.status, res.body)
+	}
+}
