@@ -17,7 +17,8 @@ import (
 // which is how wazero's CloseOnContextDone tells a deadline from a Stop.
 //
 // One value replaces a chain of contexts (a deadline, a cancel, two values)
-// so that a callback costs two allocations here, itself and its channel. A
+// so that a callback costs one allocation here, its channel (k32_handle's
+// callCtx is part of its handleCall). A
 // callback under the pod's context (k32_handle, k32_event: both hold the
 // callback lock) shares the pod's budget timer and its watch on the pod's
 // context, re-armed per call, rather than making its own.
@@ -40,11 +41,12 @@ type callCtx struct {
 	holds int
 }
 
-// newCallCtx returns the context of a call of p's under parent, with a
-// budget of d of the callback's own time when deadline is set. The caller
-// must end it (end(context.Canceled)) once the call returns.
-func (p *Pod) newCallCtx(parent context.Context, st *callState, deadline bool, d time.Duration) *callCtx {
-	c := &callCtx{parent: parent, pod: p, st: st, done: make(chan struct{})}
+// newCallCtx readies c, a new callCtx of no other call, as the context of
+// a call of p's under parent, with a budget of d of the callback's own time
+// when deadline is set. The caller must end it (end(context.Canceled)) once
+// the call returns.
+func (p *Pod) newCallCtx(c *callCtx, parent context.Context, st *callState, deadline bool, d time.Duration) {
+	c.parent, c.pod, c.st, c.done = parent, p, st, make(chan struct{})
 	shared := parent == p.ctx
 	c.mu.Lock() // end waits until the watches are set
 	if deadline {
@@ -60,7 +62,6 @@ func (p *Pod) newCallCtx(parent context.Context, st *callState, deadline bool, d
 		c.stopParent = context.AfterFunc(parent, func() { c.end(parent.Err()) })
 	}
 	c.mu.Unlock()
-	return c
 }
 
 // expire ends c with context.DeadlineExceeded if its budget is spent. The

@@ -30,7 +30,12 @@ type outcome struct {
 // CloseOnContextDone closes the instance when the context ends, which is the
 // only way to stop guest code that never returns to the host.
 func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st *callState, deadline bool) outcome {
-	ctx := p.newCallCtx(parent, st, deadline, p.timeout)
+	return p.invokeIn(new(callCtx), parent, inst, fn, st, deadline)
+}
+
+// invokeIn is invoke with ctx, a new callCtx, as the call's context.
+func (p *Pod) invokeIn(ctx *callCtx, parent context.Context, inst *instance, fn api.Function, st *callState, deadline bool) outcome {
+	p.newCallCtx(ctx, parent, st, deadline, p.timeout)
 	defer ctx.end(context.Canceled)
 	p.current.Store(ctx)
 	defer p.current.Store(nil)

@@ -8,8 +8,9 @@ import (
 
 // handleCall is what one k32_handle callback needs, in one allocation.
 type handleCall struct {
-	st callState
-	cw clientWriter
+	st  callState
+	cw  clientWriter
+	ctx callCtx
 }
 
 // ServeHTTP runs one k32_handle callback for r (serialised per pod).
@@ -50,7 +51,7 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	*st = callState{req: r, w: cw, header: p.respQueue.take(), queue: &p.respQueue}
 	// The callback lives in the pod's context, not the request's: a client
 	// that goes away must not kill the instance.
-	o := p.invoke(p.ctx, inst, inst.handle, st, true)
+	o := p.invokeIn(&c.ctx, p.ctx, inst, inst.handle, st, true)
 	end := p.finishHandle(inst, st, o)
 	cw.finish()
 	p.respQueue.reset() // sendHead has copied it out; the lock is still ours
