@@ -1,11 +1,11 @@
 package pod
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/tetratelabs/wazero/api"
@@ -97,17 +97,20 @@ func (g *guestOut) result() int32 { return int32(min(g.n, 0x7fffffff)) }
 // k32ReqHeader: (name ptr, name_len u32, out ptr, cap u32) -> i32. Repeated
 // values are written joined with ", " straight into guest memory.
 var k32ReqHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
-	name, ok := argString(mod, a, 0)
+	name, ok := argBytes(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
-	if strings.EqualFold(name, "Host") { // Go keeps it outside r.Header
+	if bytes.EqualFold(name, []byte("Host")) { // Go keeps it outside r.Header
 		if s.req.Host == "" {
 			return int64(abi.ErrNoEnt)
 		}
 		return int64(copyOut(mod, u32(a, 2), u32(a, 3), s.req.Host))
 	}
-	values := s.req.Header.Values(name) // case-insensitive
+	// Case-insensitive, as http.Header.Values, without copying the name
+	// out of guest memory into a string.
+	var buf [64]byte
+	values := s.req.Header[string(headerKey(buf[:0], name))]
 	if len(values) == 0 {
 		return int64(abi.ErrNoEnt)
 	}
@@ -124,6 +127,29 @@ var k32ReqHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []u
 	}
 	return int64(out.result())
 })
+
+// headerKey appends name in the canonical form of http.Header's keys
+// (textproto.CanonicalMIMEHeaderKey) to buf: the first letter and each one
+// after a '-' upper case, the others lower case; a name that is not a
+// token is kept as it is.
+func headerKey(buf, name []byte) []byte {
+	for _, c := range name {
+		if !validHeaderByte(c) {
+			return append(buf, name...)
+		}
+	}
+	upper := true
+	for _, c := range name {
+		if upper && 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		} else if !upper && 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+		upper = c == '-'
+	}
+	return buf
+}
 
 // k32ReqRead: (out ptr, cap u32) -> i32. Reads the body straight into guest
 // memory; 0 at the end.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"slices"
 	"strings"
 	"testing"
@@ -191,5 +192,15 @@ func TestQueuedResponseHeadersReachTheClientOnce(t *testing.T) {
 	res = get(t, url+"/hello")
 	if res.header.Get("X-Rep") != "" || res.header.Get("X-Lower") != "" {
 		t.Errorf("the next answer carries the last one's headers: %v", res.header)
+	}
+}
+
+// headerKey finds the keys http.Header keeps, as textproto does.
+func TestHeaderKeyIsTextprotosCanonicalKey(t *testing.T) {
+	for _, name := range []string{"", "x-test", "X-TEST", "content-type", "a-b-c", "-x", "x--y", "Foo_bar",
+		"bad name", "x\x00", "üml", "1st-", "WWW-AUTHENTICATE", "x-" + strings.Repeat("long", 40)} {
+		if got, want := string(headerKey(nil, []byte(name))), textproto.CanonicalMIMEHeaderKey(name); got != want {
+			t.Errorf("headerKey(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
