@@ -2,6 +2,7 @@ package pod
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -36,6 +37,7 @@ type callCtx struct {
 
 	mu    sync.Mutex
 	err   error
+	after []*afterEnd   // AfterFunc's, run when c ends
 	left  time.Duration // the budget left at since
 	since time.Time     // when the budget last started running
 	holds int
@@ -106,6 +108,38 @@ func (c *callCtx) end(err error) {
 		c.stopParent()
 	}
 	close(c.done)
+	for _, a := range c.after {
+		go a.f()
+	}
+	c.after = nil
+}
+
+// afterEnd is one function AfterFunc registered.
+type afterEnd struct{ f func() }
+
+// AfterFunc runs f in its own goroutine once c ends, as context.AfterFunc
+// does; stop unregisters it. The context package uses it for the contexts
+// made from c (k32_http_call's timeout), which then follow c's end without
+// a goroutine of their own waiting for it.
+func (c *callCtx) AfterFunc(f func()) (stop func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	a := &afterEnd{f: f}
+	c.after = append(c.after, a)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		i := slices.Index(c.after, a)
+		if i < 0 { // run already, or stopped
+			return false
+		}
+		c.after = slices.Delete(c.after, i, i+1)
+		return true
+	}
 }
 
 func (c *callCtx) Done() <-chan struct{} { return c.done }
