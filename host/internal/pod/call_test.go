@@ -3,6 +3,7 @@ package pod
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -93,5 +94,34 @@ func TestCallEndsAtItsCallbacksDeadline(t *testing.T) {
 	if !(res.status == http.StatusGatewayTimeout && strings.Contains(res.body, "k32_handle exceeded 500ms")) &&
 		res.status != http.StatusInternalServerError {
 		t.Fatalf("%d %q, want 504 (k32_handle exceeded 500ms) or the guest's 500", res.status, res.body)
+	}
+}
+
+// The header lines a guest gives k32_http_call: "\r\n" or "\n" ends a
+// line, blank lines are skipped, values are trimmed, repeated names add
+// values; a line without ':', a name that is no token, or a CR (other than
+// the one before a line's "\n") or NUL in a value refuses the whole
+// (K32_ERR_INVAL, docs/abi.md).
+func TestCallHeaderLines(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want http.Header // nil: refused
+	}{
+		{"", http.Header{}},
+		{"\r\n\r\n\n", http.Header{}},
+		{"X-A: 1\r\n", http.Header{"X-A": {"1"}}},
+		{"x-a:  1  \r\nX-A: 2\nb: 3", http.Header{"X-A": {"1", "2"}, "B": {"3"}}},
+		{"X-A: 1\r", nil},       // a CR that ends no line
+		{"X-A: 1\r\r\n", nil},   // one CR too many
+		{"X-A: a\rb\r\n", nil},  // a CR inside
+		{"X-A: a\x00\r\n", nil}, // a NUL
+		{"no colon\r\n", nil},
+		{"bad name: v\r\n", nil},
+		{": v\r\n", nil},
+	} {
+		got, ok := parseHeaderLines(tt.raw)
+		if ok != (tt.want != nil) || (ok && !maps.EqualFunc(got, tt.want, slices.Equal)) {
+			t.Errorf("parseHeaderLines(%q) = %v, %v; want %v", tt.raw, got, ok, tt.want)
+		}
 	}
 }
