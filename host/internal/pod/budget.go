@@ -19,10 +19,10 @@ import (
 //
 // One value replaces a chain of contexts (a deadline, a cancel, two values)
 // so that a callback costs one allocation here, its channel (k32_handle's
-// callCtx is part of its handleCall). A
-// callback under the pod's context (k32_handle, k32_event: both hold the
-// callback lock) shares the pod's budget timer and its watch on the pod's
-// context, re-armed per call, rather than making its own.
+// callCtx is part of its handleCall). A call under the pod's context (all
+// of them hold the callback lock, one at a time) shares the pod's budget
+// timer and its watch on the pod's context, re-armed per call, rather than
+// making its own.
 type callCtx struct {
 	parent context.Context
 	pod    *Pod
@@ -32,7 +32,6 @@ type callCtx struct {
 	// timer fires when the budget may be spent (expire checks): the pod's
 	// shared one, or the call's own; nil without a deadline.
 	timer      *time.Timer
-	ownTimer   bool
 	stopParent func() bool // nil when the parent is the pod's context, which the pod watches (parentEnded)
 
 	mu    sync.Mutex
@@ -49,7 +48,9 @@ type callCtx struct {
 // the call returns.
 func (p *Pod) newCallCtx(c *callCtx, parent context.Context, st *callState, deadline bool, d time.Duration) {
 	c.parent, c.pod, c.st, c.done = parent, p, st, make(chan struct{})
-	shared := parent == p.ctx
+	// Fail closed: were a call of the pod already in progress, which the
+	// callback lock rules out, this one would time itself.
+	shared := parent == p.ctx && p.current.Load() == nil
 	c.mu.Lock() // end waits until the watches are set
 	if deadline {
 		c.left, c.since = d, time.Now()
@@ -57,7 +58,7 @@ func (p *Pod) newCallCtx(c *callCtx, parent context.Context, st *callState, dead
 			c.timer = p.budgetTimer
 			c.timer.Reset(d)
 		} else {
-			c.timer, c.ownTimer = time.AfterFunc(d, c.expire), true
+			c.timer = time.AfterFunc(d, c.expire)
 		}
 	}
 	if !shared {
