@@ -25,8 +25,21 @@ func (u *unavailable) Error() string { return u.message }
 // the pod busy, starting or restarting waits up to HandlerTimeout plus
 // restartGrace; after that, or when the pod is done, it gets an *unavailable.
 func (p *Pod) acquire(ctx context.Context) (*instance, func(), error) {
-	timer := time.NewTimer(p.timeout + p.waitGrace)
-	defer timer.Stop()
+	// The timer is made only when the request has to wait: a free pod
+	// costs none.
+	start := time.Now()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	timeout := func() <-chan time.Time {
+		if timer == nil {
+			timer = time.NewTimer(p.timeout + p.waitGrace - time.Since(start))
+		}
+		return timer.C
+	}
 	for {
 		p.mu.Lock()
 		inst, ready, done, msg := p.inst, p.ready, p.done || p.stopped, p.status.Message
@@ -47,7 +60,7 @@ func (p *Pod) acquire(ctx context.Context) (*instance, func(), error) {
 			select {
 			case <-ready:
 				continue
-			case <-timer.C:
+			case <-timeout():
 				return nil, nil, &unavailable{http.StatusServiceUnavailable, max(retry, time.Second),
 					fmt.Sprintf("pod %s is %s", p.id, what)}
 			case <-ctx.Done():
@@ -56,17 +69,21 @@ func (p *Pod) acquire(ctx context.Context) (*instance, func(), error) {
 		}
 		select {
 		case p.lock <- struct{}{}:
-		case <-timer.C:
-			return nil, nil, &unavailable{http.StatusServiceUnavailable, time.Second,
-				fmt.Sprintf("pod %s is busy with another callback", p.id)}
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+		default:
+			select {
+			case p.lock <- struct{}{}:
+			case <-timeout():
+				return nil, nil, &unavailable{http.StatusServiceUnavailable, time.Second,
+					fmt.Sprintf("pod %s is busy with another callback", p.id)}
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
 		}
 		p.mu.Lock()
 		same := p.inst == inst && !p.stopped
 		p.mu.Unlock()
 		if same {
-			return inst, func() { <-p.lock }, nil
+			return inst, p.releaseLock, nil
 		}
 		<-p.lock // the instance went away while we waited: look again
 	}

@@ -3,6 +3,7 @@ package pod
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,25 @@ func BenchmarkServeHTTP(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkServeEcho is one request through the probe's /echo route, which
+// reads the method, path, query, a header, the body and a variable, queues
+// a header and writes the answer: the host functions a typical k32_handle
+// calls, with their allocations per request.
+func BenchmarkServeEcho(b *testing.B) {
+	p := startPod(b, onePage(b, "probe"), func(c *Config) {
+		c.Env = []EnvVar{{"GREETING", "hello"}}
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/echo?a=1", strings.NewReader("hello, kube32"))
+		req.Header.Set("X-Test", "v1")
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
 	}
 }

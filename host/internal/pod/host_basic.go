@@ -27,12 +27,12 @@ func k32Log(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
 
 // k32EnvGet: (key ptr, key_len u32, out ptr, out_cap u32) -> i32.
 func k32EnvGet(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
-	key, ok := argString(mod, a, 0)
+	key, ok := argBytes(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
 	for _, e := range p.cfg.Env {
-		if e.Name == key {
+		if e.Name == string(key) { // compared in place: no copy of the key
 			return int64(copyOut(mod, u32(a, 2), u32(a, 3), e.Value))
 		}
 	}

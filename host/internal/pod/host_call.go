@@ -108,10 +108,16 @@ func callErrno(ctx, callCtx context.Context, err error) abi.Errno {
 	return abi.ErrIO
 }
 
-// parseHeaderLines reads optional "Name: value\r\n" lines.
+// parseHeaderLines reads optional "Name: value\r\n" lines (or "\n" ones),
+// one at a time: no copy of the whole.
 func parseHeaderLines(raw string) (http.Header, bool) {
 	h := http.Header{}
-	for _, line := range strings.Split(strings.ReplaceAll(raw, "\r\n", "\n"), "\n") {
+	for raw != "" {
+		line, rest, ended := strings.Cut(raw, "\n")
+		raw = rest
+		if ended { // a "\r" ends a line only before its "\n"
+			line = strings.TrimSuffix(line, "\r")
+		}
 		if line == "" {
 			continue
 		}

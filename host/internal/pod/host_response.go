@@ -28,18 +28,21 @@ var k32RespHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []
 	if s.headers >= abi.RespHeadersMax || size > abi.RespHeaderBytesMax-s.headerBytes {
 		return int64(abi.ErrTooBig)
 	}
-	name, nameOK := argString(mod, a, 0)
-	value, valueOK := argString(mod, a, 2)
+	nameBytes, nameOK := argBytes(mod, a, 0)
+	valueBytes, valueOK := argBytes(mod, a, 2)
 	if !nameOK || !valueOK {
 		return int64(abi.ErrFault)
 	}
+	// One string for both: a header costs one allocation.
+	both := string(nameBytes) + string(valueBytes)
+	name, value := both[:len(nameBytes)], both[len(nameBytes):]
 	if s.headSent || !validHeaderName(name) || strings.ContainsAny(value, "\r\n\x00") {
 		return int64(abi.ErrInval)
 	}
 	if strings.EqualFold(name, "Set-Cookie") && abi.SetsReservedCookie(value) {
 		return int64(abi.ErrInval) // the web view's session cookie (docs/ui.md)
 	}
-	s.header.Add(name, value)
+	s.queueHeader(name, value)
 	s.headers, s.headerBytes = s.headers+1, s.headerBytes+size
 	return 0
 })
@@ -70,13 +73,18 @@ func validHeaderName(name string) bool {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
+		if !validHeaderByte(name[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// validHeaderByte reports whether c may be part of an RFC 9110 token.
+func validHeaderByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

@@ -26,34 +26,28 @@ type outcome struct {
 
 // invoke calls fn of inst with the callback state st (nil for lifecycle
 // exports). With deadline, the call gets HandlerTimeout of its own time
-// (budgetCtx: a write held by a slow client does not count); wazero's
+// (callCtx: a write held by a slow client does not count); wazero's
 // CloseOnContextDone closes the instance when the context ends, which is the
 // only way to stop guest code that never returns to the host.
 func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st *callState, deadline bool) outcome {
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if deadline {
-		ctx, cancel = withBudget(parent, p.timeout)
-	} else {
-		ctx, cancel = context.WithCancel(parent)
-	}
-	defer cancel()
-	if parent != p.ctx {
-		stop := context.AfterFunc(p.ctx, cancel) // Stop ends calls made under other contexts too
-		defer stop()
+	return p.invokeIn(new(callCtx), parent, inst, fn, st, deadline)
+}
+
+// invokeIn is invoke with ctx, a new callCtx, as the call's context.
+func (p *Pod) invokeIn(ctx *callCtx, parent context.Context, inst *instance, fn api.Function, st *callState, deadline bool) outcome {
+	p.newCallCtx(ctx, parent, st, deadline, p.timeout)
+	defer ctx.end(context.Canceled)
+	p.current.Store(ctx)
+	defer p.current.Store(nil)
+	if p.ctx.Err() != nil { // a Stop before the pod's watch (parentEnded) could see this call
+		ctx.end(p.ctx.Err())
 	}
 	// A callback that runs on an in-process caller's goroutine is stopped
 	// when the caller's call ends (docs/calls.md, "Timeouts").
 	stopCaller := func() bool { return true }
 	if st != nil && st.req != nil && inProcessCall(st.req.Context()) {
-		stopCaller = context.AfterFunc(st.req.Context(), cancel)
+		stopCaller = context.AfterFunc(st.req.Context(), func() { ctx.end(context.Canceled) })
 	}
-	ctx = withPod(ctx, p)
-	if st != nil {
-		ctx = withCallState(ctx, st)
-	}
-	p.current.Store(&ctx)
-	defer p.current.Store(nil)
 
 	// A refused memory.grow explains only the end of the callback it
 	// happened in: one that the guest handled says nothing of a later trap.
@@ -65,17 +59,8 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 	// stopped then, or told so by its sleep or call returning early.
 	callerStayed := stopCaller()
 	o := outcome{results: res, err: err}
-	var exit *sys.ExitError
-	if errors.As(err, &exit) {
-		o.died = true
-		switch exit.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			o.deadline = true
-		case sys.ExitCodeContextCanceled:
-			o.canceled = true
-		default:
-			o.exited, o.exitCode = true, exit.ExitCode()
-		}
+	if err != nil {
+		o.classify(err)
 	}
 	if err != nil && inst.mod.IsClosed() {
 		o.died = true
@@ -89,6 +74,23 @@ func (p *Pod) invoke(parent context.Context, inst *instance, fn api.Function, st
 	return o
 }
 
+// classify records how an export call that failed with err ended.
+func (o *outcome) classify(err error) {
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) {
+		return
+	}
+	o.died = true
+	switch exit.ExitCode() {
+	case sys.ExitCodeDeadlineExceeded:
+		o.deadline = true
+	case sys.ExitCodeContextCanceled:
+		o.canceled = true
+	default:
+		o.exited, o.exitCode = true, exit.ExitCode()
+	}
+}
+
 // nanosleep backs WASI sleeps (poll_oneoff clock subscriptions); it ends
 // early with the callback in progress or the pod, so a guest sleeping in WASI
 // cannot outlive its deadline or block Stop.
@@ -99,7 +101,7 @@ func (p *Pod) nanosleep(ns int64) {
 	defer p.cpu.resume()
 	var done <-chan struct{}
 	if c := p.current.Load(); c != nil {
-		done = (*c).Done()
+		done = c.Done()
 	}
 	select {
 	case <-t.C:

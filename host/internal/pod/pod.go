@@ -29,6 +29,9 @@ type Pod struct {
 	// lock is the callback lock: one callback at a time per pod, as on the
 	// boards. A channel rather than a mutex so that waiting is bounded.
 	lock chan struct{}
+	// releaseLock gives the lock back; made once, so that acquiring it
+	// costs no allocation.
+	releaseLock func()
 
 	// ctx is the pod's life; Stop cancels it, which kills a running callback
 	// (WithCloseOnContextDone) and interrupts sleeps and calls.
@@ -37,14 +40,23 @@ type Pod struct {
 
 	// current is the context of the callback in progress, so that WASI
 	// sleeps (poll_oneoff) end with it.
-	current atomic.Pointer[context.Context]
+	current atomic.Pointer[callCtx]
+	// budgetTimer times the budget of the callbacks under ctx, one at a
+	// time (callCtx).
+	budgetTimer *time.Timer
+	// stallTimer ends a write that a client does not take in time, and
+	// writing is the client writer whose write it times (clientWriter);
+	// one write at a time, under lock.
+	stallTimer *time.Timer
+	writing    atomic.Pointer[clientWriter]
 
 	// lastCall is the answer to the last k32_http_call; guarded by lock.
 	lastCall *CallResult
-	// scratch and scratchNames are reused by host functions that build a
-	// value before copying it into the guest (k32_req_headers); guarded
-	// by lock.
-	scratch      []byte
+	// respQueue holds the response headers k32_handle queues; guarded by
+	// lock.
+	respQueue respQueue
+	// scratchNames is reused by k32_req_headers to sort the request's
+	// header names; guarded by lock.
 	scratchNames []string
 
 	// logRestart is the restart count of the instance starting or
@@ -105,9 +117,15 @@ func New(cfg Config) *Pod {
 	for _, c := range cfg.Capabilities {
 		p.caps[c] = true
 	}
+	p.releaseLock = func() { <-p.lock }
 	p.stdout = &lineWriter{pod: p, stream: "stdout", level: 1}
 	p.stderr = &lineWriter{pod: p, stream: "stderr", level: 3}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.budgetTimer = time.AfterFunc(time.Hour, p.budgetSpent)
+	p.budgetTimer.Stop()
+	p.stallTimer = time.AfterFunc(time.Hour, p.clientStalled)
+	p.stallTimer.Stop()
+	context.AfterFunc(p.ctx, p.parentEnded)
 	p.cpu.made = time.Now()
 	return p
 }

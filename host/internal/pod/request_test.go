@@ -1,8 +1,14 @@
 package pod
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/textproto"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,4 +131,76 @@ func itoa(i int) string {
 		s = string(rune('0'+i%10)) + s
 	}
 	return s
+}
+
+// TestGuestGetsTheExactHeaderLines: k32_req_headers gives every header
+// line exactly, Host first and then by name, repeated values as repeated
+// lines, truncated at the guest's capacity with the full length returned;
+// k32_req_header joins repeated values with ", " (docs/abi.md, "Request").
+func TestGuestGetsTheExactHeaderLines(t *testing.T) {
+	url := serve(t, startPod(t, onePage(t, "probe"), nil))
+	long := strings.Repeat("v", 5000) // past the probe's 4096-byte buffer
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Raw, so that the test knows every header the server sees.
+	_, err = io.WriteString(conn, "GET /headers HTTP/1.1\r\nHost: pod.test\r\nX-Multi: one\r\n"+
+		"x-multi: two\r\nA-First: 1\r\nX-Long: "+long+"\r\n\r\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(b)
+	lines := "Host: pod.test\r\nA-First: 1\r\nX-Long: " + long + "\r\nX-Multi: one\r\nX-Multi: two\r\n"
+	for _, want := range []string{
+		"headers=" + lines[:4096] + "\n",
+		fmt.Sprintf("headers_len=%d\n", len(lines)),
+		fmt.Sprintf("headers_cap8=%d\n", len(lines)),
+		"headers_small=" + lines[:8] + "########\n",
+		"x-multi=one, two\n",
+		"x-multi_cap5=8\n",
+		"x-multi_small=one, ###########\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the probe's answer lacks %q:\n%.300q", want, body)
+		}
+	}
+}
+
+// TestQueuedResponseHeadersReachTheClientOnce: k32_resp_header's names are
+// canonical, a name's values keep their order, and the next callback's
+// answer carries none of them (the queue is the pod's, reused).
+func TestQueuedResponseHeadersReachTheClientOnce(t *testing.T) {
+	url := serve(t, startPod(t, onePage(t, "probe"), nil))
+	res := get(t, url+"/resp-headers")
+	if got := res.header.Values("X-Rep"); !slices.Equal(got, []string{"1", "2"}) || res.header.Get("X-Lower") != "a" {
+		t.Errorf("headers %v: want X-Rep: 1, X-Rep: 2 and X-Lower: a", res.header)
+	}
+	if res.body != "queued\n" {
+		t.Errorf("body %q", res.body)
+	}
+	res = get(t, url+"/hello")
+	if res.header.Get("X-Rep") != "" || res.header.Get("X-Lower") != "" {
+		t.Errorf("the next answer carries the last one's headers: %v", res.header)
+	}
+}
+
+// headerKey finds the keys http.Header keeps, as textproto does.
+func TestHeaderKeyIsTextprotosCanonicalKey(t *testing.T) {
+	for _, name := range []string{"", "x-test", "X-TEST", "content-type", "a-b-c", "-x", "x--y", "Foo_bar",
+		"bad name", "x\x00", "üml", "1st-", "WWW-AUTHENTICATE", "x-" + strings.Repeat("long", 40)} {
+		if got, want := string(headerKey(nil, []byte(name))), textproto.CanonicalMIMEHeaderKey(name); got != want {
+			t.Errorf("headerKey(%q) = %q, want %q", name, got, want)
+		}
+	}
 }

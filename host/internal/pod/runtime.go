@@ -77,11 +77,11 @@ func releaseRuntime(cache wazero.CompilationCache) {
 
 type podKey struct{}
 
-// withPod marks ctx as a callback of p, for the k32 host functions.
-func withPod(ctx context.Context, p *Pod) context.Context { return context.WithValue(ctx, podKey{}, p) }
-
 // podOf is the pod whose callback ctx is; nil outside any.
 func podOf(ctx context.Context) *Pod {
+	if c, ok := ctx.(*callCtx); ok { // as invoke passes it
+		return c.pod
+	}
 	p, _ := ctx.Value(podKey{}).(*Pod)
 	return p
 }

@@ -6,6 +6,13 @@ import (
 	"time"
 )
 
+// handleCall is what one k32_handle callback needs, in one allocation.
+type handleCall struct {
+	st  callState
+	cw  clientWriter
+	ctx callCtx
+}
+
 // ServeHTTP runs one k32_handle callback for r (serialised per pod).
 func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A long-running pod holds the callback lock for good: answer at once.
@@ -27,19 +34,27 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	c := &handleCall{}
+	cw := &c.cw
+	cw.init(p, w, r)
 	// A guest blocked reading a slow body is in the host, where the
 	// instance's context cannot stop it; the connection's read deadline
-	// can. Writes to the client have deadlines of their own (clientWriter).
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(p.timeout + time.Second))
-	cw := newClientWriter(p, w, r)
+	// can. The node's ports read the body before (httplimit.ReadBody), so
+	// only a pod served some other way needs it. Writes to the client have
+	// deadlines of their own (clientWriter).
+	if cw.deadlines && !bodyInMemory(r) {
+		_ = cw.rc.SetReadDeadline(time.Now().Add(p.timeout + time.Second))
+	}
 
 	DropReservedCookies(r.Header)
-	st := &callState{req: r, w: cw, header: http.Header{}}
+	st := &c.st
+	*st = callState{req: r, w: cw, header: p.respQueue.take(), queue: &p.respQueue}
 	// The callback lives in the pod's context, not the request's: a client
 	// that goes away must not kill the instance.
-	o := p.invoke(p.ctx, inst, inst.handle, st, true)
+	o := p.invokeIn(&c.ctx, p.ctx, inst, inst.handle, st, true)
 	end := p.finishHandle(inst, st, o)
 	cw.finish()
+	p.respQueue.reset() // sendHead has copied it out; the lock is still ours
 	if end == nil {
 		release()
 		return
@@ -50,6 +65,17 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 		p.renew(inst, *end)
 	}()
+}
+
+// bodyInMemory reports whether reading r's body cannot block: there is
+// none, or it is read already (a bytes.Reader, as httplimit.ReadBody's).
+// Any other body counts as one that may block.
+func bodyInMemory(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	_, ok := r.Body.(interface{ Len() int })
+	return ok
 }
 
 // finishHandle sends what k32_handle's result asks for (docs/abi.md, "Pod

@@ -104,12 +104,36 @@ static int32_t outside(void) {
 	return flush();
 }
 
+// headers: all the request's header lines, their full length, what a
+// small buffer gets of them, and one header with repeated values.
+static int32_t headers(void) {
+	int32_t n = k32_req_headers(buf, sizeof buf);
+	field("headers", n, buf);
+	code("headers_len", n);
+	char small[16];
+	for (int i = 0; i < 16; i++) small[i] = '#';
+	code("headers_cap8", k32_req_headers(small, 8));
+	puts_("headers_small="); put(small, 16); put("\n", 1);
+	n = k32_req_header(LIT("x-multi"), buf, sizeof buf); field("x-multi", n, buf);
+	for (int i = 0; i < 16; i++) small[i] = '#';
+	code("x-multi_cap5", k32_req_header(LIT("X-MULTI"), small, 5));
+	puts_("x-multi_small="); put(small, 16); put("\n", 1);
+	return flush();
+}
+
 K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 	char path[256];
 	int32_t n = k32_req_path(path, sizeof path);
 	outlen = 0;
 	if (eq(path, n, "/echo")) return echo();
-	if (eq(path, n, "/headers")) { n = k32_req_headers(buf, sizeof buf); field("headers", n, buf); return flush(); }
+	if (eq(path, n, "/headers")) return headers();
+	if (eq(path, n, "/resp-headers")) {
+		k32_resp_header(LIT("x-rep"), LIT("1"));
+		k32_resp_header(LIT("X-Lower"), LIT("a"));
+		k32_resp_header(LIT("X-REP"), LIT("2"));
+		k32_resp_write(LIT("queued\n"));
+		return 0;
+	}
 	if (eq(path, n, "/hello")) { k32_resp_write(LIT("hello\n")); return 0; }
 	if (eq(path, n, "/trap")) __builtin_trap();
 	if (eq(path, n, "/loop")) { volatile uint32_t i = 0; for (;;) i++; }
