@@ -42,12 +42,10 @@ func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) error {
 		return nil
 	}
 	defer resp.Body.Close()
-	guarded, lift := guardStalls(w, r)
+	guarded, lift := guardStalls(w)
 	defer lift()
 	if err := copyAnswer(guarded, resp); err != nil {
-		// The answer has begun: all that is left is to end the client's
-		// connection, as ReverseProxy does.
-		panic(http.ErrAbortHandler)
+		abortAnswer(r)
 	}
 	return nil
 }
@@ -144,7 +142,7 @@ func ishex(c byte) bool {
 // with its trailers announced, then its body, each piece flushed to the
 // client as it comes for an answer of unknown length or an event stream.
 // It fails when the body could not be read or written to the end.
-func copyAnswer(w http.ResponseWriter, resp *http.Response) error {
+func copyAnswer(w stallWriter, resp *http.Response) error {
 	h := w.Header()
 	for k, vv := range resp.Header {
 		h[k] = append(h[k], vv...)
@@ -158,10 +156,11 @@ func copyAnswer(w http.ResponseWriter, resp *http.Response) error {
 		h.Add("Trailer", strings.Join(names, ", "))
 	}
 	w.WriteHeader(resp.StatusCode)
-	rc := http.NewResponseController(w)
 	stream := resp.ContentLength < 0 || isEventStream(resp.Header)
 	if stream {
-		_ = rc.Flush()
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
 	buf := copyBuffers.Get()
 	defer copyBuffers.Put(buf)
@@ -172,7 +171,9 @@ func copyAnswer(w http.ResponseWriter, resp *http.Response) error {
 				return err
 			}
 			if stream {
-				_ = rc.Flush()
+				if err := w.Flush(); err != nil {
+					return err
+				}
 			}
 		}
 		if rerr == io.EOF {
@@ -184,7 +185,9 @@ func copyAnswer(w http.ResponseWriter, resp *http.Response) error {
 	}
 	if len(resp.Trailer) > 0 {
 		// Chunked, so the trailers can follow the body.
-		_ = rc.Flush()
+		if err := w.Flush(); err != nil {
+			return err
+		}
 		if len(resp.Trailer) == announced {
 			for k, vv := range resp.Trailer {
 				h[k] = append(h[k], vv...)

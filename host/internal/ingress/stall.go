@@ -9,9 +9,10 @@ import (
 
 // stallWriter is the ResponseWriter of a request proxied to a pod on a
 // worker: a client that takes no write of the answer within
-// httplimit.WriteStallTimeout is dropped with a reset, rather than holding
-// the proxy's goroutine for as long as it keeps the connection open
-// (docs/serve.md, "Hostile clients").
+// httplimit.WriteStallTimeout fails the write, and the proxy then ends its
+// connection with a reset (abortAnswer), rather than holding the proxy's
+// goroutine for as long as it keeps the connection open (docs/serve.md,
+// "Hostile clients").
 type stallWriter struct {
 	http.ResponseWriter
 	rc *http.ResponseController
@@ -20,13 +21,9 @@ type stallWriter struct {
 // guardStalls returns w guarded, and the function that lifts the guard
 // once the answer is proxied (net/http lifts the write deadline after
 // each request too).
-func guardStalls(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func()) {
+func guardStalls(w http.ResponseWriter) (stallWriter, func()) {
 	rc := http.NewResponseController(w)
-	httplimit.ResetOnClose(r.Context(), true)
-	return stallWriter{ResponseWriter: w, rc: rc}, func() {
-		_ = rc.SetWriteDeadline(time.Time{})
-		httplimit.ResetOnClose(r.Context(), false)
-	}
+	return stallWriter{ResponseWriter: w, rc: rc}, func() { _ = rc.SetWriteDeadline(time.Time{}) }
 }
 
 func (s stallWriter) Write(b []byte) (int, error) {
@@ -34,5 +31,20 @@ func (s stallWriter) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
-// Unwrap lets the proxy flush through the guard (http.ResponseController).
+// Flush sends what the answer holds to the client, within the deadline of
+// the last write.
+func (s stallWriter) Flush() error { return s.rc.Flush() }
+
+// Unwrap lets http.ResponseController reach the connection through the
+// guard.
 func (s stallWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// abortAnswer ends the client's connection of r, whose answer has begun
+// and cannot be finished, with a reset: what the kernel still holds for a
+// client that stopped reading is dropped at once rather than trickled to
+// it (httplimit.ResetOnClose). The panic is net/http's way to abort an
+// answer, as net/http/httputil.ReverseProxy does.
+func abortAnswer(r *http.Request) {
+	httplimit.ResetOnClose(r.Context(), true)
+	panic(http.ErrAbortHandler)
+}
