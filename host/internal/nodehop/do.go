@@ -104,6 +104,12 @@ func (c *conn) readAnswer(req *Request) (*http.Response, error) {
 		asked = headRequest
 	}
 	for i := 0; ; i++ {
+		// Peek first, as net/http's client does: a connection that ends
+		// before any byte of the answer fails with io.EOF itself
+		// (endedIdle), which ReadResponse would report as a cut answer.
+		if _, err := c.br.Peek(1); err != nil {
+			return nil, err
+		}
 		resp, err := http.ReadResponse(c.br, asked)
 		if err != nil {
 			return nil, err
