@@ -42,7 +42,7 @@ func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) error {
 		return nil
 	}
 	defer resp.Body.Close()
-	guarded, lift := guardStalls(w)
+	guarded, lift := guardStalls(w, r)
 	defer lift()
 	if err := copyAnswer(guarded, resp); err != nil {
 		abortAnswer(r)
@@ -142,7 +142,7 @@ func ishex(c byte) bool {
 // with its trailers announced, then its body, each piece flushed to the
 // client as it comes for an answer of unknown length or an event stream.
 // It fails when the body could not be read or written to the end.
-func copyAnswer(w stallWriter, resp *http.Response) error {
+func copyAnswer(w *stallWriter, resp *http.Response) error {
 	h := w.Header()
 	for k, vv := range resp.Header {
 		h[k] = append(h[k], vv...)
