@@ -145,7 +145,11 @@ func ishex(c byte) bool {
 func copyAnswer(w *stallWriter, resp *http.Response) error {
 	h := w.Header()
 	for k, vv := range resp.Header {
-		h[k] = append(h[k], vv...)
+		if old := h[k]; len(old) > 0 {
+			h[k] = append(old, vv...)
+		} else {
+			h[k] = vv // resp's own, read for this request alone
+		}
 	}
 	announced := len(resp.Trailer)
 	if announced > 0 {
