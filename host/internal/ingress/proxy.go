@@ -35,7 +35,8 @@ func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) error {
 	resp, err := nodePool.Do(r.Context(), b.Addr, req)
 	if err != nil {
 		if _, notSent := errors.AsType[*nodehop.NotSentError](err); notSent && r.Context().Err() == nil {
-			return fmt.Errorf("node %s of pod %s is unreachable: %w", b.Node, b.ID(), err)
+			// The client learns which node, not its address.
+			return fmt.Errorf("node %s of pod %s is unreachable", b.Node, b.ID())
 		}
 		writeError(w, http.StatusBadGateway, map[string]string{"error": "backend unavailable", "pod": b.ID(), "node": b.Node,
 			"reason": "the connection to the pod's node failed during the request"})
