@@ -73,6 +73,9 @@ func (p *Pool) Do(ctx context.Context, addr string, req *Request) (*http.Respons
 		if err != nil {
 			c.close(stop)
 			if reused && !retry && endedIdle(err, c) && repeatable(req) {
+				// The node closed the connection unread; the request
+				// is safe to repeat, here or on another pod.
+				sent = false
 				continue
 			}
 			return nil, err

@@ -32,18 +32,12 @@ const (
 	// readBufferSize is each connection's read buffer, as net/http's
 	// client has.
 	readBufferSize = 4 << 10
-	// lookAfterIdle is how long a connection lies idle before it is looked
-	// at (closedWhileIdle, one system call) when taken: one taken sooner
-	// is used as it is, as under load, and one the node closed that soon
-	// (its connection budget ran short) fails, a GET being sent again.
-	lookAfterIdle = time.Second
 )
 
 // Pool is a pool of keep-alive connections to the pod servers of nodes.
 // The zero Pool is not ready: use NewPool.
 type Pool struct {
-	dialer        net.Dialer
-	lookAfterIdle time.Duration
+	dialer net.Dialer
 
 	mu       sync.Mutex
 	idle     map[string][]*conn // per node address, the longest idle first
@@ -58,9 +52,8 @@ var Shared = NewPool()
 // NewPool returns an empty pool.
 func NewPool() *Pool {
 	return &Pool{
-		dialer:        net.Dialer{Timeout: DialTimeout, KeepAlive: keepAlivePeriod},
-		lookAfterIdle: lookAfterIdle,
-		idle:          make(map[string][]*conn),
+		dialer: net.Dialer{Timeout: DialTimeout, KeepAlive: keepAlivePeriod},
+		idle:   make(map[string][]*conn),
 	}
 }
 
@@ -75,15 +68,17 @@ type conn struct {
 }
 
 // get returns a connection to addr: the most recently used idle one that
-// its node has not closed (looked at when it lay idle long enough), unless
-// fresh, else a new one. reused tells which.
+// its node has not closed, unless fresh, else a new one. reused tells
+// which. Every idle connection is looked at (one system call): one whose
+// node was killed a moment ago is found here, before the request is
+// written, so that the request goes to another pod.
 func (p *Pool) get(ctx context.Context, addr string, fresh bool) (c *conn, reused bool, err error) {
 	for !fresh {
 		c = p.takeIdle(addr)
 		if c == nil {
 			break
 		}
-		if time.Since(c.idleSince) < p.lookAfterIdle || !c.closedWhileIdle() {
+		if !c.closedWhileIdle() {
 			return c, true, nil
 		}
 		c.Close()

@@ -97,7 +97,6 @@ func TestSequentialRequestsToANodeShareOneConnection(t *testing.T) {
 func TestConnectionClosedWhileIdleIsReplaced(t *testing.T) {
 	n := startNode(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Method+" ok") })
 	p := NewPool()
-	p.lookAfterIdle = 0 // look at every connection taken
 	for i := range 3 {
 		resp, err := p.Do(context.Background(), n.addr(), &Request{Method: "POST", Target: "/", Host: "x", Pod: "default/p"})
 		if err != nil {
@@ -119,11 +118,21 @@ func TestConnectionClosedWhileIdleIsReplaced(t *testing.T) {
 // the node's requests from 0; an empty answer closes the connection
 // without one, an answer starting with "!" closes it after the rest.
 func rawNode(t *testing.T, answer func(i int) string) string {
+	return rawNodeOn(t, listen(t), answer)
+}
+
+func listen(t *testing.T) net.Listener {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l
+}
+
+// rawNodeOn is rawNode on l.
+func rawNodeOn(t *testing.T, l net.Listener, answer func(i int) string) string {
+	t.Helper()
 	t.Cleanup(func() { l.Close() })
 	var count atomic.Int32
 	go func() {
@@ -184,6 +193,28 @@ func TestConnectionEndedBeforeAnswerRetriesOnlyRepeatableRequests(t *testing.T) 
 	}
 	if _, notSent := errors.AsType[*NotSentError](err); notSent {
 		t.Errorf("POST: %v is a NotSentError, but the request was written", err)
+	}
+}
+
+// A GET whose reused connection ended unanswered, as its node went down,
+// fails with a NotSentError when the node cannot be reached again: it was
+// not acted on, and another pod may take it (docs/nodes.md).
+func TestRepeatableRequestToANodeGoneDownIsNotSent(t *testing.T) {
+	l := listen(t)
+	addr := rawNodeOn(t, l, func(i int) string {
+		if i == 1 {
+			l.Close() // the node goes down, its open connection with it
+			return ""
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	})
+	p := NewPool()
+	if status, _, err := get(t, p, addr, "/"); err != nil || status != 200 {
+		t.Fatalf("GET: %d %v", status, err)
+	}
+	_, _, err := get(t, p, addr, "/")
+	if _, notSent := errors.AsType[*NotSentError](err); !notSent {
+		t.Errorf("GET to a node gone down: %v, want a NotSentError", err)
 	}
 }
 
