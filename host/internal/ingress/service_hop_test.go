@@ -250,3 +250,61 @@ func TestWorkerHopHeadersAndForwardingFields(t *testing.T) {
 		t.Errorf("HEAD: %s with Content-Length %q, want 200, %d, no body", head, head.Header.Get("Content-Length"), len(want))
 	}
 }
+
+// Informational answers reach the client as ReverseProxy passes them on: a
+// pod's 103 Early Hints with its Link header, before the final answer,
+// which does not carry the hint's fields; a request with Expect:
+// 100-continue gets its body to the pod.
+func TestWorkerInterimAnswersReachTheClient(t *testing.T) {
+	l := listen(t, "127.0.0.2")
+	w1 := workerNode("w1", l)
+	serveNode(t, l, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			fmt.Fprintf(w, "body=%q", b)
+			return
+		}
+		w.Header().Set("Link", "</a.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Del("Link")
+		io.WriteString(w, "final")
+	})
+	e := startWorkerRoute(t, []*corev1.Node{w1}, podOn("web-b", w1))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second)) // a guard against a hang
+	br := bufio.NewReader(conn)
+	// finalAnswer reads the answers to one request up to the final one,
+	// listing the codes and Link headers of the informational ones.
+	finalAnswer := func() (string, []string) {
+		t.Helper()
+		var interim []string
+		for {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode < 200 {
+				interim = append(interim, fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("Link")))
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("%d %q link=%q", resp.StatusCode, b, resp.Header.Get("Link")), interim
+		}
+	}
+	io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	final, interim := finalAnswer()
+	if final != `200 "final" link=""` || strings.Join(interim, "|") != "103 </a.css>; rel=preload" {
+		t.Errorf("GET: informational %q, then %s", interim, final)
+	}
+	io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello")
+	if final, _ := finalAnswer(); final != `200 "body=\"hello\"" link=""` {
+		t.Errorf("POST with Expect: 100-continue: %s", final)
+	}
+}
