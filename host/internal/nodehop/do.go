@@ -40,7 +40,7 @@ func (p *Pool) Do(ctx context.Context, addr string, req *Request) (*http.Respons
 	}
 	buf := buffers.Get().(*[]byte)
 	defer buffers.Put(buf)
-	msg, err := appendRequest((*buf)[:0], req)
+	msg, err := appendRequest((*buf)[:0], req, addr)
 	if cap(msg) <= maxKeptBuffer {
 		*buf = msg[:0]
 	}

@@ -86,6 +86,16 @@ func TestSequentialRequestsToANodeShareOneConnection(t *testing.T) {
 	if want := `POST /b host=example.test pod=default/p len=5 body="hello" x=["proxy"] fields=Content-Length,X-Kube32-Pod,X-Set`; err != nil || string(b) != want {
 		t.Errorf("POST: %q %v, want %q", b, err, want)
 	}
+	// No Host: the node's address, as net/http sends it.
+	resp, err = p.Do(context.Background(), n.addr(), &Request{Method: "GET", Target: "/c", Pod: "default/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "GET /c host=" + n.addr() + " "; err != nil || !strings.HasPrefix(string(b), want) {
+		t.Errorf("GET without Host: %q %v, want %q...", b, err, want)
+	}
 	if c := n.conns.Load(); c != 1 {
 		t.Errorf("%d connections to the node, want 1 kept alive", c)
 	}

@@ -18,7 +18,7 @@ import (
 type Request struct {
 	Method string
 	Target string // the request-target: the path and query, "/p?q=1"
-	Host   string // the Host header
+	Host   string // the Host header; empty means the node's address, as net/http sends
 	Pod    string // the pod, "<namespace>/<name>", sent as abi.HeaderPod
 	// Header is sent without its hop-by-hop fields (IsHopByHop), the
 	// fields its Connection names and the fields Set names.
@@ -80,14 +80,18 @@ func RemoveHopByHop(h http.Header) {
 }
 
 // appendRequest appends the request's head and body to b, as net/http's
-// client writes them: a Content-Length for a body, and for an empty one
-// unless the method is GET or HEAD.
-func appendRequest(b []byte, r *Request) ([]byte, error) {
-	if !validToken(r.Method) || !validTarget(r.Target) || !httpguts.ValidHostHeader(r.Host) || r.Pod == "" {
-		return b, fmt.Errorf("%w: %q %q (Host %q)", ErrInvalid, r.Method, r.Target, r.Host)
+// client writes them to addr: a Content-Length for a body, and for an
+// empty one unless the method is GET or HEAD.
+func appendRequest(b []byte, r *Request, addr string) ([]byte, error) {
+	host := r.Host
+	if host == "" {
+		host = addr
+	}
+	if !validToken(r.Method) || !validTarget(r.Target) || !httpguts.ValidHostHeader(host) || r.Pod == "" {
+		return b, fmt.Errorf("%w: %q %q (Host %q)", ErrInvalid, r.Method, r.Target, host)
 	}
 	b = append(append(append(append(b, r.Method...), ' '), r.Target...), " HTTP/1.1\r\nHost: "...)
-	b = append(append(b, r.Host...), "\r\n"...)
+	b = append(append(b, host...), "\r\n"...)
 	connection := r.Header["Connection"]
 	for k, vv := range r.Header {
 		if k == "Host" || k == "Content-Length" || k == abi.HeaderPod || IsHopByHop(k) || r.sets(k) ||
