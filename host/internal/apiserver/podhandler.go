@@ -1,21 +1,33 @@
 package apiserver
 
 import (
+	"net"
 	"net/http"
 	"net/http/httputil"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/internal/call"
 	"github.com/kube32/kube32/host/internal/kinds"
+	"github.com/kube32/kube32/host/internal/nodehop"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
 )
 
-// podPool carries port-forwarded requests to the pod ports of the workers.
-var podPool = call.NewPool()
+// podPool carries port-forwarded requests to the pod ports of the workers:
+// HTTP/1.1 only, no proxy from the environment, no transparent gzip (the
+// pod gets the client's Accept-Encoding and the client the body as sent),
+// within the limits of the nodes' own pool (host/internal/nodehop). A
+// forwarded request's body streams, so it goes through net/http's client.
+var podPool = &http.Transport{
+	DialContext:         (&net.Dialer{Timeout: nodehop.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+	MaxIdleConns:        nodehop.IdleTotal,
+	MaxIdleConnsPerHost: nodehop.IdlePerNode,
+	IdleConnTimeout:     nodehop.IdleTimeout,
+	DisableCompression:  true,
+}
 
 // podHandler reaches the pod namespace/name of the given uid wherever it
 // runs, as the Ingress does (the session strips what only nodes send,

@@ -16,7 +16,7 @@ import (
 // Cluster implements outbound.Services for one node: it resolves the Service from
 // Objects (service.Resolve), picks a ready pod round-robin, refuses a
 // loop, and calls the pod in-process on the caller's goroutine when it
-// runs on this node, over Remote's keep-alive pool otherwise.
+// runs on this node, through Remote (host/internal/nodehop) otherwise.
 type Cluster struct {
 	Node string // this node's name
 	// Objects are where outbound.Services resolve from: the object store on the
@@ -24,7 +24,7 @@ type Cluster struct {
 	// knows no Service.
 	Objects service.Objects
 	Local   service.LocalPods
-	// Remote calls pods on other nodes; nil means a shared default pool.
+	// Remote calls pods on other nodes; nil means one over nodehop.Shared.
 	Remote *Remote
 	// Policy is the node's NetworkPolicy check (outbound.Policy.CheckService):
 	// the call goes to one of the backends it allows; when it allows none,

@@ -77,7 +77,8 @@ type Config struct {
 	// outbound.Outside with the control plane's head limit. Its Policy is
 	// always Policy.
 	Outside *outbound.Outside
-	// Remote calls pods on other nodes; nil means call's shared pool.
+	// Remote calls pods on other nodes; nil means over nodehop.Shared, the
+	// process's connections to the nodes, which the Ingress shares.
 	Remote *call.Remote
 	// HTTPS carries the pods' https:// calls: the control plane's
 	// outbound.TLS, a worker's outbound.Egress; nil answers K32_ERR_NOTSUP.
