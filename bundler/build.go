@@ -40,3 +40,8 @@ func Build(ctx context.Context, dir string, opts BuildOptions) (*BuildResult, er
 
 // FormatSize writes a byte count as the fit report does.
 func FormatSize(n int64) string { return build.FormatSize(n) }
+
+// IsEditorFile reports whether rel, a path from the project root, is a file
+// only editors read (compile_commands.json, Cargo files; docs/project.md
+// "Editors"), whose changes need no new build.
+func IsEditorFile(rel string) bool { return build.IsEditorFile(rel) }

@@ -3,6 +3,8 @@ package watch
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/kube32/kube32/bundler"
 )
 
 // skippedDirs are folders never watched: the build's own outputs and
@@ -31,8 +33,9 @@ func editorTemp(name string) bool {
 }
 
 // ignored reports whether a change at path, in the project at dir, cannot
-// change what serve runs: it is under a skipped folder of the project or
-// an editor's temporary file.
+// change what serve runs: it is under a skipped folder of the project, an
+// editor's temporary file, or a file only editors read, which the build
+// itself writes (compile_commands.json, Cargo files).
 func ignored(dir, path string) bool {
 	if editorTemp(filepath.Base(path)) {
 		return true
@@ -40,6 +43,9 @@ func ignored(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	if err != nil {
 		return false
+	}
+	if bundler.IsEditorFile(rel) {
+		return true
 	}
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
 		if skippedDirs[part] {

@@ -58,8 +58,8 @@ func (s *seen) rebuilds() []string {
 	return append([]string(nil), s.rebuild...)
 }
 
-// The watcher's own outputs (build/ and its caches) and editors' temporary
-// files start no rebuild; an edit of a source does. Events reach the
+// The watcher's own outputs (build/ and its caches, the editor files a
+// build writes) and editors' temporary files start no rebuild; an edit of a source does. Events reach the
 // watcher in order, so once a later editor file has been seen, every
 // change made before it has been decided on.
 func TestOutputsAndEditorFilesStartNoRebuild(t *testing.T) {
@@ -101,7 +101,7 @@ func TestOutputsAndEditorFilesStartNoRebuild(t *testing.T) {
 		testenv.Eventually(t, "the watcher seeing "+name, func() bool { return saw.wasIgnored(path) })
 	}
 
-	for _, name := range []string{"build/touched", "build/.cache/touched", "pods/quiet/main.c~", "pods/quiet/#main.c#"} {
+	for _, name := range []string{"build/touched", "build/.cache/touched", "pods/quiet/main.c~", "pods/quiet/#main.c#", "compile_commands.json", "Cargo.lock", "pods/quiet/Cargo.toml"} {
 		write(name, "x")
 	}
 	// Emacs's lock file: a symbolic link to nowhere.
