@@ -67,21 +67,36 @@ func RunNew(opts NewOptions) error {
 }
 
 // writeGoSDK writes the Go SDK copy that the Go pods of the new app's go.mod
-// files point to, so that the Go toolchain and editors work before the first
-// build. It returns the folder written, "" when the app has no Go pod.
+// files point to, and the Go bindings of the WIT world for the pods that
+// require them, so that the Go toolchain and editors work before the first
+// build. It returns the SDK's folder, "" when the app has no Go pod.
 func writeGoSDK(dir string) (string, error) {
 	p, err := bundler.LoadProject(dir)
 	if err != nil {
 		return "", err
 	}
+	sdk := ""
 	for _, pod := range p.Pods {
-		if pod.Language == bundler.Go {
+		if pod.Language != bundler.Go {
+			continue
+		}
+		if sdk == "" {
 			rel, err := filepath.Rel(p.Dir, p.GoSDKDir())
 			if err != nil {
 				return "", err
 			}
-			return filepath.Join(dir, rel), compile.WriteGoSDK(p.GoSDKDir())
+			sdk = filepath.Join(dir, rel)
+			if err := compile.WriteGoSDK(p.GoSDKDir()); err != nil {
+				return "", err
+			}
+		}
+		// A pod on the WIT world's Go bindings (template go-wit) gets them
+		// too, for the same tools.
+		if uses, err := compile.UsesWIT(p.Path(pod.Source)); err == nil && uses {
+			if err := compile.WriteGoWIT(p.GoWITDir()); err != nil {
+				return "", err
+			}
 		}
 	}
-	return "", nil
+	return sdk, nil
 }

@@ -82,6 +82,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newIngressCommand(io),
 		newUplinkCommand(io),
 		newVersionCommand(io),
+		newWitCommand(io),
 	)
 	// --version prints what `kube32 version` does.
 	root.Version = readVersions().String()

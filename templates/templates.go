@@ -18,7 +18,7 @@ import (
 	"text/template"
 )
 
-//go:embed all:go-http all:c-http all:rust-http all:static-site
+//go:embed all:go-http all:go-wit all:c-http all:rust-http all:static-site
 var files embed.FS
 
 // Template is one app template.
@@ -34,6 +34,7 @@ type Template struct {
 // All lists the templates; the first is the default.
 var All = []Template{
 	{Name: "go-http", Description: "Go pod (Go SDK) behind a Service and an Ingress", Language: "go"},
+	{Name: "go-wit", Description: "Go pod on Go bindings generated from the WIT world kube32:app/pod (`kube32 wit`)", Language: "go"},
 	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress", Language: "c"},
 	{Name: "rust-http", Description: "Rust pod (no_std) in one 64 KiB page behind a Service and an Ingress", Language: "rust"},
 	{Name: "static-site", Description: "static site served from a StaticBundle by the Ingress"},

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/internal/treehash"
+	"github.com/kube32/kube32/internal/witgo"
 )
 
 // fingerprintVersion changes when the way pods are compiled changes in a way
@@ -39,6 +40,7 @@ func Fingerprint(ctx context.Context, job Job) (string, error) {
 	case langGo:
 		field("flags", strings.Join(goArgs(job), " ")+" "+goFlags(os.Getenv("GOFLAGS")))
 		field("sdk", g)
+		field("wit", witgo.Hash())
 		if gobin, err := findGo(); err == nil {
 			field("tool", gobin+" "+toolVersion(ctx, gobin, "version"))
 		}

@@ -37,6 +37,10 @@ type Job struct {
 	// project's .kube32/sdk/go, which the pod's go.mod and editors use too.
 	// Empty means CacheDir/sdk/go.
 	GoSDKDir string
+	// GoWITDir is where Go builds write the Go bindings of the WIT world
+	// for pods whose go.mod requires them: the project's .kube32/wit/go.
+	// Empty means CacheDir/wit/go.
+	GoWITDir string
 	// Exclude lists absolute directories inside SourceDir that are not
 	// sources (the project's build directory when a pod's source is the
 	// project itself).

@@ -80,6 +80,12 @@ func (p *Project) CacheDir() string { return filepath.Join(p.BuildDir(), cacheDi
 // kube32 build builds against it and keeps it current.
 func (p *Project) GoSDKDir() string { return filepath.Join(p.Dir, ToolDirName, "sdk", "go") }
 
+// GoWITDir is the project's copy of the Go bindings of the WIT world
+// kube32:app/pod, <dir>/.kube32/wit/go, for Go pods whose go.mod requires
+// them (template go-wit, docs/components.md); kube32 new and kube32 build
+// write it like GoSDKDir.
+func (p *Project) GoWITDir() string { return filepath.Join(p.Dir, ToolDirName, "wit", "go") }
+
 // ManifestPaths returns the absolute paths of the manifests.
 func (p *Project) ManifestPaths() []string {
 	out := make([]string, len(p.Manifests))
