@@ -58,6 +58,18 @@ func coreName(witName string, d witDoc) string {
 	return strings.ReplaceAll(witName, "-", "_")
 }
 
+// checkCoreName checks that abi.CoreName and abi.WITName, which the build
+// uses to lower WIT names (docs/components.md), agree with the WIT's rule.
+func checkCoreName(t *testing.T, witName string, d witDoc) {
+	t.Helper()
+	if got, want := abi.CoreName(witName), coreName(witName, d); got != want {
+		t.Errorf("%s: %s: abi.CoreName gives %q, the WIT %q", witPath, witName, got, want)
+	}
+	if got := abi.WITName(coreName(witName, d)); got != witName {
+		t.Errorf("%s: %s: abi.WITName(%q) gives %q", witPath, witName, coreName(witName, d), got)
+	}
+}
+
 // abiType maps a WIT parameter or result type to the ABI type it stands for.
 // Only the alias "ptr" of k32.wit is a pointer; every other u32 is a length.
 func abiType(t wit.Type) (abi.Type, error) {
@@ -151,6 +163,7 @@ func checkWITFunctions(t *testing.T, iface *wit.Interface) {
 			t.Errorf("%s: %s: %v", witPath, name, err)
 			continue
 		}
+		checkCoreName(t, name, d)
 		_, ext := d.Tags["ext"]
 		got = append(got, abi.Function{
 			Name: coreName(name, d), Params: params, Results: results,
@@ -226,6 +239,7 @@ func checkWITExports(t *testing.T, world *wit.World, iface *wit.Interface) {
 		for _, p := range params {
 			types = append(types, p.Type)
 		}
+		checkCoreName(t, name, d)
 		_, ext := d.Tags["ext"]
 		got = append(got, abi.Export{Name: coreName(name, d), Params: types, Results: results, Ext: ext, Doc: d.Text})
 	}

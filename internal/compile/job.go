@@ -19,13 +19,14 @@ const (
 	langGo   = "go"
 	langC    = "c"
 	langRust = "rust"
+	langWasm = "wasm" // a prebuilt module or component: SourceDir is the file
 )
 
 // Job is one pod to compile.
 type Job struct {
 	Name      string // pod name, used in errors ("building pod echo: …")
-	Language  string // go, c or rust
-	SourceDir string // absolute source directory
+	Language  string // go, c, rust or wasm
+	SourceDir string // absolute source directory; for wasm, the .wasm file
 	// RootDir is the absolute project directory: compilers run there, so
 	// that diagnostics name paths from it ("pods/api/main.c:15:28", what
 	// an editor opened at the project finds). Empty means SourceDir.
@@ -78,8 +79,10 @@ func Compile(ctx context.Context, job Job) (*Module, error) {
 		m, err = compileGo(ctx, job)
 	case langRust:
 		m, err = compileRust(ctx, job)
+	case langWasm:
+		m, err = prebuilt(job)
 	default:
-		err = fmt.Errorf("language %q is not supported (go, c, rust)", job.Language)
+		err = fmt.Errorf("language %q is not supported (go, c, rust, wasm)", job.Language)
 	}
 	if err != nil {
 		// A compiler stopped by Ctrl-C (the terminal signals it too) or by

@@ -13,11 +13,12 @@ import (
 
 	"github.com/kube32/kube32/abi/modcheck"
 	"github.com/kube32/kube32/bundler/internal/atomicfile"
+	"github.com/kube32/kube32/bundler/internal/lower"
 	"github.com/kube32/kube32/bundler/internal/project"
 	"github.com/kube32/kube32/internal/compile"
 )
 
-// buildModule compiles a pod, in a release build optimizes it (calling
+// buildModule compiles a pod, lowers its WIT names, in a release build optimizes it (calling
 // optimizing with what runs first), checks the module against the ABI and
 // the pod's memory limit, and writes it.
 func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer, optimizing func(tool string)) (*stamp, error) {
@@ -27,7 +28,13 @@ func buildModule(ctx context.Context, p *project.Project, t *task, log io.Writer
 	if err != nil {
 		return nil, err
 	}
-	wasm := m.Wasm
+	// A pod written against the WIT world (or a component of it) becomes
+	// the core module with the board's names before anything else reads it
+	// (docs/components.md).
+	wasm, err := lower.Pod(m.Wasm)
+	if err != nil {
+		return nil, fmt.Errorf("pod %s: %w", job.Name, err)
+	}
 	var compiled int64
 	if job.Release {
 		compiled = int64(len(wasm))

@@ -42,7 +42,7 @@ const (
 // Step is the progress of one output of a build.
 type Step struct {
 	What     string // "pod echo", "pod echo assets", "bundle site"
-	Language string // a pod's module: its language, "go", "c" or "rust"; else ""
+	Language string // a pod's module: its language, "go", "c", "rust" or "wasm"; else ""
 	Out      string // the output, under build/ (slash-separated)
 	State    string // StepStarted, StepOptimizing, StepBuilt or StepUpToDate
 	Tool     string // StepOptimizing: what runs, "wasm-opt -Oz"

@@ -14,6 +14,9 @@ const (
 	Go   = "go"
 	C    = "c"
 	Rust = "rust"
+	// Wasm is a prebuilt module or component, made by other tools: the
+	// pod's source is the .wasm file (docs/components.md).
+	Wasm = "wasm"
 )
 
 // Project is a decoded and validated kube32.yaml.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
@@ -59,15 +60,20 @@ func (p *Project) validate() error {
 			nameOK = true
 		}
 		switch pod.Language {
-		case Go, C, Rust:
+		case Go, C, Rust, Wasm:
 		case "":
-			add(fieldError(f+".language", "is required (go, c, rust)"))
+			add(fieldError(f+".language", "is required (go, c, rust, wasm)"))
 		default:
-			add(fieldError(f+".language", "%q is not supported (go, c, rust)", pod.Language))
+			add(fieldError(f+".language", "%q is not supported (go, c, rust, wasm)", pod.Language))
 		}
-		if pod.Source == "" {
+		switch {
+		case pod.Source == "" && pod.Language == Wasm:
+			add(fieldError(f+".source", "is required (the pod's prebuilt .wasm file)"))
+		case pod.Source == "":
 			add(fieldError(f+".source", "is required (the pod's source directory)"))
-		} else {
+		case pod.Language == Wasm:
+			add(p.checkWasmFile(f+".source", pod.Source))
+		default:
 			add(p.checkPath(f+".source", pod.Source, true))
 		}
 		if pod.Assets != "" {
@@ -113,6 +119,23 @@ func (p *Project) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkWasmFile checks that a prebuilt pod's source is a regular .wasm
+// file; what is in it the build checks (docs/components.md).
+func (p *Project) checkWasmFile(field, rel string) error {
+	info, err := os.Stat(p.Path(rel))
+	switch {
+	case err != nil && os.IsNotExist(err):
+		return fieldError(field, "%s: no such file", rel)
+	case err != nil:
+		return fieldError(field, "%v", err)
+	case !info.Mode().IsRegular():
+		return fieldError(field, "%s is not a file (language wasm takes the prebuilt .wasm file)", rel)
+	case !strings.HasSuffix(rel, ".wasm"):
+		return fieldError(field, "%s: want a .wasm file (language wasm)", rel)
+	}
+	return nil
 }
 
 // checkPath checks that a path of the project exists and is a directory (or
