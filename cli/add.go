@@ -79,7 +79,7 @@ no existing file or entry is ever overwritten.`,
 		}
 		if kind == addPod {
 			sub.Short = "Add a pod: pods/NAME, manifests/NAME.yaml (Pod, Service, Ingress /NAME), tests/NAME.hurl"
-			sub.Flags().StringVarP(&opts.Template, "template", "t", "", "c-http, go-http or rust-http (default: the language of most of the project's pods, else c-http)")
+			sub.Flags().StringVarP(&opts.Template, "template", "t", "", "c-http, go-http, go-wit or rust-http (default: the language of most of the project's pods, else c-http)")
 		} else {
 			sub.Short = "Add a StaticBundle: bundles/NAME, manifests/NAME.yaml (StaticBundle, Ingress /NAME), tests/NAME.hurl"
 			sub.Flags().StringVarP(&opts.Template, "template", "t", bundleTemplate, "the template of the site")
