@@ -19,6 +19,7 @@ func TestEveryTemplateWritesAGitignore(t *testing.T) {
 		"c-http":    {"/compile_commands.json"},
 		"rust-http": {"/Cargo.toml", "/Cargo.lock", "/.cargo/", "/pods/*/Cargo.toml"},
 		"go-http":   {"/.kube32/"},
+		"go-wit":    {"/.kube32/"},
 	}
 	t.Chdir(t.TempDir())
 	for _, tmpl := range templates.All {

@@ -55,13 +55,14 @@ func TestNewRefusesBadNamesAndExistingFolders(t *testing.T) {
 func TestEachTemplateNewBuildServe(t *testing.T) {
 	want := map[string]string{
 		"go-http":     "hello from app-go-http\nGET /",
+		"go-wit":      "hello from app-go-wit\nGET /",
 		"c-http":      "hello from app-c-http",
 		"rust-http":   "hello from app-rust-http\nGET /",
 		"static-site": "<h1>app-static-site</h1>",
 	}
 	for _, tmpl := range templates.All {
 		t.Run(tmpl.Name, func(t *testing.T) {
-			if tmpl.Name == "go-http" {
+			if tmpl.Language == "go" {
 				testenv.Tool(t, "go")
 				t.Setenv("GOPROXY", "off")
 				t.Setenv("GOFLAGS", "-mod=mod")

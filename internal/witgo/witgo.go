@@ -30,7 +30,7 @@ const ModulePath = "kube32.io/wit"
 const World = "pod"
 
 // witPackage is the WIT package of abi.WIT with its version.
-const witPackage = "kube32:app@" + abi.Version
+const witPackage = abi.WITPackage + "@" + abi.Version
 
 // CM is the module of the bindings' runtime package, at the version
 // wit-bindgen-go v0.6.2 (go.mod) is built with; its go.sum lines are those

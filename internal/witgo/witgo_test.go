@@ -22,7 +22,7 @@ func TestGoBindingsImportEveryHostFunctionAndExportTheHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	imports := readDir(t, filepath.Join(dir, "kube32", "app", "k32"))
-	module := "kube32:app/k32@" + abi.Version
+	module := abi.WITModule()
 	var got []string
 	for _, m := range regexp.MustCompile(`//go:wasmimport (\S+) (\S+)`).FindAllStringSubmatch(imports, -1) {
 		if m[1] != module {
@@ -32,7 +32,7 @@ func TestGoBindingsImportEveryHostFunctionAndExportTheHandler(t *testing.T) {
 	}
 	var want []string
 	for _, f := range abi.Functions {
-		want = append(want, strings.ReplaceAll(f.Name, "_", "-"))
+		want = append(want, abi.WITName(f.Name))
 	}
 	slices.Sort(got)
 	slices.Sort(want)
