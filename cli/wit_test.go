@@ -172,3 +172,21 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A go-wit pod works with the Go toolchain itself (go vet for wasip1 and
+// for the machine, and so gopls) right after `kube32 new`, through its
+// go.mod's replace of the bindings that kube32 new writes.
+func TestGoWitTemplateWorksWithTheGoToolchain(t *testing.T) {
+	testenv.Tool(t, "go")
+	t.Setenv("GOPROXY", "off")
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "new", "hello", "--template", "go-wit"); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join("hello", ".kube32", "wit", "go", "kube32", "app", "k32")); err != nil {
+		t.Fatalf("kube32 new wrote no bindings: %v", err)
+	}
+	pod := filepath.Join("hello", "pods", "hello")
+	goTool(t, pod, []string{"GOOS=wasip1", "GOARCH=wasm"}, "vet", "./...")
+	goTool(t, pod, nil, "vet", "./...")
+}
