@@ -34,3 +34,30 @@ func InWASISubset(name string) bool {
 	}
 	return false
 }
+
+// WASIInterfaces are the WASI 0.2 interfaces that the WASI preview 1
+// adapter of a component (wit-component's wasi_snapshot_preview1 adapter)
+// imports to implement WASI preview 1. A node runs the component's own core
+// module with WASISubset instead, so the build accepts these imports in a
+// component that carries the adapter (docs/components.md).
+var WASIInterfaces = []string{
+	"wasi:cli/environment", "wasi:cli/exit", "wasi:cli/stdin", "wasi:cli/stdout", "wasi:cli/stderr",
+	"wasi:cli/terminal-input", "wasi:cli/terminal-output",
+	"wasi:cli/terminal-stdin", "wasi:cli/terminal-stdout", "wasi:cli/terminal-stderr",
+	"wasi:clocks/wall-clock", "wasi:clocks/monotonic-clock",
+	"wasi:filesystem/types", "wasi:filesystem/preopens",
+	"wasi:io/error", "wasi:io/poll", "wasi:io/streams",
+	"wasi:random/random",
+	"wasi:sockets/tcp", "wasi:sockets/network",
+}
+
+// InWASIInterfaces reports whether iface (without its version) is one of
+// WASIInterfaces.
+func InWASIInterfaces(iface string) bool {
+	for _, n := range WASIInterfaces {
+		if n == iface {
+			return true
+		}
+	}
+	return false
+}

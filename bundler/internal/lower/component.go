@@ -1,9 +1,249 @@
 package lower
 
-import "errors"
+import (
+	"fmt"
+	"strings"
 
-// Component returns the one core module of a component whose world is
-// kube32:app/pod.
+	"github.com/kube32/kube32/abi"
+)
+
+// Component section ids (the component model's binary format).
+const (
+	compCustom     = 0
+	compCoreModule = 1
+	compComponent  = 4
+	compCanon      = 8
+	compStart      = 9
+	compImport     = 10
+	compValue      = 12
+)
+
+// The core modules wit-component adds beside the pod's own when it adapts
+// a module that imports WASI preview 1: the wasi_snapshot_preview1 adapter
+// and its glue, as the component's "component-name" section names them.
+// The boards provide WASI preview 1 themselves, so the pod's module runs
+// without them (docs/components.md).
+const (
+	wasiAdapter = "wit-component:adapter:wasi_snapshot_preview1"
+	shimModule  = "wit-component-shim-module"
+	fixupModule = "wit-component-fixup"
+)
+
+// Component returns the one core module of a component of world
+// kube32:app/pod. It refuses, naming it, what a core module cannot
+// express: a second core module (other than the WASI preview 1 adapter), a
+// nested component, a start function, values, an import of an interface
+// the boards do not have, resources, and strings or lists lowered through
+// cabi_realloc.
 func Component(bin []byte) ([]byte, error) {
-	return nil, errors.New("the binary is a WebAssembly component; components are not unwrapped yet")
+	secs, err := sections(bin)
+	if err != nil {
+		return nil, fmt.Errorf("component: %w", err)
+	}
+	names := map[uint32]string{}
+	for _, s := range secs {
+		if s.id == compCustom {
+			coreModuleNames(s.body, names)
+		}
+	}
+	adapted := false
+	for _, n := range names {
+		adapted = adapted || n == wasiAdapter
+	}
+	var pod []byte
+	podIndex, modules := -1, 0
+	for _, s := range secs {
+		switch s.id {
+		case compCoreModule:
+			idx := uint32(modules)
+			modules++
+			if n := names[idx]; adapted && (n == wasiAdapter || n == shimModule || n == fixupModule) {
+				continue
+			}
+			if pod != nil {
+				return nil, fmt.Errorf("the component has a second core module (%s, after %s): the boards run one core module", moduleName(names, idx), moduleName(names, uint32(podIndex)))
+			}
+			pod, podIndex = s.body, int(idx)
+		case compComponent:
+			return nil, fmt.Errorf("the component holds a nested component: the boards run one core module")
+		case compStart:
+			return nil, fmt.Errorf("the component has a start function: the boards run one core module, whose exports the node calls")
+		case compValue:
+			return nil, fmt.Errorf("the component defines values: the boards run one core module")
+		}
+	}
+	if pod == nil {
+		return nil, fmt.Errorf("the component has no core module of its own")
+	}
+	for _, s := range secs {
+		switch s.id {
+		case compImport:
+			if err := checkComponentImports(s.body, adapted); err != nil {
+				return nil, err
+			}
+		case compCanon:
+			if err := checkCanons(s.body, adapted); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return pod, nil
+}
+
+// moduleName names core module idx: its name in the component-name
+// section, else its index.
+func moduleName(names map[uint32]string, idx uint32) string {
+	if n := names[idx]; n != "" {
+		return fmt.Sprintf("core module %d %q", idx, n)
+	}
+	return fmt.Sprintf("core module %d", idx)
+}
+
+// coreModuleNames reads the names of core modules from a custom section
+// "component-name" (the component's name section); other custom sections
+// and names it cannot read are left out: names only word errors and find
+// the adapter.
+func coreModuleNames(body []byte, names map[uint32]string) {
+	r := &reader{b: body}
+	if r.name() != "component-name" {
+		return
+	}
+	for r.more() {
+		id := r.byte()
+		sub := &reader{b: r.bytes(int(r.u32()))}
+		if r.err != nil || id != 1 {
+			continue
+		}
+		// Sort names: a core sort is 0x00 then the core sort, 0x11 for
+		// modules.
+		if sub.byte() != 0x00 || sub.byte() != 0x11 {
+			continue
+		}
+		n := sub.u32()
+		for i := uint32(0); i < n && sub.err == nil; i++ {
+			idx := sub.u32()
+			name := sub.name()
+			if sub.err == nil {
+				names[idx] = name
+			}
+		}
+	}
+}
+
+// checkComponentImports refuses an import of an interface the boards do
+// not have: only kube32:app/k32 at the ABI's version, and, in a component
+// adapted from WASI preview 1, the WASI interfaces of abi.WASIInterfaces,
+// which the adapter imports to implement WASI preview 1 (the boards
+// implement it themselves).
+func checkComponentImports(body []byte, adapted bool) error {
+	r := &reader{b: body}
+	n := r.u32()
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		form := r.byte()
+		name := r.name()
+		switch form {
+		case 0x00:
+		case 0x01: // a name with a version suffix
+			r.name()
+		default:
+			r.fail("unknown import name encoding 0x%02x", form)
+		}
+		skipExternDesc(r)
+		if r.err != nil {
+			break
+		}
+		if err := checkComponentImport(name, adapted); err != nil {
+			return err
+		}
+	}
+	if r.err != nil {
+		return fmt.Errorf("component import section: %w", r.err)
+	}
+	return nil
+}
+
+func checkComponentImport(name string, adapted bool) error {
+	if strings.HasPrefix(name, "kube32:") {
+		return checkInterface("the component", name)
+	}
+	iface, _, _ := strings.Cut(name, "@")
+	if strings.HasPrefix(name, "wasi:") && adapted && abi.InWASIInterfaces(iface) {
+		return nil
+	}
+	if strings.HasPrefix(name, "wasi:") {
+		return fmt.Errorf("the component imports %s, a WASI interface the boards do not have (they run WASI preview 1: docs/components.md)", name)
+	}
+	return fmt.Errorf("the component imports %s, an interface the boards do not have (only %s)", name, abi.WITModule())
+}
+
+// skipExternDesc reads past the type of an import.
+func skipExternDesc(r *reader) {
+	switch kind := r.byte(); kind {
+	case 0x00: // core module: 0x11, type index
+		r.byte()
+		r.u32()
+	case 0x01, 0x04, 0x05: // func, instance, component: type index
+		r.u32()
+	case 0x02, 0x03: // value or type bound
+		if r.byte() == 0x00 || kind == 0x02 {
+			r.leb(5)
+		}
+	default:
+		r.fail("unknown import kind 0x%02x", kind)
+	}
+}
+
+// checkCanons refuses the canonical definitions a core module cannot
+// express: resource built-ins, strings or lists lowered through realloc,
+// and anything newer (async, streams, threads). A component adapted from
+// WASI preview 1 uses them for the adapter only, which the boards do not
+// run, so they are not checked then.
+func checkCanons(body []byte, adapted bool) error {
+	if adapted {
+		return nil
+	}
+	r := &reader{b: body}
+	n := r.u32()
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		switch op := r.byte(); op {
+		case 0x00, 0x01: // lift, lower: sort, function, options (, type)
+			r.byte()
+			r.u32()
+			if err := checkCanonOptions(r, op, i); err != nil {
+				return err
+			}
+			if op == 0x00 {
+				r.u32()
+			}
+		case 0x02, 0x03, 0x04, 0x07:
+			return fmt.Errorf("the component uses resources (canonical definition %d, resource.%s): a core module cannot express them", i, map[byte]string{0x02: "new", 0x03: "drop", 0x04: "rep", 0x07: "drop async"}[op])
+		default:
+			return fmt.Errorf("the component uses canonical built-in 0x%02x (definition %d): a core module cannot express it", op, i)
+		}
+	}
+	if r.err != nil {
+		return fmt.Errorf("component canonical section: %w", r.err)
+	}
+	return nil
+}
+
+// checkCanonOptions reads the options of a lift or lower and refuses a
+// lowering that needs realloc: the boards' imports pass only numbers.
+func checkCanonOptions(r *reader, op byte, i uint32) error {
+	n := r.u32()
+	for j := uint32(0); j < n && r.err == nil; j++ {
+		switch opt := r.byte(); opt {
+		case 0x00, 0x01, 0x02, 0x06: // string encodings, async
+		case 0x03, 0x05, 0x07: // memory, post-return, callback
+			r.u32()
+		case 0x04:
+			r.u32()
+			if op == 0x01 {
+				return fmt.Errorf("the component lowers strings or lists through cabi_realloc (canonical definition %d): the boards' functions take only numbers", i)
+			}
+		default:
+			return fmt.Errorf("the component uses canonical option 0x%02x (definition %d): a core module cannot express it", opt, i)
+		}
+	}
+	return nil
 }

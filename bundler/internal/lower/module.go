@@ -141,21 +141,31 @@ func Module(wasm []byte) ([]byte, error) {
 // names, or an error naming the interface, version or function the boards
 // do not have.
 func lookupImport(module, name string) (abi.Function, error) {
-	pkg, rest, _ := strings.Cut(module, "/")
-	iface, version, hasVersion := strings.Cut(rest, "@")
-	switch {
-	case pkg != abi.WITPackage || iface != abi.WITInterface:
-		return abi.Function{}, fmt.Errorf("the module imports %s (function %s): the boards have no such interface, only %s", module, name, abi.WITModule())
-	case !hasVersion:
-		return abi.Function{}, fmt.Errorf("the module imports %s without a version: the ABI is %s@%s", module, abi.WITPackage, abi.Version)
-	case version != abi.Version:
-		return abi.Function{}, fmt.Errorf("the module imports %s, version %s, but the ABI is version %s (%s)", module, version, abi.Version, abi.WITModule())
+	if err := checkInterface("the module", module); err != nil {
+		return abi.Function{}, err
 	}
 	f, ok := abi.LookupWIT(name)
 	if !ok {
 		return abi.Function{}, fmt.Errorf("the module imports %s function %s, which the ABI does not have (docs/abi.md)", module, name)
 	}
 	return f, nil
+}
+
+// checkInterface refuses an interface of package kube32 other than
+// kube32:app/k32 at the ABI's version, naming it; who imports it (the
+// module, the component) starts the error.
+func checkInterface(who, module string) error {
+	pkg, rest, _ := strings.Cut(module, "/")
+	iface, version, hasVersion := strings.Cut(rest, "@")
+	switch {
+	case pkg != abi.WITPackage || iface != abi.WITInterface:
+		return fmt.Errorf("%s imports %s: the boards have no such interface, only %s", who, module, abi.WITModule())
+	case !hasVersion:
+		return fmt.Errorf("%s imports %s without a version: the ABI is %s@%s", who, module, abi.WITPackage, abi.Version)
+	case version != abi.Version:
+		return fmt.Errorf("%s imports %s, version %s, but the ABI is version %s (%s)", who, module, version, abi.Version, abi.WITModule())
+	}
+	return nil
 }
 
 func readImports(body []byte) ([]importEntry, error) {

@@ -1,11 +1,17 @@
 // A request pod written against the WIT world kube32:app/pod (abi/k32.wit):
 // it imports the host functions by their WIT names, as a binding generator
-// writes them, and exports the world's kebab-case callbacks. It uses no
-// libc, so it has no WASI imports and a component encoder needs no adapter.
+// writes them, and exports every callback of the world in kebab case (a
+// component of world pod must export them all; the node calls k32_handle,
+// since a pod with k32_handle is a request pod). It uses no libc, so it
+// has no WASI imports and a component encoder needs no adapter.
 #include <stdint.h>
+#ifdef WIT_WASI
+#include <unistd.h>
+#endif
 
 // Tests build it with -DWIT_MODULE=… or -DWIT_UNKNOWN to see the build
-// refuse another version or an unknown function.
+// refuse another version or an unknown function, and with -DWIT_WASI to
+// give it a WASI import (a component of it then needs the WASI adapter).
 #ifndef WIT_MODULE
 #define WIT_MODULE "kube32:app/k32@0.1.0"
 #endif
@@ -24,15 +30,33 @@ WIT_IMPORT("k32-teleport") int32_t teleport(void);
 
 static int32_t inits;
 
+__attribute__((export_name("initialize"))) void initialize(void) {
+	inits = 0;
+}
+
 __attribute__((export_name("k32-init"))) int32_t init(void) {
 	inits++;
 	return 0;
+}
+
+__attribute__((export_name("k32-event"))) int32_t event(void) {
+	return 0;
+}
+
+__attribute__((export_name("k32-main"))) int32_t main_loop(void) {
+	return 0;
+}
+
+__attribute__((export_name("start"))) void start(void) {
 }
 
 __attribute__((export_name("k32-handle"))) int32_t handle(void) {
 	static char path[256];
 #ifdef WIT_UNKNOWN
 	teleport();
+#endif
+#ifdef WIT_WASI
+	write(1, "request\n", 8);
 #endif
 	int32_t n = req_path(path, sizeof path);
 	if (n < 0 || n > (int32_t)sizeof path) {
