@@ -14,7 +14,7 @@ import (
 
 const witPod = "../../../internal/testpods/c/witnames.c"
 
-func witModule(t *testing.T, extra ...string) []byte {
+func witModule(t testing.TB, extra ...string) []byte {
 	return testpods.C(t, witPod, 64<<10, extra...)
 }
 
