@@ -62,40 +62,55 @@ var importLine = regexp.MustCompile(`<- ([^.\s]+)\.`)
 // Rule (docs/components.md, "Prebuilt modules and components"): a C pod
 // that imports the WIT names, wrapped into a component of world
 // kube32:app/pod by jco, is unwrapped, lowered and served; the built module
-// imports only k32 and WASI.
+// imports only k32 and WASI. With WASI imports, jco adds its WASI preview 1
+// adapter, which the build leaves out.
 func TestServeComponentOfWorldPod(t *testing.T) {
 	objdump := testenv.Tool(t, "wasm-objdump")
-	core := testpods.C(t, "../internal/testpods/c/witnames.c", 64<<10)
-	comp := testjco.Component(t, "../abi/k32.wit", "pod", core, testjco.NoAdapter)
-	dir := witProject(t, comp)
-	if code := cli.Run(context.Background(), []string{"build", dir}, cli.IOStreams{Out: io.Discard, ErrOut: os.Stderr}); code != 0 {
-		t.Fatalf("kube32 build exited %d", code)
-	}
+	for _, tc := range []struct {
+		name    string
+		flags   []string
+		adapter testjco.Adapter
+	}{
+		{"no WASI", nil, testjco.NoAdapter},
+		{"WASI preview 1 adapter", []string{"-DWIT_WASI"}, testjco.Reactor},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			core := testpods.C(t, "../internal/testpods/c/witnames.c", 64<<10, tc.flags...)
+			comp := testjco.Component(t, "../abi/k32.wit", "pod", core, tc.adapter)
+			dir := witProject(t, comp)
+			if code := cli.Run(context.Background(), []string{"build", dir}, cli.IOStreams{Out: io.Discard, ErrOut: os.Stderr}); code != 0 {
+				t.Fatalf("kube32 build exited %d", code)
+			}
 
-	built := filepath.Join(dir, "build", "firmware", "images", "wasm", "wit.wasm")
-	out, err := exec.Command(objdump, "-x", built).CombinedOutput()
-	if err != nil {
-		t.Fatalf("wasm-objdump -x: %v\n%s", err, out)
-	}
-	imports := importLine.FindAllStringSubmatch(string(out), -1)
-	if len(imports) == 0 {
-		t.Fatalf("wasm-objdump -x shows no imports:\n%s", out)
-	}
-	for _, m := range imports {
-		if m[1] != "k32" && m[1] != "wasi_snapshot_preview1" {
-			t.Errorf("the built module imports from %s:\n%s", m[1], out)
-		}
-	}
-	for _, export := range []string{`-> "k32_handle"`, `-> "k32_init"`, `-> "_initialize"`} {
-		if !strings.Contains(string(out), export) {
-			t.Errorf("wasm-objdump -x shows no export %s:\n%s", export, out)
-		}
-	}
+			built := filepath.Join(dir, "build", "firmware", "images", "wasm", "wit.wasm")
+			out, err := exec.Command(objdump, "-x", built).CombinedOutput()
+			if err != nil {
+				t.Fatalf("wasm-objdump -x: %v\n%s", err, out)
+			}
+			modules := map[string]bool{}
+			for _, m := range importLine.FindAllStringSubmatch(string(out), -1) {
+				modules[m[1]] = true
+			}
+			wantWASI := tc.adapter != testjco.NoAdapter
+			want := 1
+			if wantWASI {
+				want = 2
+			}
+			if len(modules) != want || !modules["k32"] || modules["wasi_snapshot_preview1"] != wantWASI {
+				t.Errorf("the built module imports from %v, want k32 (and WASI: %v):\n%s", modules, wantWASI, out)
+			}
+			for _, export := range []string{`-> "k32_handle"`, `-> "k32_init"`, `-> "_initialize"`} {
+				if !strings.Contains(string(out), export) {
+					t.Errorf("wasm-objdump -x shows no export %s:\n%s", export, out)
+				}
+			}
 
-	c, _ := serve(t, cli.ServeOptions{Dir: dir})
-	status, _, body := get(t, c.IngressURL()+"/wit/hello")
-	if want := "wit names, inits=1 path=/wit/hello greeting=hi\n"; status != 200 || body != want {
-		t.Fatalf("GET /wit/hello = %d %q, want 200 %q", status, body, want)
+			c, _ := serve(t, cli.ServeOptions{Dir: dir})
+			status, _, body := get(t, c.IngressURL()+"/wit/hello")
+			if want := "wit names, inits=1 path=/wit/hello greeting=hi\n"; status != 200 || body != want {
+				t.Fatalf("GET /wit/hello = %d %q, want 200 %q", status, body, want)
+			}
+		})
 	}
 }
 

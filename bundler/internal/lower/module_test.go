@@ -14,7 +14,7 @@ import (
 
 const witPod = "../../../internal/testpods/c/witnames.c"
 
-func witModule(t *testing.T, extra ...string) []byte {
+func witModule(t testing.TB, extra ...string) []byte {
 	return testpods.C(t, witPod, 64<<10, extra...)
 }
 
@@ -78,8 +78,9 @@ func TestWITNamesAreLoweredToBoardNames(t *testing.T) {
 }
 
 // Rule: a version of kube32:app the ABI does not have is refused naming
-// both versions, and an unknown function naming it.
-func TestWITImportsTheABIDoesNotHaveAreRefused(t *testing.T) {
+// both versions, an unknown function naming it, and an export that would
+// be there twice naming both.
+func TestWITNamesTheABIDoesNotHaveAreRefused(t *testing.T) {
 	cases := []struct {
 		name  string
 		flags []string
@@ -93,6 +94,8 @@ func TestWITImportsTheABIDoesNotHaveAreRefused(t *testing.T) {
 			[]string{"kube32:app/files@0.1.0", "no such interface"}},
 		{"unknown function", []string{"-DWIT_UNKNOWN"},
 			[]string{"k32-teleport", "kube32:app/k32@0.1.0"}},
+		{"one export twice", []string{"-DWIT_TWICE"},
+			[]string{`"k32_handle" and "k32-handle"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,7 +10,8 @@
 #endif
 
 // Tests build it with -DWIT_MODULE=… or -DWIT_UNKNOWN to see the build
-// refuse another version or an unknown function, and with -DWIT_WASI to
+// refuse another version or an unknown function, with -DWIT_TWICE to
+// export k32_handle under both names, and with -DWIT_WASI to
 // give it a WASI import (a component of it then needs the WASI adapter).
 #ifndef WIT_MODULE
 #define WIT_MODULE "kube32:app/k32@0.1.0"
@@ -38,6 +39,12 @@ __attribute__((export_name("k32-init"))) int32_t init(void) {
 	inits++;
 	return 0;
 }
+
+#ifdef WIT_TWICE
+__attribute__((export_name("k32_handle"))) int32_t handle_again(void) {
+	return 0;
+}
+#endif
 
 __attribute__((export_name("k32-event"))) int32_t event(void) {
 	return 0;
