@@ -7,11 +7,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/kube32/kube32/bundler"
-	"github.com/kube32/kube32/host"
-
 	"github.com/spf13/cobra"
 
+	"github.com/kube32/kube32/bundler"
+	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/apptest"
 )
 
