@@ -105,7 +105,7 @@ func install(t testing.TB) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		unavailable(t, "%v", err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, "install.lock"), func() {
+	unlock, err := testenv.LockFile(filepath.Join(dir, "install.lock"), func() {
 		t.Logf("testjco: another process is installing jco in %s; waiting", dir)
 	})
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // Bins are the paths of the built control-plane programs.
@@ -77,7 +79,7 @@ func buildOnce(t testing.TB, dir string, b build) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		unavailable(t, "%v", err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, "build.lock"), func() {
+	unlock, err := testenv.LockFile(filepath.Join(dir, "build.lock"), func() {
 		t.Logf("testk8s: another process is building in %s; waiting", dir)
 	})
 	if err != nil {

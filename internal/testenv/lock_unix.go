@@ -1,16 +1,16 @@
 //go:build unix
 
-package testk8s
+package testenv
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an exclusive lock on path, calling waiting first if another
+// LockFile takes an exclusive lock on path, calling waiting first if another
 // process holds it; unlock releases it. The lock goes with the process, so a
 // killed builder never leaves it held.
-func lockFile(path string, waiting func()) (unlock func(), err error) {
+func LockFile(path string, waiting func()) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
