@@ -3,7 +3,6 @@ package pod
 import (
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/kube32/kube32/host/internal/httplimit"
@@ -16,12 +15,6 @@ import (
 // returns an error (K32_ERR_IO to the guest), later writes are discarded at
 // once, and the callback ends as the guest decides: no 504, no restart
 // (docs/serve.md, "Hostile clients").
-//
-// net/http closes a connection at once when a write to it fails, so the
-// reset must be armed before the write that fails: the pod's stall timer
-// (clientStalled) arms it and then ends the blocked write, rather than
-// every answer arming and disarming it around its writes (two system calls
-// a request).
 type clientWriter struct {
 	http.ResponseWriter
 	pod       *Pod
@@ -30,13 +23,7 @@ type clientWriter struct {
 	deadlines bool          // the writer has a connection whose deadlines can be set
 	left      time.Duration // of the client's time to take the answer
 	gone      error         // the write that dropped the client failed with it
-	started   bool          // a write has cleared the connection's old deadline
-
-	mu        sync.Mutex // between a write and the stall timer
-	writing   bool       // a write is in progress, since writeAt, with writeLeft of the client's time
-	writeAt   time.Time
-	writeLeft time.Duration
-	armed     bool // the connection resets if it closes
+	armed     bool          // the connection resets if it closes
 }
 
 // errClientGone is what writes return once the client has been dropped.
@@ -75,30 +62,17 @@ func (c *clientWriter) Write(b []byte) (int, error) {
 	}
 	held := c.pod.holdDeadline()
 	defer c.pod.resumeDeadline(held)
-	if !c.deadlines { // in-process: the write never blocks
-		return c.write(b)
+	if c.deadlines { // in-process writes never block
+		// net/http closes the connection at once when a write fails:
+		// make that close a reset, which drops what the kernel still
+		// holds for the client (httplimit.ResetOnClose costs no system
+		// call until the close).
+		if !c.armed {
+			c.armed = true
+			httplimit.ResetOnClose(c.req.Context(), true)
+		}
+		_ = c.rc.SetWriteDeadline(time.Now().Add(c.left))
 	}
-	if !c.started { // the stall timer bounds the writes, not a deadline left from an earlier answer
-		c.started = true
-		_ = c.rc.SetWriteDeadline(time.Time{})
-	}
-	start := time.Now()
-	c.mu.Lock()
-	c.writing, c.writeAt, c.writeLeft = true, start, c.left
-	c.mu.Unlock()
-	c.pod.writing.Store(c)
-	c.pod.stallTimer.Reset(c.left)
-	n, err := c.write(b)
-	c.pod.stallTimer.Stop()
-	c.pod.writing.Store(nil)
-	c.mu.Lock()
-	c.writing = false
-	c.mu.Unlock()
-	return n, err
-}
-
-// write writes b and counts the time it took against the client's.
-func (c *clientWriter) write(b []byte) (int, error) {
 	start := time.Now()
 	n, err := c.ResponseWriter.Write(b)
 	c.left -= time.Since(start)
@@ -108,47 +82,18 @@ func (c *clientWriter) write(b []byte) (int, error) {
 	return n, err
 }
 
-// clientStalled is the pod's stall timer's function: the write in
-// progress has used the client's time. The connection is set to reset,
-// then the write is ended; net/http closes the connection as the write
-// fails, with a reset, which drops what the kernel still holds for the
-// client. A timer that fires late, for a write already over, does
-// nothing.
-func (p *Pod) clientStalled() {
-	c := p.writing.Load()
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.writing || time.Since(c.writeAt) < c.writeLeft {
-		return
-	}
-	c.armReset()
-	_ = c.rc.SetWriteDeadline(time.Now())
-}
-
-// armReset makes the connection end with a reset when it closes; under mu.
-func (c *clientWriter) armReset() {
-	if !c.armed {
-		c.armed = true
-		httplimit.ResetOnClose(c.req.Context(), true)
-	}
-}
-
 // drop gives up on the client. net/http has closed its connection already
-// if a write failed (with a reset if the stall timer armed it); otherwise
-// it closes it once the callback is over, with a reset, when the buffered
-// rest fails.
+// if a write failed, with a reset (Write armed it); otherwise it closes it
+// once the callback is over, with a reset, when the buffered rest fails.
 func (c *clientWriter) drop(err error) {
 	c.gone = err
-	if !c.deadlines {
-		return
+	if c.deadlines {
+		if !c.armed {
+			c.armed = true
+			httplimit.ResetOnClose(c.req.Context(), true)
+		}
+		_ = c.rc.SetWriteDeadline(time.Now()) // the buffered rest fails at once too
 	}
-	c.mu.Lock()
-	c.armReset()
-	c.mu.Unlock()
-	_ = c.rc.SetWriteDeadline(time.Now()) // the buffered rest fails at once too
 }
 
 // finish gives the client what is left of its time for the rest of the
@@ -158,12 +103,9 @@ func (c *clientWriter) finish() {
 	if c.gone != nil || !c.deadlines {
 		return
 	}
-	c.mu.Lock()
-	if c.armed { // the stall timer fired as a write succeeded
-		c.armed = false
+	if c.armed {
 		httplimit.ResetOnClose(c.req.Context(), false)
 	}
-	c.mu.Unlock()
 	_ = c.rc.SetWriteDeadline(time.Now().Add(max(c.left, time.Second)))
 }
 

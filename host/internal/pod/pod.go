@@ -44,11 +44,6 @@ type Pod struct {
 	// budgetTimer times the budget of the callbacks under ctx, one at a
 	// time (callCtx).
 	budgetTimer *time.Timer
-	// stallTimer ends a write that a client does not take in time, and
-	// writing is the client writer whose write it times (clientWriter);
-	// one write at a time, under lock.
-	stallTimer *time.Timer
-	writing    atomic.Pointer[clientWriter]
 
 	// lastCall is the answer to the last k32_http_call; guarded by lock.
 	lastCall *CallResult
@@ -123,8 +118,6 @@ func New(cfg Config) *Pod {
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.budgetTimer = time.AfterFunc(time.Hour, p.budgetSpent)
 	p.budgetTimer.Stop()
-	p.stallTimer = time.AfterFunc(time.Hour, p.clientStalled)
-	p.stallTimer.Stop()
 	context.AfterFunc(p.ctx, p.parentEnded)
 	p.cpu.made = time.Now()
 	return p
