@@ -147,4 +147,3 @@ func podStatusText(p *corev1.Pod) string {
 	}
 	return text
 }
-
