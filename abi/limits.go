@@ -208,6 +208,16 @@ const (
 	TypesMax = 65536
 	// TableEntriesMax bounds the initial size of a module's tables.
 	TableEntriesMax = 1 << 18
+	// SectionsMax bounds the sections of a module, custom ones included,
+	// and those of a component: toolchains write a few dozen, and a file
+	// of millions of empty sections costs every reader a step and often an
+	// allocation for each.
+	SectionsMax = 4096
+	// PrebuiltBytesMax bounds the file of a prebuilt module or component
+	// (a pod of language wasm) that kube32 build reads: a larger one is
+	// refused before it is read. No node pulls a larger module
+	// (OCIModuleBytesMax).
+	PrebuiltBytesMax = OCIModuleBytesMax
 )
 
 // A pod's log: what one line may hold, and the rate limit its lines pass
@@ -228,7 +238,6 @@ const (
 	LogHistoryBytes = 1 << 20
 )
 
-// Limit is one number of the protocol, as docs/limits.md lists it.
 // OCI images a node pulls (docs/oci.md).
 const (
 	// OCIModuleBytesMax bounds the module layer of an OCI image: a larger
@@ -273,6 +282,16 @@ const (
 	OCIBundlePathMax = 255
 )
 
+// kube32 test (docs/testing.md).
+const (
+	// TestExpandBytesMax bounds what one request of a test file (its URL,
+	// query, form, headers and body together), one capture or one assert
+	// becomes once its {{variables}} are expanded: past it the entry fails
+	// before anything is built.
+	TestExpandBytesMax = 16 << 20
+)
+
+// Limit is one number of the protocol, as docs/limits.md lists it.
 type Limit struct {
 	GoName string // the constant in this package, e.g. "CallTimeoutMax"
 	Value  int64  // in Unit
@@ -343,6 +362,8 @@ var Limits = []Limit{
 	{"GlobalsMax", GlobalsMax, "", "Globals of a module, imported and defined.", "boards.md"},
 	{"TypesMax", TypesMax, "", "Entries of a module's type section.", "boards.md"},
 	{"TableEntriesMax", TableEntriesMax, "", "The initial size of a module's tables.", "boards.md"},
+	{"SectionsMax", SectionsMax, "", "Sections of a module (custom ones included) or of a component.", "boards.md"},
+	{"PrebuiltBytesMax", kib(PrebuiltBytesMax), "KiB", "The file of a prebuilt module or component (a pod of language wasm); kube32 build refuses a larger one before reading it.", "components.md"},
 	{"OCIModuleBytesMax", kib(OCIModuleBytesMax), "KiB", "The module layer of an OCI image a node pulls; a larger one is refused before it is downloaded (ErrImagePull).", "oci.md"},
 	{"ImagePullBackoffInitial", secs(ImagePullBackoffInitial), "s", "The wait after a failed pull of an OCI image before the next (ImagePullBackOff); it doubles after each failure.", "oci.md"},
 	{"ImagePullBackoffMax", secs(ImagePullBackoffMax), "s", "The longest wait between pulls of an OCI image that keeps failing.", "oci.md"},
@@ -353,6 +374,7 @@ var Limits = []Limit{
 	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
 	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
 	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},
+	{"TestExpandBytesMax", kib(TestExpandBytesMax), "KiB", "What one request, capture or assert of a kube32 test file becomes once its {{variables}} are expanded; past it the entry fails, naming file and line.", "testing.md"},
 }
 
 func ms(d time.Duration) int64   { return d.Milliseconds() }

@@ -81,7 +81,7 @@ func RunIngress(ctx context.Context, opts IngressOptions) error {
 	ki, err := host.StartKubernetesIngress(ctx, host.KubernetesIngressOptions{
 		REST: cfg, IP: opts.IP, Port: opts.IngressPort, Images: images, MaxConnections: opts.MaxConnections,
 		Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)},
-		Logf: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...) },
+		Logf: logLines(opts.IO.ErrOut),
 	})
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // outputFormat is the -o flag of the commands with a machine-readable
@@ -41,4 +43,14 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// logLines is the Logf of a node or an Ingress controller: each line goes to
+// w made safe by termtext.Line, the rule of pod logs, since it may quote
+// text from outside (a registry's error, an object of a cluster): one line,
+// no control character (docs/serve.md, "Hostile clients").
+func logLines(w io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintln(w, termtext.Line(fmt.Sprintf(format, args...)))
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/internal/inputfile"
 	"github.com/kube32/kube32/internal/oci"
 )
 
@@ -58,10 +59,9 @@ func RunPush(ctx context.Context, opts PushOptions) error {
 	if info.IsDir() {
 		return pushBundle(ctx, opts)
 	}
-	if info.Size() > abi.OCIModuleBytesMax {
-		return fmt.Errorf("nothing pushed: %s is %d bytes, more than nodes pull (OCIModuleBytesMax, %d)", opts.Module, info.Size(), abi.OCIModuleBytesMax)
-	}
-	module, err := os.ReadFile(opts.Module)
+	// A regular file only, read no further than nodes pull: /dev/zero
+	// (whose size reads 0) and a FIFO are refused at once.
+	module, err := inputfile.Read(ctx, opts.Module, abi.OCIModuleBytesMax, "abi.OCIModuleBytesMax, the most nodes pull")
 	if err != nil {
 		return fmt.Errorf("nothing pushed: %w", err)
 	}

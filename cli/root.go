@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/kube32/kube32/bundler"
-
 	"github.com/spf13/cobra"
 
+	"github.com/kube32/kube32/bundler"
 	"github.com/kube32/kube32/cli/internal/iostreams"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // IOStreams are the streams a command reads and writes, and whether each is
@@ -42,7 +42,10 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(io.ErrOut, "kube32: %v\n", err)
+	// An error may quote text from outside (a registry's message, a
+	// compiler's output): each of its lines is made safe by the rule of pod
+	// logs, its newlines kept.
+	fmt.Fprintf(io.ErrOut, "kube32: %s\n", termtext.Lines(err.Error()))
 	return exitCode(err)
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // A Pod is one wasm module run under k32_app_abi, without a cluster.
@@ -28,8 +29,9 @@ func NewPod(cfg PodConfig) *Pod { return pod.New(cfg) }
 // NewDiskCache returns a compilation cache kept in dir.
 func NewDiskCache(dir string) (wazero.CompilationCache, error) { return pod.NewDiskCache(dir) }
 
-// LogText is text a pod chose, escaped so that it stays on one line.
-func LogText(s string) string { return pod.LogText(s) }
+// LogText is text a pod chose, escaped so that it stays on one line
+// (the rule of docs/serve.md, "Hostile clients").
+func LogText(s string) string { return termtext.Line(s) }
 
 // WazeroVersion is the version of wazero this binary was built with.
 func WazeroVersion() string { return pod.WazeroVersion() }

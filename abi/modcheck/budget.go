@@ -45,6 +45,7 @@ const (
 	budgetGlobals   = "GlobalsMax"
 	budgetTypes     = "TypesMax"
 	budgetTable     = "TableEntriesMax"
+	budgetSections  = "SectionsMax"
 )
 
 // figures are what a module reaches of each budget: the largest of one
@@ -53,6 +54,7 @@ type figures struct {
 	locals, bodyBytes, depth, brTable    uint64 // the largest in one function
 	functions, globals, types, codeBytes uint64
 	tableEntries, totalLocals, weight    uint64
+	sections                             uint64
 	heaviest                             place // the function of most weight
 	heaviestWeight                       uint64
 	blocks, brTableWeight                uint64 // of the function being read

@@ -43,6 +43,8 @@ var overBudgetModules = []struct {
 		`table 0 starts with 100000000 entries, over the limit of 262144 (abi.TableEntriesMax)`},
 	{"locals in many functions", testpods.Hostile{Functions: 21, Locals: abi.FunctionLocalsMax}, "ModuleLocalsMax",
 		`the module declares 1050000 locals in its functions up to function[20], over the limit of 1048576 (abi.ModuleLocalsMax)`},
+	{"10M custom sections", testpods.Hostile{Sections: 10_000_000}, "SectionsMax",
+		`the module has more sections than the limit of 4096 (abi.SectionsMax)`},
 	{"many functions of many blocks", testpods.Hostile{Functions: 40, Blocks: 4000}, "CompileWeightMax",
 		`the module weighs 544000000 to compile up to function[33] (function "k32_handle" weighs 16000000), over the limit of 536870912 (abi.CompileWeightMax)`},
 }
@@ -88,6 +90,7 @@ func TestModulesJustWithinTheBudgetsPass(t *testing.T) {
 		"TypesMax types":            {Types: abi.TypesMax - 1},
 		"TableEntriesMax entries":   {Table: abi.TableEntriesMax},
 		"CompileWeightMax weight":   {Functions: 2, Ifs: 8191},
+		"SectionsMax sections":      {Sections: abi.SectionsMax - 6},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Check(context.Background(), h.Wasm(), Options{MemoryLimit: 64 << 10}); err != nil {
@@ -130,12 +133,13 @@ func TestRealPodsAreFarWithinTheBudgets(t *testing.T) {
 			t.Errorf("%s: %q", name, problems)
 		}
 		f := scan.fig
-		t.Logf("%s: %d bytes of code in %d functions, largest body %d bytes, %d locals at most (%d in all), blocks %d deep, br_table of %d, weight %d, table %d",
-			name, f.codeBytes, f.functions, f.bodyBytes, f.locals, f.totalLocals, f.depth, f.brTable, f.weight, f.tableEntries)
+		t.Logf("%s: %d bytes of code in %d functions, largest body %d bytes, %d locals at most (%d in all), blocks %d deep, br_table of %d, weight %d, table %d, %d sections",
+			name, f.codeBytes, f.functions, f.bodyBytes, f.locals, f.totalLocals, f.depth, f.brTable, f.weight, f.tableEntries, f.sections)
 		for what, ratio := range map[string]float64{
 			"body": float64(f.bodyBytes) / abi.FunctionBytesMax, "depth": float64(f.depth) / abi.BlockDepthMax,
 			"br_table": float64(f.brTable) / abi.BrTableTargetsMax, "weight": float64(f.weight) / abi.CompileWeightMax,
 			"code": float64(f.codeBytes) / abi.CodeBytesMax, "functions": float64(f.functions) / abi.FunctionsMax,
+			"sections": float64(f.sections) / abi.SectionsMax,
 		} {
 			if ratio > 0.25 {
 				t.Errorf("%s reaches %.0f%% of the %s budget: too close for a small pod", name, ratio*100, what)

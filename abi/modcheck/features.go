@@ -88,6 +88,10 @@ func scanFeatures(wasm []byte) (*featureScan, error) {
 		return nil, fmt.Errorf("%w: not version 1 of the binary format", errMalformed)
 	}
 	for r.err == nil && r.more() {
+		if s.fig.sections++; s.fig.sections > abi.SectionsMax {
+			s.over(r, place{kind: "module"}, "has more sections than", budgetSections, abi.SectionsMax)
+			break
+		}
 		id := r.byte()
 		size := r.u32()
 		if id == 10 {

@@ -9,11 +9,11 @@ import (
 )
 
 // eval returns a query's value, after its filters, and whether it found
-// one.
-func (r *entryRun) eval(q Query, deadline time.Time) (any, bool, error) {
+// one. Its arguments' variables are expanded within b.
+func (r *entryRun) eval(q Query, deadline time.Time, b *budget) (any, bool, error) {
 	args := make([]string, len(q.Args))
 	for i, a := range q.Args {
-		v, err := r.vars.expand(a)
+		v, err := r.vars.expand(a, b)
 		if err != nil {
 			return nil, false, err
 		}

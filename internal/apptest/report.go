@@ -3,17 +3,21 @@ package apptest
 import (
 	"fmt"
 	"io"
+
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // WriteResult writes one result: PASS/FAIL/SKIP file:line METHOD URL, and
-// under a failure each failed expectation and the answer.
+// under a failure each failed expectation and the answer. A failure may
+// quote what a server answered, so each line is made safe by termtext.Line,
+// the rule of pod logs.
 func WriteResult(w io.Writer, r Result) {
-	fmt.Fprintf(w, "%s %s %s\n", r.Outcome, r.Where(), r.Name)
+	fmt.Fprintf(w, "%s %s %s\n", r.Outcome, r.Where(), termtext.Line(r.Name))
 	for _, f := range r.Failures {
-		fmt.Fprintf(w, "    %s\n", f)
+		fmt.Fprintf(w, "    %s\n", termtext.Line(f))
 	}
 	if r.Answer != "" {
-		fmt.Fprintf(w, "    answer: %s\n", r.Answer)
+		fmt.Fprintf(w, "    answer: %s\n", termtext.Line(r.Answer))
 	}
 }
 

@@ -10,10 +10,12 @@ import (
 	"strings"
 )
 
-// request builds the entry's request, its variables expanded.
+// request builds the entry's request, its variables expanded: within
+// abi.TestExpandBytesMax for the whole request.
 func (r *entryRun) request(ctx context.Context) (*http.Request, error) {
 	e := r.entry
-	raw, err := r.vars.expand(e.URL)
+	b := newBudget()
+	raw, err := r.vars.expand(e.URL, b)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +29,7 @@ func (r *entryRun) request(ctx context.Context) (*http.Request, error) {
 	if len(e.Query) > 0 {
 		q := u.Query()
 		for _, f := range e.Query {
-			val, err := r.vars.expand(f.Value)
+			val, err := r.vars.expand(f.Value, b)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v", f.Line, err)
 			}
@@ -39,7 +41,7 @@ func (r *entryRun) request(ctx context.Context) (*http.Request, error) {
 	contentType := ""
 	switch {
 	case e.Body != nil:
-		b, err := r.vars.expand(*e.Body)
+		b, err := r.vars.expand(*e.Body, b)
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +52,7 @@ func (r *entryRun) request(ctx context.Context) (*http.Request, error) {
 	case len(e.Form) > 0:
 		form := url.Values{}
 		for _, f := range e.Form {
-			val, err := r.vars.expand(f.Value)
+			val, err := r.vars.expand(f.Value, b)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v", f.Line, err)
 			}
@@ -67,7 +69,7 @@ func (r *entryRun) request(ctx context.Context) (*http.Request, error) {
 		req.Header.Set("Content-Type", contentType)
 	}
 	for _, h := range e.Headers {
-		val, err := r.vars.expand(h.Value)
+		val, err := r.vars.expand(h.Value, b)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", h.Line, err)
 		}

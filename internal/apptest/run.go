@@ -146,7 +146,7 @@ func (r *entryRun) do(ctx context.Context) {
 	r.answer = &answer{status: resp.StatusCode, proto: resp.Status, header: resp.Header, body: body}
 	deadline := time.Now().Add(r.env.Wait)
 	for _, c := range e.Captures {
-		val, ok, err := r.eval(c.Query, deadline)
+		val, ok, err := r.eval(c.Query, deadline, newBudget())
 		switch {
 		case err != nil:
 			r.failf(c.Line, "capture %s: %v", c.Name, err)
@@ -176,7 +176,7 @@ func (r *entryRun) openStreams(ctx context.Context) {
 		if q.Kind != "sse" {
 			continue
 		}
-		path, err := r.vars.expand(q.Args[0])
+		path, err := r.vars.expand(q.Args[0], newBudget())
 		if err != nil || r.streams[path] != nil {
 			continue // an unknown variable fails the assert itself
 		}
@@ -192,13 +192,15 @@ func (r *entryRun) openStreams(ctx context.Context) {
 // hold or the deadline passes: the cluster's state follows a request a
 // moment later.
 func (r *entryRun) check(a Assert, deadline time.Time) {
-	pred, err := r.expandPredicate(a.Pred)
+	b := newBudget() // the assert's predicate and query together
+	pred, err := r.expandPredicate(a.Pred, b)
 	if err != nil {
 		r.failf(a.Line, "%v", err)
 		return
 	}
 	for {
-		val, ok, err := r.eval(a.Query, deadline)
+		left := *b // each look expands the query's arguments again
+		val, ok, err := r.eval(a.Query, deadline, &left)
 		if err != nil {
 			r.failf(a.Line, "%s: %v", a.Text, err)
 			return
@@ -215,9 +217,9 @@ func (r *entryRun) check(a Assert, deadline time.Time) {
 	}
 }
 
-func (r *entryRun) expandPredicate(p Predicate) (Predicate, error) {
+func (r *entryRun) expandPredicate(p Predicate, b *budget) (Predicate, error) {
 	if s, ok := p.Value.(string); ok {
-		v, err := r.vars.expand(s)
+		v, err := r.vars.expand(s, b)
 		if err != nil {
 			return p, err
 		}
@@ -239,7 +241,7 @@ func (r *entryRun) got(v any, ok bool) string {
 func (r *entryRun) waited(q Query, found bool) string {
 	switch {
 	case q.Kind == "sse" && !found:
-		path, _ := r.vars.expand(q.Args[0])
+		path, _ := r.vars.expand(q.Args[0], newBudget())
 		if s := r.streams[path]; s != nil {
 			return fmt.Sprintf(" (within %s; events on %s: %s)", r.env.Wait, path, s.names())
 		}

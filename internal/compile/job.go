@@ -80,7 +80,7 @@ func Compile(ctx context.Context, job Job) (*Module, error) {
 	case langRust:
 		m, err = compileRust(ctx, job)
 	case langWasm:
-		m, err = prebuilt(job)
+		m, err = prebuilt(ctx, job)
 	default:
 		err = fmt.Errorf("language %q is not supported (go, c, rust, wasm)", job.Language)
 	}

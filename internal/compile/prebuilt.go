@@ -1,22 +1,18 @@
 package compile
 
 import (
-	"fmt"
-	"os"
+	"context"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/inputfile"
 )
 
 // prebuilt reads a pod given as a prebuilt .wasm (language wasm): a module
 // or component made by other tools. Nothing compiles it; the build lowers
-// and checks it as it does compiled modules (docs/components.md).
-func prebuilt(job Job) (*Module, error) {
-	info, err := os.Stat(job.SourceDir)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a file (language wasm takes the prebuilt .wasm file)", job.fromRoot(job.SourceDir))
-	}
-	wasm, err := os.ReadFile(job.SourceDir)
+// and checks it as it does compiled modules (docs/components.md). It is
+// read only if it is a regular file of at most abi.PrebuiltBytesMax bytes.
+func prebuilt(ctx context.Context, job Job) (*Module, error) {
+	wasm, err := inputfile.Read(ctx, job.SourceDir, abi.PrebuiltBytesMax, "abi.PrebuiltBytesMax")
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // PushBundle writes the built bundle in the folder dir to the registry
@@ -60,7 +61,7 @@ func pushBundleLayer(ctx context.Context, layer []byte, ref string, plainHTTP bo
 		return "", fmt.Errorf("push %s: %w", ref, err)
 	}
 	if err := repo.PushReference(ctx, manDesc, bytes.NewReader(manifest), r.Reference); err != nil {
-		return "", fmt.Errorf("push %s: manifest: %w", ref, err)
+		return "", fmt.Errorf("push %s: manifest: %w", ref, termtext.Error(err))
 	}
 	return manDesc.Digest.String(), nil
 }

@@ -12,6 +12,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/kube32/kube32/abi/images"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // config is the artifact's config in the CNCF wasm OCI layout. It holds no
@@ -51,18 +52,19 @@ func Push(ctx context.Context, module []byte, ref string, plainHTTP bool) (strin
 		}
 	}
 	if err := repo.PushReference(ctx, manDesc, bytes.NewReader(manifest), r.Reference); err != nil {
-		return "", fmt.Errorf("push %s: manifest: %w", ref, err)
+		return "", fmt.Errorf("push %s: manifest: %w", ref, termtext.Error(err))
 	}
 	return manDesc.Digest.String(), nil
 }
 
-// pushBlob pushes a blob the registry does not hold yet.
+// pushBlob pushes a blob the registry does not hold yet. A registry's
+// error, which `kube32 push` prints, is made one safe line (termtext).
 func pushBlob(ctx context.Context, blobs content.Storage, desc ocispec.Descriptor, data []byte) error {
 	if ok, err := blobs.Exists(ctx, desc); err == nil && ok {
 		return nil
 	}
 	if err := blobs.Push(ctx, desc, bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("blob %s: %w", desc.Digest, err)
+		return fmt.Errorf("blob %s: %w", desc.Digest, termtext.Error(err))
 	}
 	return nil
 }

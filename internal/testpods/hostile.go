@@ -19,6 +19,7 @@ type Hostile struct {
 	Globals   int    // immutable i32 globals
 	Types     int    // types beside k32_handle's
 	Table     uint32 // initial entries of a funcref table; 0 for none
+	Sections  int    // custom sections (an empty name, a byte) after the others, 4 bytes each
 }
 
 // Wasm encodes the module.
@@ -72,7 +73,8 @@ func (h Hostile) Wasm() []byte {
 	names = append(names, 1)
 	names = append(names, uleb(uint32(len(fnames)))...)
 	names = append(names, fnames...)
-	return append(m, wasmSection(0, names)...)
+	m = append(m, wasmSection(0, names)...)
+	return append(m, bytes.Repeat([]byte{0, 2, 0, 0}, h.Sections)...) // an empty name, one byte
 }
 
 // body is each function's body: its locals, then its code.

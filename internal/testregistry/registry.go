@@ -2,10 +2,12 @@
 // loopback (go-containerregistry's pkg/registry, which keeps blobs and
 // manifests in memory), for the tests of `kube32 push` and of the pulls
 // of a node (docs/oci.md). It can alter the blobs it sends, as a registry
-// or a path to it that corrupts data would.
+// or a path to it that corrupts data would, and refuse every request with
+// an error message of the test's choosing, as a hostile registry would.
 package testregistry
 
 import (
+	"encoding/json"
 	"io"
 	"log"
 	"net"
@@ -22,6 +24,7 @@ type Registry struct {
 	// Host is its address, 127.0.0.1:PORT: the first part of a reference.
 	Host   string
 	tamper atomic.Bool
+	refuse atomic.Pointer[string]
 }
 
 // Start runs a registry on addr ("127.0.0.1:0" for a free port) until the
@@ -35,6 +38,10 @@ func Start(t testing.TB, addr string) *Registry {
 	r := &Registry{Host: l.Addr().String()}
 	regs := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if message := r.refuse.Load(); message != nil {
+			refuse(w, *message)
+			return
+		}
 		if r.tamper.Load() && req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
 			w = &flipper{ResponseWriter: w}
 		}
@@ -48,6 +55,18 @@ func Start(t testing.TB, addr string) *Registry {
 // Tamper makes the registry flip one byte of every blob it sends from now
 // on: same length, other bytes, so another digest.
 func (r *Registry) Tamper() { r.tamper.Store(true) }
+
+// Refuse makes the registry answer every request from now on with 403 and
+// an error of the distribution spec (code DENIED) whose message is
+// message: a registry's text, which clients quote in their errors.
+func (r *Registry) Refuse(message string) { r.refuse.Store(&message) }
+
+func refuse(w http.ResponseWriter, message string) {
+	body, _ := json.Marshal(map[string]any{"errors": []map[string]string{{"code": "DENIED", "message": message}}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write(body)
+}
 
 // FreeAddr returns a loopback address where nothing listens now, for a
 // registry that is down (and may be started there later).

@@ -40,10 +40,16 @@ func Component(bin []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("component: %w", err)
 	}
+	modules := 0
+	for _, s := range secs {
+		if s.id == compCoreModule {
+			modules++
+		}
+	}
 	names := map[uint32]string{}
 	for _, s := range secs {
 		if s.id == compCustom {
-			coreModuleNames(s.body, names)
+			coreModuleNames(s.body, uint32(modules), names)
 		}
 	}
 	adapted := false
@@ -51,12 +57,12 @@ func Component(bin []byte) ([]byte, error) {
 		adapted = adapted || n == wasiAdapter
 	}
 	var pod []byte
-	podIndex, modules := -1, 0
+	podIndex, next := -1, uint32(0)
 	for _, s := range secs {
 		switch s.id {
 		case compCoreModule:
-			idx := uint32(modules)
-			modules++
+			idx := next
+			next++
 			if n := names[idx]; adapted && (n == wasiAdapter || n == shimModule || n == fixupModule) {
 				continue
 			}
@@ -99,13 +105,14 @@ func moduleName(names map[uint32]string, idx uint32) string {
 	return fmt.Sprintf("core module %d", idx)
 }
 
-// coreModuleNames reads the names of core modules from a custom section
-// "component-name" (the component's name section); other custom sections
-// and names it cannot read are left out: names only word errors and find
-// the adapter.
-func coreModuleNames(body []byte, names map[uint32]string) {
+// coreModuleNames reads the names of the component's core modules (of
+// index below modules) from a custom section "component-name" (the
+// component's name section); other custom sections, other names and names
+// it cannot read are left out: names only word errors and find the
+// adapter, and a name section of millions of entries keeps no more.
+func coreModuleNames(body []byte, modules uint32, names map[uint32]string) {
 	r := &reader{b: body}
-	if r.name() != "component-name" {
+	if string(r.nameBytes()) != "component-name" {
 		return
 	}
 	for r.more() {
@@ -122,9 +129,9 @@ func coreModuleNames(body []byte, names map[uint32]string) {
 		n := sub.u32()
 		for i := uint32(0); i < n && sub.err == nil; i++ {
 			idx := sub.u32()
-			name := sub.name()
-			if sub.err == nil {
-				names[idx] = name
+			name := sub.nameBytes()
+			if sub.err == nil && idx < modules {
+				names[idx] = string(name)
 			}
 		}
 	}

@@ -30,11 +30,16 @@ type section struct {
 	body []byte
 }
 
-// sections splits a binary past its 8-byte preamble.
+// sections splits a binary past its 8-byte preamble. It refuses one of
+// more than abi.SectionsMax sections before it reads further, so that what
+// the lowering keeps per section stays small whatever the file holds.
 func sections(bin []byte) ([]section, error) {
 	r := &reader{b: bin, pos: 8}
 	var out []section
 	for r.more() {
+		if len(out) == abi.SectionsMax {
+			return nil, fmt.Errorf("more than %d sections, over the limit of abi.SectionsMax: no toolchain writes so many", abi.SectionsMax)
+		}
 		start := r.pos
 		id := r.byte()
 		body := r.bytes(int(r.u32()))
@@ -46,17 +51,23 @@ func sections(bin []byte) ([]section, error) {
 	return out, nil
 }
 
-// importEntry is one import: its names, and its descriptor copied verbatim.
-type importEntry struct {
-	module, name string
-	desc         []byte
-}
+// The host functions and exports of the ABI by WIT name, and the core
+// names of the exports: a lookup per import or export costs no
+// allocation, however many a module lists.
+var (
+	witFunctions = map[string]abi.Function{}
+	witExports   = map[string]abi.Export{}
+	coreExports  = map[string]bool{}
+)
 
-// exportEntry is one export: its name, and its kind and index copied
-// verbatim.
-type exportEntry struct {
-	name string
-	desc []byte
+func init() {
+	for _, f := range abi.Functions {
+		witFunctions[abi.WITName(f.Name)] = f
+	}
+	for _, e := range abi.Exports {
+		witExports[abi.WITName(e.Name)] = e
+		coreExports[e.Name] = true
+	}
 }
 
 // Module returns wasm with its WIT names lowered to the board's: every
@@ -67,7 +78,8 @@ type exportEntry struct {
 // initialize is _initialize). Only the import and export sections are
 // rewritten. A module without WIT names, or a binary that is not a core
 // module, is returned as it is: the module check words what is wrong with
-// it.
+// it. The sections are rewritten as they are read, into one buffer of
+// about the module's size: nothing is kept per import or export.
 func Module(wasm []byte) ([]byte, error) {
 	if len(wasm) < 8 || !bytes.Equal(wasm[:4], magic) || !bytes.Equal(wasm[4:8], coreVersion) {
 		return wasm, nil
@@ -76,65 +88,130 @@ func Module(wasm []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	witNamed := false
-	var imports []importEntry
-	var exports []exportEntry
-	importAt, exportAt := -1, -1
-	for i, s := range secs {
+	// Lowering never lengthens an import (a WIT interface's name is
+	// longer than "k32" and the "k32_" a function gains); an export gains
+	// at most one byte ("_initialize"), a section's size a byte of LEB128.
+	out := make([]byte, 0, len(wasm)+len(abi.Exports)+2*len(secs))
+	out = append(out, wasm[:8]...)
+	lw := &lowering{seen: map[string]string{}}
+	for _, s := range secs {
+		var body []byte
 		switch s.id {
 		case sectionImport:
-			if imports, err = readImports(s.body); err != nil {
-				return nil, err
-			}
-			importAt = i
+			body, err = lw.imports(s.body)
 		case sectionExport:
-			if exports, err = readExports(s.body); err != nil {
-				return nil, err
-			}
-			exportAt = i
-		}
-	}
-	for i, im := range imports {
-		if !strings.HasPrefix(im.module, "kube32:") {
+			body, err = lw.exports(s.body)
+		default:
+			out = append(out, s.raw...)
 			continue
 		}
-		f, err := lookupImport(im.module, im.name)
 		if err != nil {
 			return nil, err
 		}
-		imports[i].module, imports[i].name = abi.Module, f.Name
-		witNamed = true
+		out = appendSection(out, s.id, body)
 	}
-	for _, e := range exports {
-		if _, ok := abi.LookupWITExport(e.name); ok && strings.Contains(e.name, "-") {
-			witNamed = true
-		}
-	}
-	if !witNamed {
+	if !lw.witNamed {
 		return wasm, nil
 	}
-	seen := map[string]string{}
-	for i, e := range exports {
-		if ex, ok := abi.LookupWITExport(e.name); ok && e.desc[0] == 0x00 {
-			exports[i].name = ex.Name
-		}
-		if other, dup := seen[exports[i].name]; dup {
-			return nil, fmt.Errorf("the module exports both %q and %q, which are both %s on the boards", other, e.name, exports[i].name)
-		}
-		seen[exports[i].name] = e.name
-	}
-	out := append([]byte{}, wasm[:8]...)
-	for i, s := range secs {
-		switch i {
-		case importAt:
-			out = appendSection(out, s.id, writeImports(imports))
-		case exportAt:
-			out = appendSection(out, s.id, writeExports(exports))
-		default:
-			out = append(out, s.raw...)
-		}
+	if lw.dup != nil {
+		return nil, lw.dup
 	}
 	return out, nil
+}
+
+// lowering is what Module learns of a module as it rewrites its sections.
+type lowering struct {
+	witNamed bool // it imports from kube32:app or exports a kebab-case WIT export
+	// seen maps each core export name of the ABI that an export has once
+	// lowered to the name it had: two exports that become one name are an
+	// error (dup) in a module that uses WIT names.
+	seen map[string]string
+	dup  error
+}
+
+// imports rewrites an import section: imports of package kube32:app get
+// the host function's module and core name, the others stay as they are.
+func (lw *lowering) imports(body []byte) ([]byte, error) {
+	r := &reader{b: body}
+	n := r.u32()
+	out := appendU32(make([]byte, 0, len(body)+5), n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		module, name := r.nameBytes(), r.nameBytes()
+		start := r.pos
+		skipImportDesc(r)
+		if r.err != nil {
+			return nil, fmt.Errorf("import section: import %s %s: %w", module, name, r.err)
+		}
+		if bytes.HasPrefix(module, []byte("kube32:")) {
+			f, err := importOf(module, name)
+			if err != nil {
+				return nil, err
+			}
+			lw.witNamed = true
+			out = appendName(out, abi.Module)
+			out = appendName(out, f.Name)
+		} else {
+			out = appendName(out, module)
+			out = appendName(out, name)
+		}
+		out = append(out, body[start:r.pos]...)
+	}
+	if r.err == nil && r.more() {
+		r.fail("bytes after the last import")
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("import section: %w", r.err)
+	}
+	return out, nil
+}
+
+// exports rewrites an export section: a function exported under a WIT
+// name of world pod gets its core name.
+func (lw *lowering) exports(body []byte) ([]byte, error) {
+	r := &reader{b: body}
+	n := r.u32()
+	out := appendU32(make([]byte, 0, len(body)+len(abi.Exports)+5), n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		name := r.nameBytes()
+		start := r.pos
+		kind := r.byte()
+		r.u32()
+		lowered := name
+		if ex, ok := witExports[string(name)]; ok {
+			lw.witNamed = lw.witNamed || bytes.IndexByte(name, '-') >= 0
+			if kind == 0x00 {
+				lowered = []byte(ex.Name)
+			}
+		}
+		if coreExports[string(lowered)] && lw.dup == nil {
+			if other, dup := lw.seen[string(lowered)]; dup {
+				lw.dup = fmt.Errorf("the module exports both %q and %q, which are both %s on the boards", other, name, lowered)
+			} else {
+				lw.seen[string(lowered)] = string(name)
+			}
+		}
+		out = appendName(out, lowered)
+		out = append(out, body[start:r.pos]...)
+	}
+	if r.err == nil && r.more() {
+		r.fail("bytes after the last export")
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("export section: %w", r.err)
+	}
+	return out, nil
+}
+
+// boardInterface is the one interface of package kube32:app the boards have.
+var boardInterface = abi.WITModule()
+
+// importOf returns the host function an import of package kube32:app
+// names, without copying its names unless it is refused (lookupImport).
+func importOf(module, name []byte) (abi.Function, error) {
+	if f, ok := witFunctions[string(name)]; ok && string(module) == boardInterface {
+		return f, nil
+	}
+	return lookupImport(string(module), string(name))
 }
 
 // lookupImport returns the host function an import of package kube32:app
@@ -144,7 +221,7 @@ func lookupImport(module, name string) (abi.Function, error) {
 	if err := checkInterface("the module", module); err != nil {
 		return abi.Function{}, err
 	}
-	f, ok := abi.LookupWIT(name)
+	f, ok := witFunctions[name]
 	if !ok {
 		return abi.Function{}, fmt.Errorf("the module imports %s function %s, which the ABI does not have (docs/abi.md)", module, name)
 	}
@@ -166,28 +243,6 @@ func checkInterface(who, module string) error {
 		return fmt.Errorf("%s imports %s, version %s, but the ABI is version %s (%s)", who, module, version, abi.Version, abi.WITModule())
 	}
 	return nil
-}
-
-func readImports(body []byte) ([]importEntry, error) {
-	r := &reader{b: body}
-	n := r.u32()
-	var out []importEntry
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		module, name := r.name(), r.name()
-		start := r.pos
-		skipImportDesc(r)
-		out = append(out, importEntry{module, name, body[start:r.pos]})
-		if r.err != nil {
-			return nil, fmt.Errorf("import section: import %s %s: %w", module, name, r.err)
-		}
-	}
-	if r.err == nil && r.more() {
-		r.fail("bytes after the last import")
-	}
-	if r.err != nil {
-		return nil, fmt.Errorf("import section: %w", r.err)
-	}
-	return out, nil
 }
 
 // skipImportDesc reads past an import descriptor: a function, table,
@@ -231,45 +286,6 @@ func skipLimits(r *reader) {
 	if flags&0x08 != 0 {
 		r.u32()
 	}
-}
-
-func readExports(body []byte) ([]exportEntry, error) {
-	r := &reader{b: body}
-	n := r.u32()
-	var out []exportEntry
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		name := r.name()
-		start := r.pos
-		r.byte()
-		r.u32()
-		out = append(out, exportEntry{name, body[start:r.pos]})
-	}
-	if r.err == nil && r.more() {
-		r.fail("bytes after the last export")
-	}
-	if r.err != nil {
-		return nil, fmt.Errorf("export section: %w", r.err)
-	}
-	return out, nil
-}
-
-func writeImports(imports []importEntry) []byte {
-	b := appendU32(nil, uint32(len(imports)))
-	for _, im := range imports {
-		b = appendName(b, im.module)
-		b = appendName(b, im.name)
-		b = append(b, im.desc...)
-	}
-	return b
-}
-
-func writeExports(exports []exportEntry) []byte {
-	b := appendU32(nil, uint32(len(exports)))
-	for _, e := range exports {
-		b = appendName(b, e.name)
-		b = append(b, e.desc...)
-	}
-	return b
 }
 
 func appendSection(b []byte, id byte, body []byte) []byte {

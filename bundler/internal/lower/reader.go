@@ -65,7 +65,10 @@ func (r *reader) leb(maxBytes int) uint64 {
 
 func (r *reader) u32() uint32 { return uint32(r.leb(5)) }
 
-func (r *reader) name() string { return string(r.bytes(int(r.u32()))) }
+func (r *reader) name() string { return string(r.nameBytes()) }
+
+// nameBytes reads a name without copying it: a slice of the binary.
+func (r *reader) nameBytes() []byte { return r.bytes(int(r.u32())) }
 
 // appendU32 appends v as unsigned LEB128 in the fewest bytes.
 func appendU32(b []byte, v uint32) []byte {
@@ -77,6 +80,6 @@ func appendU32(b []byte, v uint32) []byte {
 }
 
 // appendName appends a WebAssembly name: its length, then its bytes.
-func appendName(b []byte, s string) []byte {
+func appendName[T string | []byte](b []byte, s T) []byte {
 	return append(appendU32(b, uint32(len(s))), s...)
 }

@@ -122,7 +122,8 @@ func (p *Project) validate() error {
 }
 
 // checkWasmFile checks that a prebuilt pod's source is a regular .wasm
-// file; what is in it the build checks (docs/components.md).
+// file of at most abi.PrebuiltBytesMax bytes; what is in it the build
+// checks (docs/components.md).
 func (p *Project) checkWasmFile(field, rel string) error {
 	info, err := os.Stat(p.Path(rel))
 	switch {
@@ -134,6 +135,8 @@ func (p *Project) checkWasmFile(field, rel string) error {
 		return fieldError(field, "%s is not a file (language wasm takes the prebuilt .wasm file)", rel)
 	case !strings.HasSuffix(rel, ".wasm"):
 		return fieldError(field, "%s: want a .wasm file (language wasm)", rel)
+	case info.Size() > abi.PrebuiltBytesMax:
+		return fieldError(field, "%s is %d bytes, over the limit of %d (abi.PrebuiltBytesMax): no node pulls a larger module", rel, info.Size(), int64(abi.PrebuiltBytesMax))
 	}
 	return nil
 }

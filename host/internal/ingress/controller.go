@@ -6,6 +6,7 @@ package ingress
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/oci"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // Config wires the controller to the cluster.
@@ -253,8 +255,12 @@ func (c *Controller) publishAddress(ing *networkingv1.Ingress) {
 	}
 }
 
+// logf writes one line of the controller's log. Its arguments may quote
+// text from outside (a registry's error, a path of an Ingress of the
+// cluster), so the line is made safe by termtext.Line: one line, no
+// control character, whatever they hold.
 func (c *Controller) logf(format string, args ...any) {
 	if c.cfg.Log != nil {
-		c.cfg.Log(format, args...)
+		c.cfg.Log("%s", termtext.Line(fmt.Sprintf(format, args...)))
 	}
 }

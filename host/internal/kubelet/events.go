@@ -8,6 +8,7 @@ import (
 
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/store"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // recorder remembers what each pod runtime last reported, so the kubelet
@@ -54,7 +55,9 @@ func (k *Kubelet) forget(uid string, generation int64) {
 	delete(k.events.last, uid+"/"+fmt.Sprint(generation))
 }
 
-// event writes one Event about p, or counts it again.
+// event writes one Event about p, or counts it again. Its message may quote
+// text from outside (a registry's error, an image reference), made one safe
+// line by termtext.Line, as kubectl describe prints it to a terminal.
 func (k *Kubelet) event(p *corev1.Pod, typ, reason, message string) {
-	k.cfg.Source.Record(p, store.EventSource{Component: "kubelet", Host: k.cfg.NodeName}, typ, reason, message)
+	k.cfg.Source.Record(p, store.EventSource{Component: "kubelet", Host: k.cfg.NodeName}, typ, reason, termtext.Line(message))
 }

@@ -7,11 +7,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // applyStatus writes a pod runtime's status into the Pod object the way a
-// kubelet does: phase, conditions, the container's state and restarts.
+// kubelet does: phase, conditions, the container's state and restarts. Its
+// messages may quote text from outside (a registry's error, a name in the
+// module), so each is made one safe line by termtext.Line, the rule of pod
+// logs: kubectl describe prints them to a terminal.
 func applyStatus(p *corev1.Pod, st pod.Status, nodeIP string) {
+	st.Message = termtext.Line(st.Message)
 	p.Status.Phase = corev1.PodPhase(st.Phase)
 	p.Status.HostIP = nodeIP
 	p.Status.HostIPs = []corev1.HostIP{{IP: nodeIP}}
@@ -54,7 +59,7 @@ func applyStatus(p *corev1.Pod, st pod.Status, nodeIP string) {
 		// As after a container restart: kubectl describe shows it as "Last
 		// State: Terminated".
 		cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: end.ExitCode, Reason: end.Reason,
-			Message: end.Message, StartedAt: metav1.NewTime(end.StartedAt), FinishedAt: metav1.NewTime(end.FinishedAt)}
+			Message: termtext.Line(end.Message), StartedAt: metav1.NewTime(end.StartedAt), FinishedAt: metav1.NewTime(end.FinishedAt)}
 	}
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{cs}
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // logCapacity is how many lines a pod keeps for kubectl logs.
@@ -50,9 +51,9 @@ func (r *ring) snapshot() []Line {
 func (p *Pod) Logs() []Line { return p.logs.snapshot() }
 
 // log records one line in the ring buffer and passes it to Config.Log,
-// its text escaped and cut by LogText: one line, whatever the pod wrote.
+// its text escaped and cut by termtext.Line: one line, whatever the pod wrote.
 func (p *Pod) log(stream string, level int, text string) {
-	l := Line{Time: time.Now(), Stream: stream, Level: level, Text: LogText(text), Restart: p.logRestart.Load()}
+	l := Line{Time: time.Now(), Stream: stream, Level: level, Text: termtext.Line(text), Restart: p.logRestart.Load()}
 	p.logs.add(l)
 	if p.cfg.Log != nil {
 		p.cfg.Log(l)

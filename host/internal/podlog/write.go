@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/internal/termtext"
 )
 
 // aliveCheck is how often a followed log asks whether its pod still runs.
@@ -74,7 +75,7 @@ type writer struct {
 // line writes one line, cut at the budget; it reports whether there is
 // budget left.
 func (w *writer) line(l pod.Line) bool {
-	text := pod.LogText(l.Text) + "\n" // one line, whoever wrote it
+	text := termtext.Line(l.Text) + "\n" // one line, whoever wrote it
 	if w.timestamps {
 		text = l.Time.UTC().Format(time.RFC3339Nano) + " " + text
 	}

@@ -1,4 +1,9 @@
-package pod
+// Package termtext is the one rule by which text from outside kube32 (what
+// a pod logs, a registry's or a host's error, a name a module chose) is made
+// safe to print on a terminal and to keep as one line of a log, a status or
+// an Event (docs/serve.md, "Hostile clients"). Pod logs, the node's lines,
+// pod status and Events, and the CLI's output all call it.
+package termtext
 
 import (
 	"strconv"
@@ -8,23 +13,22 @@ import (
 	"github.com/kube32/kube32/abi"
 )
 
-// LogText is text a pod chose (k32_log, a line of its stdout or stderr,
-// a name in a trap's stack trace) made safe to print on a terminal and to
-// keep as one line of its log (docs/serve.md, "Hostile clients"):
+// Line is s made one line that is safe to print:
 //
 //   - control characters are escaped as Go writes them in a quoted string
 //     (`\n`, `\r`, `\x1b`, `\x00`, `\x7f`, `\u009b`), so no escape
 //     sequence reaches a terminal and no newline starts a line that looks
-//     like another pod's; the tab is kept, as it only moves the cursor on;
+//     like another pod's or the node's; the tab is kept, as it only moves
+//     the cursor on;
 //   - invalid UTF-8 bytes are escaped as `\xff`, and so are the Unicode
 //     controls that reorder or break text (bidi overrides and isolates,
 //     U+2028 and U+2029); other text, non-ASCII letters included, is kept;
 //   - it is at most abi.LogLineMax long, cut before an escape or a rune
 //     that would not fit.
 //
-// The backslash is not escaped, so LogText(LogText(s)) == LogText(s): each
-// place that prints pod text may pass it through again.
-func LogText(s string) string {
+// The backslash is not escaped, so Line(Line(s)) == Line(s): each place
+// that prints outside text may pass it through again.
+func Line(s string) string {
 	if len(s) > abi.LogLineMax {
 		s = s[:abi.LogLineMax] // escapes only lengthen: nothing past it would fit
 	}
@@ -57,6 +61,36 @@ func LogText(s string) string {
 	}
 	return b.String()
 }
+
+// Lines is s with each of its lines made safe by Line and its newlines
+// kept: for a message of several lines (a compiler's diagnostics in an
+// error) that only a terminal shows, where a line of its own cannot pose as
+// another source's.
+func Lines(s string) string {
+	if !strings.Contains(s, "\n") {
+		return Line(s)
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Line(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Error returns err with its text made one safe line by Line, for an error
+// that quotes text from outside (a registry's message): it still unwraps
+// to err.
+func Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &lineError{err}
+}
+
+type lineError struct{ err error }
+
+func (e *lineError) Error() string { return Line(e.err.Error()) }
+func (e *lineError) Unwrap() error { return e.err }
 
 // escaped reports whether the rune r, size bytes of UTF-8 (1 for an
 // invalid byte), is written as an escape.
