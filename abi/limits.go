@@ -141,8 +141,9 @@ const (
 const (
 	// TokenGuessBurst is how many wrong cluster tokens (bearer tokens, the
 	// web view's cookie or login) one client address may send at once; a
-	// kube32 node's kubelet API counts the bearer tokens it refused in a
-	// budget of the same size (docs/kubeletapi.md).
+	// kube32 node's kubelet API reviews as many new bearer tokens of one
+	// address at once, and TokenGuessRate more a second
+	// (docs/kubeletapi.md).
 	TokenGuessBurst = 10
 	// TokenGuessRate is how many more per second refill that burst; a
 	// client past it gets 429 with Retry-After for every token it sends,
@@ -330,7 +331,7 @@ var Limits = []Limit{
 	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
 	{"WatchHistory", WatchHistory, "", "Change events (all kinds together) kept for watches that resume from a resourceVersion; an older one gets 410 Gone.", "kubectl.md"},
 	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
-	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once; a kube32 node's kubelet API counts the bearer tokens it refused in a budget of the same size (kubeletapi.md).", "serve.md"},
+	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once; a kube32 node's kubelet API reviews as many new bearer tokens of one address at once, and TokenGuessRate more a second (kubeletapi.md).", "serve.md"},
 	{"TokenGuessRate", TokenGuessRate, "", "Wrong cluster tokens per second that refill a client's burst; past it the API answers 429 with Retry-After to every token it sends.", "serve.md"},
 	{"TokenGuessClients", TokenGuessClients, "", "Client addresses whose wrong tokens the API server counts apart; past it the new ones share one count.", "serve.md"},
 	{"RespHeadersMax", RespHeadersMax, "", "Response headers k32_resp_header queues for one response; one more returns K32_ERR_TOOBIG.", "abi.md"},

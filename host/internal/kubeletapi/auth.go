@@ -39,9 +39,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 // authenticate returns the request's user, or answers the request and
 // returns nil. A client certificate is tried first, then a bearer token,
-// as a kubelet tries them. A token the cluster authenticated lately is
-// taken at once; any other is reviewed within its client address's budget
-// of refused tokens (apiauth.Budget): past it the answer is 429, unasked.
+// as a kubelet tries them. A token whose answer the node keeps costs
+// nothing; any other is reviewed within its client address's budget of
+// reviews (apiauth.Budget): past it the answer is 429, unasked.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, a access) *user {
 	if u := s.certUser(r); u != nil {
 		return u
@@ -51,21 +51,20 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, a access) 
 		s.unauthorized(w, a)
 		return nil
 	}
-	if u := s.reviews.known(token); u != nil {
-		return u
+	u, kept := s.reviews.kept(token)
+	if !kept {
+		if wait := s.tokenReviews.Take(httplimit.Client(r.RemoteAddr)); wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+			http.Error(w, "too many new bearer tokens from this address: try again after Retry-After seconds", http.StatusTooManyRequests)
+			return nil
+		}
+		var err error
+		if u, err = s.reviews.token(r.Context(), token); err != nil {
+			unavailable(w, "cannot check the client's credentials: %v", err)
+			return nil
+		}
 	}
-	client := httplimit.Client(r.RemoteAddr)
-	if wait := s.refusals.RetryAfter(client); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		http.Error(w, "too many refused bearer tokens from this address: try again after Retry-After seconds", http.StatusTooManyRequests)
-		return nil
-	}
-	u, err := s.reviews.token(r.Context(), token)
-	switch {
-	case err != nil:
-		unavailable(w, "cannot check the client's credentials: %v", err)
-	case u == nil:
-		s.refusals.Wrong(client)
+	if u == nil {
 		s.unauthorized(w, a)
 	}
 	return u

@@ -88,7 +88,7 @@ func TestRefusedTokensNeverPushOutAGoodOne(t *testing.T) {
 	for i := range 2 * abi.KubeletReviewCacheMax {
 		rv.remember(tokenKey(bogus(i)), nil)
 	}
-	if u := rv.known("good"); u == nil || u.name != "system:serviceaccount:kube-system:metrics-server" {
+	if u, _ := rv.kept("good"); u == nil || u.name != "system:serviceaccount:kube-system:metrics-server" {
 		t.Errorf("the good token after %d refused ones: %v, want its user", 2*abi.KubeletReviewCacheMax, u)
 	}
 	ctx := context.Background()

@@ -97,22 +97,22 @@ func newReviewer(node string, cfg *rest.Config) (*reviewer, error) {
 	return rv, nil
 }
 
-// known returns the user of a bearer token the cluster authenticated
-// lately, nil when there is none: it asks nothing.
-func (rv *reviewer) known(token string) *user {
-	u, _ := rv.accepted.get(tokenKey(token))
-	return u
+// kept returns the answer the node keeps of a bearer token, if any: its
+// user, or nil for a refusal. It asks nothing.
+func (rv *reviewer) kept(token string) (u *user, ok bool) {
+	key := tokenKey(token)
+	if u, ok := rv.accepted.get(key); ok {
+		return u, true
+	}
+	_, ok = rv.refused.get(key)
+	return nil, ok
 }
 
 // token returns the user of a bearer token, nil when the cluster does not
 // know it; err when it could not be asked.
 func (rv *reviewer) token(ctx context.Context, token string) (*user, error) {
-	key := tokenKey(token)
-	if u, ok := rv.accepted.get(key); ok {
+	if u, ok := rv.kept(token); ok {
 		return u, nil
-	}
-	if _, ok := rv.refused.get(key); ok {
-		return nil, nil
 	}
 	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
 	result := &authenticationv1.TokenReview{}
@@ -127,7 +127,7 @@ func (rv *reviewer) token(ctx context.Context, token string) (*user, error) {
 			u.extra[k] = authorizationv1.ExtraValue(v)
 		}
 	}
-	rv.remember(key, u)
+	rv.remember(tokenKey(token), u)
 	return u, nil
 }
 

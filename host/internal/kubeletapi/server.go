@@ -64,11 +64,12 @@ type Config struct {
 
 // Server is the kubelet API of a node, over TLS.
 type Server struct {
-	cfg      Config
-	reviews  *reviewer
-	refusals *apiauth.Budget // of each client address's refused tokens
-	http     *httplimit.Server
-	tls      *tls.Config
+	cfg     Config
+	reviews *reviewer
+	// tokenReviews is each client address's budget of tokens to review.
+	tokenReviews *apiauth.Budget
+	http         *httplimit.Server
+	tls          *tls.Config
 }
 
 // New returns the kubelet API of cfg; Serve serves it.
@@ -91,7 +92,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Conns == nil {
 		cfg.Conns = httplimit.NewConns(0)
 	}
-	s := &Server{cfg: cfg, reviews: reviews, refusals: apiauth.NewBudget(nil)}
+	s := &Server{cfg: cfg, reviews: reviews, tokenReviews: apiauth.NewBudget(nil)}
 	// A client certificate is asked for, not required: a bearer token
 	// will do too. It is verified by guard, so that a wrong one is a
 	// plain 401 rather than a failed handshake.
