@@ -148,8 +148,9 @@ func client(certs ...tls.Certificate) *http.Client {
 // connections alive.
 func clientFrom(ip string, conns int) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: conns,
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	return &http.Client{Timeout: time.Minute, // a bound, not an expectation
+		Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: conns,
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 }
 
 func mustRequest(t *testing.T, method, url, token string) *http.Request {
