@@ -106,22 +106,23 @@ func floodStarvesNoValidRequest(t *testing.T, n *node, admin *rest.Config, admin
 		return codes[http.StatusTooManyRequests] > 0
 	})
 
-	var slowest time.Duration
-	valid := func(c *http.Client, who, token string) {
+	slowest := map[string]time.Duration{}
+	valid := func(c *http.Client, kind, who, token string) {
 		t.Helper()
 		began := time.Now()
 		code, body := do(t, c, "GET", base+"/metrics/resource", token)
 		took := time.Since(began)
-		slowest = max(slowest, took)
+		slowest[kind] = max(slowest[kind], took)
 		if code != http.StatusOK || took > validWithin {
 			t.Errorf("GET /metrics/resource as %s during the flood: %d %q in %v, want 200 within %v", who, code, body, took, validWithin)
 		}
 	}
-	for round := range 10 {
-		valid(flooding, "admin from the flooding address", adminToken)
+	const rounds = 10
+	for round := range rounds {
+		valid(flooding, "known", "admin from the flooding address", adminToken)
 		fresh := tokenOf(t, clients, reader)
-		valid(other, fmt.Sprintf("a new token of %s (%d)", reader, round), fresh)
-		valid(other, fmt.Sprintf("the same token of %s again (%d)", reader, round), fresh)
+		valid(other, "new", fmt.Sprintf("a new token of %s (%d)", reader, round), fresh)
+		valid(other, "known", fmt.Sprintf("the same token of %s again (%d)", reader, round), fresh)
 		time.Sleep(200 * time.Millisecond)
 	}
 	stop()
@@ -137,7 +138,8 @@ func floodStarvesNoValidRequest(t *testing.T, n *node, admin *rest.Config, admin
 		total += count
 	}
 	sort.Strings(seen)
-	t.Logf("%d flood requests in %v (%s); slowest valid request %v", total, elapsed.Round(time.Millisecond), seen, slowest)
+	t.Logf("%d flood requests in %v (%s); slowest valid request with a known token %v, with a new one %v",
+		total, elapsed.Round(time.Millisecond), seen, slowest["known"], slowest["new"])
 	for _, code := range []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusTooManyRequests} {
 		if codes[code] == 0 {
 			t.Errorf("the flood got no %d: it did not reach what it floods", code)
@@ -156,10 +158,11 @@ func floodStarvesNoValidRequest(t *testing.T, n *node, admin *rest.Config, admin
 		t.Errorf("%d bogus tokens reviewed in %v, more than the address's budget of %d", s.reviews.refused.len(), elapsed, most)
 	}
 	// Invented methods made no SubjectAccessReview: the accesses kept are
-	// the three users' one each (metrics for the administrator and the
-	// reader, logs for the user without rights).
-	if got := s.reviews.accesses.len(); got > 3 {
-		t.Errorf("%d accesses kept after the flood, want at most 3: invented methods were reviewed", got)
+	// the administrator's metrics, the logs of the user without rights,
+	// and the metrics of each new token of the reader (a ServiceAccount
+	// token's user has its own credential-id).
+	if got, most := s.reviews.accesses.len(), 2+rounds; got > most {
+		t.Errorf("%d accesses kept after the flood, want at most %d: invented methods were reviewed", got, most)
 	}
 }
 
