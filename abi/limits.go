@@ -140,7 +140,10 @@ const (
 // Guesses of the cluster token (docs/serve.md, "Hostile clients").
 const (
 	// TokenGuessBurst is how many wrong cluster tokens (bearer tokens, the
-	// web view's cookie or login) one client address may send at once.
+	// web view's cookie or login) one client address may send at once; a
+	// kube32 node's kubelet API reviews as many new bearer tokens of one
+	// address at once, and TokenGuessRate more a second
+	// (docs/kubeletapi.md).
 	TokenGuessBurst = 10
 	// TokenGuessRate is how many more per second refill that burst; a
 	// client past it gets 429 with Retry-After for every token it sends,
@@ -263,9 +266,20 @@ const (
 	// KubeletDeniedTTL is how long a refused token or a denied access
 	// stays refused without asking again (cacheUnauthorizedTTL).
 	KubeletDeniedTTL = 30 * time.Second
-	// KubeletReviewCacheMax bounds the answers kept, of tokens and of
-	// accesses each; past it the oldest go first.
+	// KubeletReviewCacheMax bounds the answers kept, of authenticated
+	// tokens, of refused tokens and of accesses each; past it the oldest
+	// go first, so that refused tokens never push out authenticated ones.
 	KubeletReviewCacheMax = 4096
+	// KubeletReviewQPS and KubeletReviewBurst are the node's budget of
+	// reviews, TokenReviews and SubjectAccessReviews together, a second
+	// (a kubelet's kubeAPIQPS and kubeAPIBurst): a review past it waits
+	// its turn, and answers 503 past its 10 s.
+	KubeletReviewQPS   = 50
+	KubeletReviewBurst = 100
+	// KubeletReviewsInFlight is how many reviews the node has asked at
+	// once, enough to reach KubeletReviewQPS at 300 ms a review; the next
+	// waits for one to end.
+	KubeletReviewsInFlight = 16
 )
 
 // StaticBundles pushed to an OCI registry (docs/oci.md, "Bundles"):
@@ -336,7 +350,7 @@ var Limits = []Limit{
 	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
 	{"WatchHistory", WatchHistory, "", "Change events (all kinds together) kept for watches that resume from a resourceVersion; an older one gets 410 Gone.", "kubectl.md"},
 	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
-	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once.", "serve.md"},
+	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once; a kube32 node's kubelet API reviews as many new bearer tokens of one address at once, and TokenGuessRate more a second (kubeletapi.md).", "serve.md"},
 	{"TokenGuessRate", TokenGuessRate, "", "Wrong cluster tokens per second that refill a client's burst; past it the API answers 429 with Retry-After to every token it sends.", "serve.md"},
 	{"TokenGuessClients", TokenGuessClients, "", "Client addresses whose wrong tokens the API server counts apart; past it the new ones share one count.", "serve.md"},
 	{"RespHeadersMax", RespHeadersMax, "", "Response headers k32_resp_header queues for one response; one more returns K32_ERR_TOOBIG.", "abi.md"},
@@ -370,7 +384,10 @@ var Limits = []Limit{
 	{"KubeletTokenReviewTTL", secs(KubeletTokenReviewTTL), "s", "How long a kube32 node's kubelet API takes a bearer token that a TokenReview authenticated without asking again.", "kubeletapi.md"},
 	{"KubeletAccessAllowedTTL", secs(KubeletAccessAllowedTTL), "s", "How long the kubelet API takes an access a SubjectAccessReview allowed without asking again.", "kubeletapi.md"},
 	{"KubeletDeniedTTL", secs(KubeletDeniedTTL), "s", "How long the kubelet API refuses a token or an access that a review refused without asking again.", "kubeletapi.md"},
-	{"KubeletReviewCacheMax", KubeletReviewCacheMax, "", "Review answers the kubelet API keeps, of tokens and of accesses each; past it the oldest go first.", "kubeletapi.md"},
+	{"KubeletReviewCacheMax", KubeletReviewCacheMax, "", "Review answers the kubelet API keeps, of authenticated tokens, of refused tokens and of accesses each; past it the oldest go first.", "kubeletapi.md"},
+	{"KubeletReviewQPS", KubeletReviewQPS, "", "TokenReviews and SubjectAccessReviews together the kubelet API asks a second, after a burst of KubeletReviewBurst; past it a review waits its turn.", "kubeletapi.md"},
+	{"KubeletReviewBurst", KubeletReviewBurst, "", "Reviews the kubelet API may ask at once before KubeletReviewQPS paces them.", "kubeletapi.md"},
+	{"KubeletReviewsInFlight", KubeletReviewsInFlight, "", "Reviews the kubelet API waits the answer of at once; the next waits for one to end.", "kubeletapi.md"},
 	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
 	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
 	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},

@@ -3,7 +3,9 @@ package kubeletapi
 import (
 	"crypto/x509"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/kube32/kube32/host/internal/httplimit"
@@ -13,19 +15,16 @@ import (
 // as a kubelet in webhook mode does (docs/kubeletapi.md), and fails
 // closed: a client certificate the cluster's CA signed, else a bearer
 // token a TokenReview authenticates; then a SubjectAccessReview of the
-// request's access. A review that cannot be made answers 503.
+// request's access. A review that cannot be made answers 503. It guards
+// each route of the API, so that an unknown path or method is refused
+// before any review.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, err := s.authenticate(r)
-		switch {
-		case err != nil:
-			unavailable(w, "cannot check the client's credentials: %v", err)
-			return
-		case u == nil:
-			http.Error(w, "Unauthorized: the kubelet API of a kube32 node takes a client certificate the cluster's CA signed, or a bearer token the cluster authenticates", http.StatusUnauthorized)
+		a := accessOf(r)
+		u := s.authenticate(w, r, a)
+		if u == nil {
 			return
 		}
-		a := accessOf(r)
 		ok, err := s.reviews.allowed(r.Context(), u, a)
 		switch {
 		case err != nil:
@@ -38,25 +37,51 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// authenticate returns the request's user, or answers the request and
+// returns nil. A client certificate is tried first, then a bearer token,
+// as a kubelet tries them. A token whose answer the node keeps costs
+// nothing; any other is reviewed within its client address's budget of
+// reviews (apiauth.Budget): past it the answer is 429, unasked.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, a access) *user {
+	if u := s.certUser(r); u != nil {
+		return u
+	}
+	token, ok := bearer(r)
+	if !ok {
+		s.unauthorized(w, a)
+		return nil
+	}
+	u, kept := s.reviews.kept(token)
+	if !kept {
+		if wait := s.tokenReviews.Take(httplimit.Client(r.RemoteAddr)); wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+			http.Error(w, "too many new bearer tokens from this address: try again after Retry-After seconds", http.StatusTooManyRequests)
+			return nil
+		}
+		var err error
+		if u, err = s.reviews.token(r.Context(), token); err != nil {
+			unavailable(w, "cannot check the client's credentials: %v", err)
+			return nil
+		}
+	}
+	if u == nil {
+		s.unauthorized(w, a)
+	}
+	return u
+}
+
+// unauthorized answers a request without credentials the node takes,
+// naming the access it needs (a kubelet's nodes/<subresource>).
+func (s *Server) unauthorized(w http.ResponseWriter, a access) {
+	http.Error(w, fmt.Sprintf("Unauthorized: the kubelet API of a kube32 node takes a client certificate the cluster's CA signed, "+
+		"or a bearer token the cluster authenticates, of a user allowed to %s nodes/%s (node %s)", a.verb, a.subresource, s.cfg.NodeName),
+		http.StatusUnauthorized)
+}
+
 // unavailable answers a review that could not be made.
 func unavailable(w http.ResponseWriter, format string, args ...any) {
 	w.Header().Set("Retry-After", "5")
 	http.Error(w, fmt.Sprintf(format, args...), http.StatusServiceUnavailable)
-}
-
-// authenticate returns the request's user: nil for none (no credential,
-// or one the cluster does not know); err when the cluster could not be
-// asked. A client certificate is tried first, then a bearer token, as a
-// kubelet tries them.
-func (s *Server) authenticate(r *http.Request) (*user, error) {
-	if u := s.certUser(r); u != nil {
-		return u, nil
-	}
-	token, ok := bearer(r)
-	if !ok {
-		return nil, nil
-	}
-	return s.reviews.token(r.Context(), token)
 }
 
 // certUser is the user of the request's client certificate when
@@ -93,8 +118,10 @@ func bearer(r *http.Request) (string, bool) {
 }
 
 // accessOf is what a request asks of the node, mapped as the kubelet maps
-// it: the verb from the method, the subresource from the path (/stats/
-// stats, /metrics/ metrics, /logs/ log, everything else proxy).
+// it (GetRequestAttributes of its server/auth.go): the verb from the
+// method, the subresource from the path (/stats/ stats, /metrics/ metrics,
+// /logs/ log, everything else proxy: /containerLogs/ and /portForward/
+// too).
 func accessOf(r *http.Request) access {
 	verb := strings.ToLower(r.Method)
 	switch r.Method {

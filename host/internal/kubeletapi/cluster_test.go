@@ -201,6 +201,10 @@ func TestKubeletAPIOnARealCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("FloodOfBogusTokensAndInventedMethodsStarvesNoValidRequest", func(t *testing.T) {
+		floodStarvesNoValidRequest(t, n, admin, k8s.Token, metrics)
+	})
+
 	t.Run("KubeAPIServerReachesTheNode", func(t *testing.T) {
 		// kube-apiserver calls the API at the Node's InternalIP and kubelet
 		// endpoint port, with its client certificate (CN

@@ -114,6 +114,14 @@ func (d *discard) WriteHeader(code int)        { d.code = code }
 // and returns its address.
 func serveAPI(t *testing.T, n *node, cfg Config) string {
 	t.Helper()
+	_, addr := startAPI(t, n, cfg)
+	return addr
+}
+
+// startAPI is serveAPI that returns the Server too, whose caches a test
+// reads.
+func startAPI(t *testing.T, n *node, cfg Config) (*Server, string) {
+	t.Helper()
 	cfg.NodeName, cfg.NodeIP, cfg.Pods = nodeName, "127.0.0.1", n.kubelet
 	s, err := New(cfg)
 	if err != nil {
@@ -125,7 +133,7 @@ func serveAPI(t *testing.T, n *node, cfg Config) string {
 	}
 	go func() { _ = s.Serve(l) }()
 	t.Cleanup(func() { _ = s.Close() })
-	return l.Addr().String()
+	return s, l.Addr().String()
 }
 
 // client is an HTTPS client of the API showing certs, trusting its
@@ -133,6 +141,16 @@ func serveAPI(t *testing.T, n *node, cfg Config) string {
 // --kubelet-certificate-authority it verifies none).
 func client(certs ...tls.Certificate) *http.Client {
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, Certificates: certs}}}
+}
+
+// clientFrom is client connecting from the loopback address ip, another
+// client address to the API's per-address budgets, keeping up to conns
+// connections alive.
+func clientFrom(ip string, conns int) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Timeout: time.Minute, // a bound, not an expectation
+		Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: conns,
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 }
 
 func mustRequest(t *testing.T, method, url, token string) *http.Request {

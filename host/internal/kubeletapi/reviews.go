@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/kube32/kube32/abi"
 )
@@ -48,13 +49,18 @@ type user struct {
 // asks it: verb on nodes/<subresource> named after the node.
 type access struct{ verb, subresource string }
 
-// reviewer asks the cluster who a token is and what a user may do, and
-// keeps the answers a while (abi.KubeletTokenReviewTTL,
-// abi.KubeletAccessAllowedTTL, abi.KubeletDeniedTTL).
+// reviewer asks the cluster who a token is and what a user may do, within
+// the node's own budget of reviews (abi.KubeletReviewQPS,
+// abi.KubeletReviewBurst, abi.KubeletReviewsInFlight), and keeps the
+// answers a while (abi.KubeletTokenReviewTTL, abi.KubeletAccessAllowedTTL,
+// abi.KubeletDeniedTTL). Refused tokens are kept apart from authenticated
+// ones, so that a flood of bogus tokens never pushes a good one out.
 type reviewer struct {
 	node         string
 	authn, authz *rest.RESTClient
-	tokens       *cache[*user] // a nil user: refused
+	inFlight     chan struct{} // a review holds one while it waits its answer
+	accepted     *cache[*user]
+	refused      *cache[struct{}]
 	accesses     *cache[bool]
 }
 
@@ -63,9 +69,14 @@ func newReviewer(node string, cfg *rest.Config) (*reviewer, error) {
 		return nil, fmt.Errorf("kubelet API of node %s: no client of the cluster for its reviews (Config.Reviews): it would let no one in", node)
 	}
 	codecs := serializer.NewCodecFactory(reviewScheme)
+	// One budget for both kinds of review, whatever the node's client of
+	// the cluster has (client-go's default of 5 a second would let a few
+	// bogus tokens hold up every good one).
+	limiter := flowcontrol.NewTokenBucketRateLimiter(abi.KubeletReviewQPS, abi.KubeletReviewBurst)
 	client := func(gv schema.GroupVersion) (*rest.RESTClient, error) {
 		c := rest.CopyConfig(cfg)
 		c.GroupVersion, c.APIPath = &gv, "/apis"
+		c.RateLimiter = limiter
 		c.NegotiatedSerializer = codecs.WithoutConversion()
 		c.ContentType = runtime.ContentTypeJSON
 		if c.UserAgent == "" {
@@ -73,7 +84,9 @@ func newReviewer(node string, cfg *rest.Config) (*reviewer, error) {
 		}
 		return rest.RESTClientFor(c)
 	}
-	rv := &reviewer{node: node, tokens: newCache[*user](abi.KubeletReviewCacheMax), accesses: newCache[bool](abi.KubeletReviewCacheMax)}
+	rv := &reviewer{node: node, inFlight: make(chan struct{}, abi.KubeletReviewsInFlight),
+		accepted: newCache[*user](abi.KubeletReviewCacheMax), refused: newCache[struct{}](abi.KubeletReviewCacheMax),
+		accesses: newCache[bool](abi.KubeletReviewCacheMax)}
 	var err error
 	if rv.authn, err = client(authenticationv1.SchemeGroupVersion); err != nil {
 		return nil, fmt.Errorf("kubelet API of node %s: %w", node, err)
@@ -84,32 +97,68 @@ func newReviewer(node string, cfg *rest.Config) (*reviewer, error) {
 	return rv, nil
 }
 
+// kept returns the answer the node keeps of a bearer token, if any: its
+// user, or nil for a refusal. It asks nothing.
+func (rv *reviewer) kept(token string) (u *user, ok bool) {
+	key := tokenKey(token)
+	if u, ok := rv.accepted.get(key); ok {
+		return u, true
+	}
+	_, ok = rv.refused.get(key)
+	return nil, ok
+}
+
 // token returns the user of a bearer token, nil when the cluster does not
 // know it; err when it could not be asked.
 func (rv *reviewer) token(ctx context.Context, token string) (*user, error) {
-	sum := sha256.Sum256([]byte(token)) // the cache keeps no token
-	key := hex.EncodeToString(sum[:])
-	if u, ok := rv.tokens.get(key); ok {
+	if u, ok := rv.kept(token); ok {
 		return u, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
-	defer cancel()
 	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
 	result := &authenticationv1.TokenReview{}
-	if err := rv.authn.Post().Resource("tokenreviews").Body(review).Do(ctx).Into(result); err != nil {
+	if err := rv.ask(ctx, rv.authn, "tokenreviews", review, result); err != nil {
 		return nil, fmt.Errorf("TokenReview: %w", err)
 	}
-	if !result.Status.Authenticated {
-		rv.tokens.put(key, nil, abi.KubeletDeniedTTL)
-		return nil, nil
+	var u *user
+	if result.Status.Authenticated {
+		info := result.Status.User
+		u = &user{name: info.Username, uid: info.UID, groups: info.Groups, extra: map[string]authorizationv1.ExtraValue{}}
+		for k, v := range info.Extra {
+			u.extra[k] = authorizationv1.ExtraValue(v)
+		}
 	}
-	info := result.Status.User
-	u := &user{name: info.Username, uid: info.UID, groups: info.Groups, extra: map[string]authorizationv1.ExtraValue{}}
-	for k, v := range info.Extra {
-		u.extra[k] = authorizationv1.ExtraValue(v)
-	}
-	rv.tokens.put(key, u, abi.KubeletTokenReviewTTL)
+	rv.remember(tokenKey(token), u)
 	return u, nil
+}
+
+// remember keeps the answer of the token of key: its user, or nil for a
+// refusal, each in its own cache.
+func (rv *reviewer) remember(key string, u *user) {
+	if u == nil {
+		rv.refused.put(key, struct{}{}, abi.KubeletDeniedTTL)
+		return
+	}
+	rv.accepted.put(key, u, abi.KubeletTokenReviewTTL)
+}
+
+// tokenKey is what the caches keep of a token: its hash, never the token.
+func tokenKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// ask posts one review within the node's budget of reviews in flight,
+// waiting for room as long as the review may take (reviewTimeout).
+func (rv *reviewer) ask(ctx context.Context, c *rest.RESTClient, resource string, review, result runtime.Object) error {
+	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
+	defer cancel()
+	select {
+	case rv.inFlight <- struct{}{}:
+		defer func() { <-rv.inFlight }()
+	case <-ctx.Done():
+		return fmt.Errorf("no room among the node's %d reviews in flight: %w", cap(rv.inFlight), ctx.Err())
+	}
+	return c.Post().Resource(resource).Body(review).Do(ctx).Into(result)
 }
 
 // allowed asks whether u may do a on the node; err when it could not be
@@ -119,8 +168,6 @@ func (rv *reviewer) allowed(ctx context.Context, u *user, a access) (bool, error
 	if ok, found := rv.accesses.get(key); found {
 		return ok, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
-	defer cancel()
 	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User: u.name, UID: u.uid, Groups: u.groups, Extra: u.extra,
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
@@ -128,7 +175,7 @@ func (rv *reviewer) allowed(ctx context.Context, u *user, a access) (bool, error
 		},
 	}}
 	result := &authorizationv1.SubjectAccessReview{}
-	if err := rv.authz.Post().Resource("subjectaccessreviews").Body(review).Do(ctx).Into(result); err != nil {
+	if err := rv.ask(ctx, rv.authz, "subjectaccessreviews", review, result); err != nil {
 		return false, fmt.Errorf("SubjectAccessReview: %w", err)
 	}
 	ok := result.Status.Allowed && !result.Status.Denied

@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/servingcert"
@@ -65,8 +66,10 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	reviews *reviewer
-	http    *httplimit.Server
-	tls     *tls.Config
+	// tokenReviews is each client address's budget of tokens to review.
+	tokenReviews *apiauth.Budget
+	http         *httplimit.Server
+	tls          *tls.Config
 }
 
 // New returns the kubelet API of cfg; Serve serves it.
@@ -89,13 +92,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Conns == nil {
 		cfg.Conns = httplimit.NewConns(0)
 	}
-	s := &Server{cfg: cfg, reviews: reviews}
+	s := &Server{cfg: cfg, reviews: reviews, tokenReviews: apiauth.NewBudget(nil)}
 	// A client certificate is asked for, not required: a bearer token
 	// will do too. It is verified by guard, so that a wrong one is a
 	// plain 401 rather than a failed handshake.
 	s.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
 		NextProtos: []string{"http/1.1"}, ClientAuth: tls.RequestClientCert}
-	s.http = cfg.Conns.NewServer(s.guard(s.routes()), cfg.Limits)
+	s.http = cfg.Conns.NewServer(s.routes(), cfg.Limits)
 	return s, nil
 }
 
@@ -113,22 +116,29 @@ func (s *Server) Close() error { return s.http.Close() }
 // progress until ctx ends.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
 
-// routes are the kubelet's paths a kube32 node serves.
+// routes are the kubelet's paths a kube32 node serves, each with the
+// methods a kubelet takes on it and behind guard: any other path answers
+// 404 and any other method 405, as a kubelet's, before any review, so that
+// invented methods and paths cost the cluster nothing.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) })
-	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.serveLogs)
+	handle := func(pattern string, h http.HandlerFunc) { mux.Handle(pattern, s.guard(h)) }
+	handle("GET /healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) })
+	handle("GET /containerLogs/{namespace}/{pod}/{container}", s.serveLogs)
 	for _, p := range []string{"/portForward/{namespace}/{pod}", "/portForward/{namespace}/{pod}/{uid}"} {
-		mux.HandleFunc("GET "+p, s.servePortForward)
-		mux.HandleFunc("POST "+p, s.servePortForward)
+		handle("GET "+p, s.servePortForward)
+		handle("POST "+p, s.servePortForward)
 	}
-	for _, what := range []string{"exec", "attach", "run"} {
-		mux.HandleFunc("/"+what+"/{namespace}/{pod}/", func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, pod.NoShell(r.PathValue("namespace"), r.PathValue("pod"), what), http.StatusBadRequest)
-		})
+	// A kubelet takes GET and POST on exec and attach, POST on run.
+	for what, methods := range map[string][]string{"exec": {"GET", "POST"}, "attach": {"GET", "POST"}, "run": {"POST"}} {
+		for _, m := range methods {
+			handle(m+" /"+what+"/{namespace}/{pod}/", func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, pod.NoShell(r.PathValue("namespace"), r.PathValue("pod"), what), http.StatusBadRequest)
+			})
+		}
 	}
 	if s.cfg.ResourceMetrics != nil {
-		mux.Handle("GET /metrics/resource", s.cfg.ResourceMetrics)
+		handle("GET /metrics/resource", s.cfg.ResourceMetrics.ServeHTTP)
 	}
 	return mux
 }
