@@ -14,6 +14,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kube32/kube32/host/internal/apiauth"
 )
 
 // serveApply is server-side apply (PATCH as application/apply-patch+yaml):
@@ -39,7 +41,7 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, req request)
 			return badRequest("force=%q: not a boolean", v)
 		}
 	}
-	body, err := readBody(r)
+	body, err := s.readBodyAs(r, apiauth.PatchBody)
 	if err != nil {
 		return err
 	}
