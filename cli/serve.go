@@ -95,9 +95,6 @@ With neither, it serves a built-in demo.`,
 			if opts.Token, err = resolveToken(opts.Token, tokenFile); err != nil {
 				return err
 			}
-			if opts.Token != "" && opts.AcceptHosts != "" {
-				fmt.Fprintln(opts.IO.ErrOut, "warning: --accept-hosts does nothing with a cluster token: the token is the check, and every Host is answered")
-			}
 			if opts.Context == "" {
 				return &usageError{fmt.Errorf("--context: want the name of a kubeconfig context")}
 			}
