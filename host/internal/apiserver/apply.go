@@ -14,8 +14,6 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
-
-	"github.com/kube32/kube32/host/internal/apiauth"
 )
 
 // serveApply is server-side apply (PATCH as application/apply-patch+yaml):
@@ -41,7 +39,7 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, req request)
 			return badRequest("force=%q: not a boolean", v)
 		}
 	}
-	body, err := s.readBodyAs(r, apiauth.PatchBody)
+	body, err := readBody(r)
 	if err != nil {
 		return err
 	}

@@ -187,7 +187,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req request) 
 
 // readBodyAs reads a request body that the API port's rule lets the
 // server read as b (apiauth.CheckBody): else kube-apiserver's 415.
-func (s *Server) readBodyAs(r *http.Request, b apiauth.Body) ([]byte, error) {
+func readBodyAs(r *http.Request, b apiauth.Body) ([]byte, error) {
 	if err := apiauth.CheckBody(r, b); err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request
 	if r.Method != http.MethodPost || req.name != "" || req.subresource != "" {
 		return methodNotAllowed(req.res, verbOf(r.Method, req.name))
 	}
-	data, err := s.readBodyAs(r, apiauth.ObjectBody)
+	data, err := readBodyAs(r, apiauth.ObjectBody)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req request
 	if err != nil {
 		return err
 	}
-	obj, meta, err := s.readObject(w, r, req)
+	obj, meta, err := readObject(w, r, req)
 	if err != nil {
 		return err
 	}
@@ -74,8 +74,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req request, obj
 }
 
 // readObject reads and decodes the body of a create or an update.
-func (s *Server) readObject(w http.ResponseWriter, r *http.Request, req request) (runtime.Object, metav1.Object, error) {
-	data, err := s.readBodyAs(r, apiauth.ObjectBody)
+func readObject(w http.ResponseWriter, r *http.Request, req request) (runtime.Object, metav1.Object, error) {
+	data, err := readBodyAs(r, apiauth.ObjectBody)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,7 +101,7 @@ func (s *Server) namespaceExists(res *resource, namespace string) error {
 }
 
 func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, req request) error {
-	obj, meta, err := s.readObject(w, r, req)
+	obj, meta, err := readObject(w, r, req)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func preconditionFailed(format string, args ...any) error {
 }
 
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req request) error {
-	opts, err := s.deleteOptions(r)
+	opts, err := deleteOptions(r)
 	if err != nil {
 		return err
 	}
@@ -300,7 +300,7 @@ func (s *Server) deleteNamespaced(namespace string) {
 // deleteOptions reads DeleteOptions from the body or the query. A body,
 // which is optional, is checked as kube-apiserver checks it: only when it
 // is not empty.
-func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
+func deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	opts := &metav1.DeleteOptions{}
 	data, err := readBody(r)
 	if err != nil {
