@@ -38,6 +38,10 @@ type ServeOptions struct {
 	HandlerTimeout time.Duration
 	CacheDir       string // wazero's compilation cache; "" = the user cache dir
 	Token          string // bearer token the API server requires; "" = none
+	// AcceptHosts are the host names (regular expressions separated by
+	// commas) the API ports answer without a token besides loopback and
+	// localhost; with a token every Host is answered.
+	AcceptHosts    string
 	Nodes          int    // cluster size: the control plane plus Nodes-1 workers in this process
 	EgressCA       string // PEM file of roots trusted for https:// calls besides the system's; "" = none
 	Uplink         string // the control plane's uplink at start: "up" ("" too) or "down"
@@ -110,6 +114,7 @@ With neither, it serves a built-in demo.`,
 	f.StringVar(&opts.Context, "context", host.KubeconfigName, "name of the kubeconfig context (and its cluster and user) serve writes, so that two serves coexist")
 	f.BoolVarP(&opts.Watch, "watch", "w", false, "rebuild on every edit of the project and swap the result into the running cluster")
 	f.StringVar(&opts.Images, "images", "", "serve prebuilt images from this folder (holding firmware/ and sd/)")
+	f.StringVar(&opts.AcceptHosts, "accept-hosts", "", "without --token: host names the API ports answer besides loopback and localhost, as regular expressions separated by commas (as kubectl proxy's)")
 	nodeFlags{
 		token: &opts.Token, tokenFile: &tokenFile, tokenUsage: "bearer token the API server requires (the cluster token); default none",
 		podPort: &opts.PodPort, handlerTimeout: &opts.HandlerTimeout,
@@ -223,7 +228,7 @@ func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ so
 	c, err := host.Start(ctx, host.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
-		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, Nodes: opts.Nodes,
+		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes,
 		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
 		Logf: logLines(opts.IO.ErrOut),
 	})

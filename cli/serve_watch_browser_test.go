@@ -79,15 +79,19 @@ func TestServeWatchReloadsPageInChromium(t *testing.T) {
 type devTools struct {
 	ws     *websocket.Conn
 	nextID int
+	// keep, when set, keeps every event read in events, for the tests
+	// that look through them afterwards.
+	keep   bool
+	events []message
 }
 
 // openDevTools starts headless Chromium on about:blank with remote
-// debugging on a free loopback port, until the test ends, and connects to
-// its page.
-func openDevTools(t *testing.T) *devTools {
+// debugging on a free loopback port and the flags args, until the test
+// ends, and connects to its page.
+func openDevTools(t *testing.T, args ...string) *devTools {
 	t.Helper()
-	cmd, profile := testenv.Chromium(context.Background(), t, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--remote-allow-origins=http://127.0.0.1", "about:blank")
+	cmd, profile := testenv.Chromium(context.Background(), t, append([]string{"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+		"--remote-allow-origins=http://127.0.0.1"}, append(args, "about:blank")...)...)
 	stderr := &strings.Builder{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -181,6 +185,9 @@ func (d *devTools) read() (message, error) {
 	var m message
 	d.ws.SetReadDeadline(time.Now().Add(readBound))
 	err := websocket.JSON.Receive(d.ws, &m)
+	if err == nil && d.keep && m.Method != "" {
+		d.events = append(d.events, m)
+	}
 	return m, err
 }
 

@@ -3,12 +3,17 @@
 // or over HTTPS for reads in the web view's session cookie) within its
 // client's budget of wrong ones, and the Mux serves every handler of the
 // port behind it unless it is mounted as public, so that nothing mounted
-// there is reached without the token by accident (docs/design.md).
+// there is reached without the token by accident (docs/design.md). It
+// also holds the rules that keep web pages out of the port (docs/serve.md,
+// "Web pages"): which Host a port without a token answers (hosts.go),
+// which the Mux checks for every request, and which media types each
+// endpoint reads in a body (media.go), which each checks before reading.
 package apiauth
 
 import (
 	"crypto/subtle"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -24,6 +29,9 @@ type Config struct {
 	// Token, when set, is the bearer token every request behind the gate
 	// must carry; empty lets every request through.
 	Token string
+	// AcceptHosts are the host names a port without a token answers
+	// besides loopback and localhost (ParseAcceptHosts, CheckHost).
+	AcceptHosts []*regexp.Regexp
 	// Logf receives the "[AUTH]" lines of clients that send wrong tokens,
 	// at most once per abi.LogRateInterval each; nil logs nothing.
 	Logf func(format string, args ...any)
@@ -35,13 +43,14 @@ type Config struct {
 // Gate checks the cluster token. One Gate serves a whole API port, so that
 // a client's wrong tokens count in one budget wherever it sends them.
 type Gate struct {
-	token   string
-	guesses guesses
+	token       string
+	acceptHosts []*regexp.Regexp
+	guesses     guesses
 }
 
 // New returns the gate of cfg.
 func New(cfg Config) *Gate {
-	return &Gate{token: cfg.Token, guesses: guesses{logf: cfg.Logf, now: cfg.Clock}}
+	return &Gate{token: cfg.Token, acceptHosts: cfg.AcceptHosts, guesses: guesses{logf: cfg.Logf, now: cfg.Clock}}
 }
 
 // Open reports whether the gate needs no token: the cluster has none.

@@ -3,6 +3,8 @@ package apiauth
 import (
 	"net/http"
 	"path"
+
+	"github.com/kube32/kube32/host/internal/apistatus"
 )
 
 // Mux routes the requests of one API port (plain or HTTPS) to what is
@@ -11,7 +13,9 @@ import (
 // HandleConnect, named at the call, skip it. A request that matches no
 // pattern, or matches one only by path (405), or whose path is not clean
 // (which the mux would redirect), meets the gate too, so that an unknown
-// path tells nothing to a client without the token.
+// path tells nothing to a client without the token. Before any of it, a
+// port without a token refuses a Host that is not the machine's own
+// (Gate.CheckHost).
 type Mux struct {
 	gate    *Gate
 	mux     *http.ServeMux
@@ -45,6 +49,10 @@ func (m *Mux) HandlePublic(pattern string, h http.Handler) {
 func (m *Mux) HandleConnect(h http.Handler) { m.connect = h }
 
 func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := m.gate.CheckHost(r); err != nil {
+		apistatus.Write(w, err)
+		return
+	}
 	if r.Method == http.MethodConnect {
 		if m.connect != nil {
 			m.connect.ServeHTTP(w, r)

@@ -13,24 +13,24 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube32/kube32/host/internal/apiauth"
 )
 
 // servePatch applies a JSON, merge or strategic-merge patch to the current
 // object, atomically, then writes it as an update does; an apply patch is
 // server-side apply (apply.go).
 func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, req request) error {
+	if err := apiauth.CheckBody(r, apiauth.PatchBody); err != nil {
+		return err
+	}
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	patchType := types.PatchType(mediaType)
-	switch patchType {
-	case types.ApplyYAMLPatchType:
+	if patchType == types.ApplyYAMLPatchType {
 		return s.serveApply(w, r, req)
-	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType:
-		if r.URL.Query().Has("force") {
-			return invalidOptions("PatchOptions", field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
-		}
-	default:
-		return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", req.res.groupResource(), req.name,
-			fmt.Sprintf("the media type %q is not a supported patch type", mediaType), 0, false)
+	}
+	if r.URL.Query().Has("force") {
+		return invalidOptions("PatchOptions", field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
 	}
 	patch, err := readBody(r)
 	if err != nil {

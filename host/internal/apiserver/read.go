@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
@@ -182,6 +183,15 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req request) 
 	*buf = b
 	writeRaw(w, http.StatusOK, b)
 	return nil
+}
+
+// readBodyAs reads a request body that the API port's rule lets the
+// server read as b (apiauth.CheckBody): else kube-apiserver's 415.
+func readBodyAs(r *http.Request, b apiauth.Body) ([]byte, error) {
+	if err := apiauth.CheckBody(r, b); err != nil {
+		return nil, err
+	}
+	return readBody(r)
 }
 
 // readBody reads a request body of at most 3 MiB, kube-apiserver's limit.

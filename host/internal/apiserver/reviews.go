@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/kinds"
 )
 
@@ -28,7 +29,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request
 	if r.Method != http.MethodPost || req.name != "" || req.subresource != "" {
 		return methodNotAllowed(req.res, verbOf(r.Method, req.name))
 	}
-	data, err := readBody(r)
+	data, err := readBodyAs(r, apiauth.ObjectBody)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/yaml"
 
+	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/store"
 )
@@ -73,7 +75,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req request, obj
 
 // readObject reads and decodes the body of a create or an update.
 func readObject(w http.ResponseWriter, r *http.Request, req request) (runtime.Object, metav1.Object, error) {
-	data, err := readBody(r)
+	data, err := readBodyAs(r, apiauth.ObjectBody)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -295,18 +297,29 @@ func (s *Server) deleteNamespaced(namespace string) {
 	}
 }
 
-// deleteOptions reads DeleteOptions from the body or the query.
+// deleteOptions reads DeleteOptions from the body or the query. A body,
+// which is optional, is checked as kube-apiserver checks it: only when it
+// is not empty.
 func deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	opts := &metav1.DeleteOptions{}
 	data, err := readBody(r)
 	if err != nil {
 		return nil, err
 	}
+	if len(data) > 0 {
+		if err := apiauth.CheckBody(r, apiauth.ObjectBody); err != nil {
+			return nil, err
+		}
+	}
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case len(data) == 0:
 	case mediaType == runtime.ContentTypeProtobuf:
 		if _, _, err := kinds.Protobuf.Decode(data, nil, opts); err != nil {
+			return nil, badRequest("decoding DeleteOptions: %v", err)
+		}
+	case mediaType == runtime.ContentTypeYAML:
+		if err := yaml.Unmarshal(data, opts); err != nil {
 			return nil, badRequest("decoding DeleteOptions: %v", err)
 		}
 	case len(strings.TrimSpace(string(data))) > 0:

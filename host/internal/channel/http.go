@@ -10,6 +10,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/apiauth"
+	"github.com/kube32/kube32/host/internal/apistatus"
 	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
@@ -26,7 +27,8 @@ func Mount(port *apiauth.Mux, h *Hub) {
 	port.Handle(abi.ChannelsPath+"/", handler)
 }
 
-// Handler serves abi.ChannelsPath for the control plane's hub h.
+// Handler serves abi.ChannelsPath for the control plane's hub h; a
+// publish's body must be of apiauth.ChannelBody's media types.
 func Handler(h *Hub) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest, ok := strings.CutPrefix(r.URL.EscapedPath(), abi.ChannelsPath)
@@ -44,6 +46,10 @@ func Handler(h *Hub) http.Handler {
 			if r.Method != http.MethodPost {
 				w.Header().Set("Allow", "POST")
 				http.Error(w, "POST "+abi.ChannelsPath+"/<topic> publishes the request body on <topic>", http.StatusMethodNotAllowed)
+				return
+			}
+			if err := apiauth.CheckBody(r, apiauth.ChannelBody); err != nil {
+				apistatus.Write(w, err)
 				return
 			}
 			topic, err := url.PathUnescape(strings.TrimPrefix(rest, "/"))

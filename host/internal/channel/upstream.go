@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/apiauth"
 )
 
 // retryInterval is the wait before a worker tries the control plane again.
@@ -128,6 +129,7 @@ func (u *Upstream) publish(ctx context.Context, m Message) error {
 		return err
 	}
 	req.Header.Set(abi.HeaderFrom, m.From)
+	req.Header.Set("Content-Type", apiauth.ChannelContentType)
 	resp, err := u.client().Do(req)
 	if err != nil {
 		return err

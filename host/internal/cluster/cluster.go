@@ -77,6 +77,11 @@ type Options struct {
 	// Token, when set, is the bearer token the API server requires (the
 	// cluster token of docs/nodes.md).
 	Token string
+	// AcceptHosts (serve's --accept-hosts) names, as regular expressions
+	// separated by commas, the host names the API ports answer without a
+	// token besides loopback and localhost (apiauth.CheckHost,
+	// docs/serve.md); with a token every Host is answered.
+	AcceptHosts string
 	// Nodes is the cluster's size: the control plane plus Nodes-1 workers
 	// in this process (0 and 1: the control plane alone). Worker i has
 	// InternalIP 127.0.0.(i+1) and its pod HTTP server on PodPort there,
@@ -173,6 +178,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Nodes > MaxNodes {
 		return nil, fmt.Errorf("--nodes %d: at most %d (node i is 127.0.0.(i+1))", opts.Nodes, MaxNodes)
 	}
+	acceptHosts, err := apiauth.ParseAcceptHosts(opts.AcceptHosts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", apiauth.AcceptHostsFlag, err)
+	}
 	roots, err := outbound.LoadRoots(opts.EgressCA)
 	if err != nil {
 		return nil, err
@@ -243,8 +252,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		Channels: c.Channels, Activity: events, Pull: opts.Pull})
 	// The API port: one token check (apiauth) in front of the Kubernetes
 	// API, the web view, the channel endpoint and the nodes' gateway and
-	// relay.
-	gate := apiauth.New(apiauth.Config{Token: opts.Token, Logf: opts.Logf})
+	// relay, with the rules that keep web pages out (the Host, the media
+	// types of bodies).
+	gate := apiauth.New(apiauth.Config{Token: opts.Token, AcceptHosts: acceptHosts, Logf: opts.Logf})
 	port := apiauth.NewMux(gate)
 	apiserver.New(apiserver.Config{Ready: c.Ready, Store: c.Store, Logs: nodeLogs{c}, Token: opts.Token, Gate: gate,
 		Local: c.Kubelet}).Mount(port)

@@ -24,10 +24,13 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-// rawConn is one client connection that the test drives by hand.
+// rawConn is one client connection that the test drives by hand; host is
+// the address it dialed, the Host of get and stream (an API port without
+// a token answers only its own names, docs/serve.md "Web pages").
 type rawConn struct {
 	net.Conn
-	r *bufio.Reader
+	r    *bufio.Reader
+	host string
 }
 
 func dialRaw(t *testing.T, base string) *rawConn {
@@ -38,7 +41,7 @@ func dialRaw(t *testing.T, base string) *rawConn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &rawConn{Conn: c, r: bufio.NewReader(c)}
+	return &rawConn{Conn: c, r: bufio.NewReader(c), host: u.Host}
 }
 
 // do sends a request head (and body) and reads the answer's head.
@@ -52,7 +55,7 @@ func (c *rawConn) do(head string) (*http.Response, error) {
 // get sends GET path, which must answer 200, and reads the whole answer.
 func (c *rawConn) get(t *testing.T, path string, headers ...string) string {
 	t.Helper()
-	resp, err := c.do("GET " + path + " HTTP/1.1\r\nHost: x\r\n" + strings.Join(append(headers, ""), "\r\n") + "\r\n")
+	resp, err := c.do("GET " + path + " HTTP/1.1\r\nHost: " + c.host + "\r\n" + strings.Join(append(headers, ""), "\r\n") + "\r\n")
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
@@ -66,7 +69,7 @@ func (c *rawConn) get(t *testing.T, path string, headers ...string) string {
 // stream sends GET path, which must answer 200, and returns the body.
 func (c *rawConn) stream(t *testing.T, path string) *bufio.Reader {
 	t.Helper()
-	resp, err := c.do("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := c.do("GET " + path + " HTTP/1.1\r\nHost: " + c.host + "\r\n\r\n")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("GET %s: %v %v", path, resp, err)
 	}

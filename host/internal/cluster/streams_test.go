@@ -43,7 +43,7 @@ func dialFrom(t *testing.T, from, base string) (*rawConn, error) {
 		return nil, err
 	}
 	t.Cleanup(func() { c.Close() })
-	return &rawConn{Conn: c, r: bufio.NewReader(c)}, nil
+	return &rawConn{Conn: c, r: bufio.NewReader(c), host: u.Host}, nil
 }
 
 // openStream sends GET path on a new connection from the address from and
@@ -55,7 +55,7 @@ func openStream(t *testing.T, from, base, path string) (int, *bufio.Reader, erro
 		return 0, nil, err
 	}
 	c.SetDeadline(time.Now().Add(hangCheck))
-	resp, err := c.do("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := c.do("GET " + path + " HTTP/1.1\r\nHost: " + c.host + "\r\n\r\n")
 	c.SetDeadline(time.Time{})
 	if err != nil {
 		return 0, nil, err

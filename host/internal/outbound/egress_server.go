@@ -14,6 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/apiauth"
+	"github.com/kube32/kube32/host/internal/apistatus"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/lograte"
 	"github.com/kube32/kube32/host/internal/pod"
@@ -53,6 +55,13 @@ func (g *Gateway) Handler(nodes *Nodes) http.Handler {
 }
 
 func (g *Gateway) serve(nodes *Nodes, w http.ResponseWriter, r *http.Request) {
+	if err := apiauth.CheckBody(r, apiauth.EgressBody); err != nil {
+		// The API port's rule for bodies (abi.EgressContentType), answered
+		// as the gateway answers: the code, here with the rule's 415.
+		w.Header().Set(abi.HeaderEgressResult, strconv.Itoa(int(abi.ErrInval)))
+		apistatus.Write(w, err)
+		return
+	}
 	q := r.URL.Query()
 	from := q.Get("pod")
 	namespace, name, _ := abi.SplitPodID(from)
@@ -62,8 +71,7 @@ func (g *Gateway) serve(nodes *Nodes, w http.ResponseWriter, r *http.Request) {
 	}
 	timeout, err1 := queryInt(q.Get("timeout"), egressDefaultTimeout)
 	limit, err2 := queryInt(q.Get("limit"), 0)
-	mediaType, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
-	if err1 != nil || err2 != nil || limit < 0 || strings.TrimSpace(mediaType) != abi.EgressContentType {
+	if err1 != nil || err2 != nil || limit < 0 {
 		writeErrno(w, abi.ErrInval)
 		return
 	}

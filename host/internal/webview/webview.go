@@ -104,8 +104,13 @@ func fileServer(files fs.FS) http.Handler {
 // when it is the cluster's, keeps it in the browser as abi.SessionCookie;
 // a wrong token gets 401, and a client past its budget of wrong tokens
 // 429 (the gate's, shared with the API). The login also ends the cookie
-// of the view before, abi.TokenCookie, which the API no longer takes.
+// of the view before, abi.TokenCookie, which the API no longer takes. The
+// form must come as the page sends it (apiauth.LoginBody), else 415.
 func (v *view) serveLogin(w http.ResponseWriter, r *http.Request) {
+	if err := apiauth.CheckBody(r, apiauth.LoginBody); err != nil {
+		apistatus.Write(w, err)
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	if v.gate.Open() {
