@@ -259,6 +259,21 @@ const (
 	KubeletReviewCacheMax = 4096
 )
 
+// A kube32 node's client certificate on a Kubernetes cluster
+// (docs/kubernetes.md, "The node's identity"), kept as a kubelet keeps its
+// own.
+const (
+	// NodeCertRenewPercent is how much of its certificate's validity
+	// passes before the node asks for the next one, as itself (a kubelet
+	// renews between 70 and 90 %).
+	NodeCertRenewPercent = 80
+	// NodeCertRetry is the wait after a failed renewal before the next.
+	NodeCertRetry = time.Minute
+	// NodeCSRPatience bounds the wait for a CertificateSigningRequest to
+	// be approved and signed (a kubelet's bootstrap waits an hour).
+	NodeCSRPatience = time.Hour
+)
+
 // StaticBundles pushed to an OCI registry (docs/oci.md, "Bundles"):
 // `kube32 push` refuses a folder past them and the Ingress controller a
 // pulled bundle past them, before it is unpacked.
@@ -350,6 +365,9 @@ var Limits = []Limit{
 	{"KubeletAccessAllowedTTL", secs(KubeletAccessAllowedTTL), "s", "How long the kubelet API takes an access a SubjectAccessReview allowed without asking again.", "kubeletapi.md"},
 	{"KubeletDeniedTTL", secs(KubeletDeniedTTL), "s", "How long the kubelet API refuses a token or an access that a review refused without asking again.", "kubeletapi.md"},
 	{"KubeletReviewCacheMax", KubeletReviewCacheMax, "", "Review answers the kubelet API keeps, of tokens and of accesses each; past it the oldest go first.", "kubeletapi.md"},
+	{"NodeCertRenewPercent", NodeCertRenewPercent, "", "The percentage of its client certificate's validity that passes before a kube32 node of a Kubernetes cluster asks for the next one.", "kubernetes.md"},
+	{"NodeCertRetry", secs(NodeCertRetry), "s", "The wait after a failed renewal of a node's certificate before the next.", "kubernetes.md"},
+	{"NodeCSRPatience", secs(NodeCSRPatience), "s", "How long a node waits for its CertificateSigningRequest to be approved and signed before it gives up.", "kubernetes.md"},
 	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
 	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
 	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},
