@@ -60,6 +60,10 @@ const (
 	// PodSyncInterval is how often a board's kubelet syncs its pods (and
 	// records their labels for NetworkPolicy).
 	PodSyncInterval = 2 * time.Second
+	// EventCacheMax bounds the Events a worker remembers having written,
+	// to count a repeat on without reading the Event; past it the oldest
+	// is forgotten.
+	EventCacheMax = 1024
 )
 
 // The Ingress controller.
@@ -313,6 +317,7 @@ var Limits = []Limit{
 	{"APICacheTTL", secs(APICacheTTL), "s", "How long a worker keeps a Service and its Endpoints, and a pod behind a Service read for a NetworkPolicy rule, fetched from the API server.", "calls.md"},
 	{"PolicyRelist", secs(PolicyRelist), "s", "How often a worker lists again the NetworkPolicies of the namespaces with pods on the node.", "networkpolicy.md"},
 	{"PodSyncInterval", secs(PodSyncInterval), "s", "How often a board's kubelet syncs its pods and records their labels.", "networkpolicy.md"},
+	{"EventCacheMax", EventCacheMax, "", "Events a worker remembers having written, to count a repeat on without reading it (a Kubernetes cluster does not let a node read Events); past it the oldest is forgotten.", "kubernetes.md"},
 	{"IngressRebuildMinInterval", ms(IngressRebuildMinInterval), "ms", "The least time between two rebuilds of the Ingress routing table on the request path.", "ingress.md"},
 	{"IngressRebuildTick", secs(IngressRebuildTick), "s", "The Ingress controller's tick, which rebuilds a stale routing table.", "ingress.md"},
 	{"RetryAfterNoPod", secs(RetryAfterNoPod), "s", "Retry-After of the Ingress's 503 when the Service selects no running pod.", "ingress.md"},

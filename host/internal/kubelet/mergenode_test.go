@@ -26,7 +26,7 @@ func TestRegisteringAgainKeepsOthersLabelsAndTaints(t *testing.T) {
 			Annotations: map[string]string{"kube32.io/pod-port": "7000"}},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "kube32.io/wasm", Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
 	}
-	got := mergeNode(cur, n)
+	got := mergeNode(cur, n, false)
 	if want := map[string]string{"zone": "lab", "kubernetes.io/arch": "wasm32"}; !reflect.DeepEqual(got.Labels, want) {
 		t.Errorf("labels %v, want %v", got.Labels, want)
 	}
