@@ -45,6 +45,9 @@ type Cluster struct {
 	// signed the client certificate it shows kubelets), Token the
 	// administrator's bearer token.
 	URL, CAFile, Token string
+	// CA is that CA, with which kube-controller-manager also signs
+	// kubelets' (kube32 nodes') client certificates.
+	CA *testtls.CA
 	// Dir holds the data and the logs (etcd.log, kube-apiserver.log,
 	// kube-controller-manager.log, kube-scheduler.log).
 	Dir string
@@ -68,6 +71,7 @@ func Start(t testing.TB) *Cluster {
 	// Credentials: a CA and a serving certificate for 127.0.0.1, the key
 	// that signs service-account tokens, and a static token for the admin.
 	ca := testtls.NewCA(t)
+	c.CA = ca
 	c.CAFile = filepath.Join(dir, "ca.pem")
 	writeFile(t, c.CAFile, ca.PEM)
 	// kube-controller-manager signs the CSRs of kubelets' client
