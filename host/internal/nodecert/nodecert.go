@@ -103,7 +103,9 @@ func Bootstrap(ctx context.Context, opts Options) (*Credentials, error) {
 	if err := c.renew(ctx, opts.Bootstrap); err != nil {
 		return nil, fmt.Errorf("node %s: %w", opts.Node, err)
 	}
-	if err := c.probe(ctx); err != nil {
+	if err := c.probe(ctx); apierrors.IsUnauthorized(err) {
+		return nil, fmt.Errorf("node %s: kube-apiserver does not accept the certificate the cluster signed (%v): its --client-ca-file must hold kube-controller-manager's --cluster-signing-cert-file", opts.Node, err)
+	} else if err != nil {
 		return nil, fmt.Errorf("node %s: %w", opts.Node, err)
 	}
 	return c, nil
