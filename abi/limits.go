@@ -60,6 +60,10 @@ const (
 	// PodSyncInterval is how often a board's kubelet syncs its pods (and
 	// records their labels for NetworkPolicy).
 	PodSyncInterval = 2 * time.Second
+	// EventCacheMax bounds the Events a worker remembers having written,
+	// to count a repeat on without reading the Event; past it the oldest
+	// is forgotten.
+	EventCacheMax = 1024
 )
 
 // The Ingress controller.
@@ -282,6 +286,21 @@ const (
 	KubeletReviewsInFlight = 16
 )
 
+// A kube32 node's client certificate on a Kubernetes cluster
+// (docs/kubernetes.md, "The node's identity"), kept as a kubelet keeps its
+// own.
+const (
+	// NodeCertRenewPercent is how much of its certificate's validity
+	// passes before the node asks for the next one, as itself (a kubelet
+	// renews between 70 and 90 %).
+	NodeCertRenewPercent = 80
+	// NodeCertRetry is the wait after a failed renewal before the next.
+	NodeCertRetry = time.Minute
+	// NodeCSRPatience bounds the wait for a CertificateSigningRequest to
+	// be approved and signed (a kubelet's bootstrap waits an hour).
+	NodeCSRPatience = time.Hour
+)
+
 // StaticBundles pushed to an OCI registry (docs/oci.md, "Bundles"):
 // `kube32 push` refuses a folder past them and the Ingress controller a
 // pulled bundle past them, before it is unpacked.
@@ -331,6 +350,7 @@ var Limits = []Limit{
 	{"APICacheTTL", secs(APICacheTTL), "s", "How long a worker keeps a Service and its Endpoints, and a pod behind a Service read for a NetworkPolicy rule, fetched from the API server.", "calls.md"},
 	{"PolicyRelist", secs(PolicyRelist), "s", "How often a worker lists again the NetworkPolicies of the namespaces with pods on the node.", "networkpolicy.md"},
 	{"PodSyncInterval", secs(PodSyncInterval), "s", "How often a board's kubelet syncs its pods and records their labels.", "networkpolicy.md"},
+	{"EventCacheMax", EventCacheMax, "", "Events a worker remembers having written, to count a repeat on without reading it (a Kubernetes cluster does not let a node read Events); past it the oldest is forgotten.", "kubernetes.md"},
 	{"IngressRebuildMinInterval", ms(IngressRebuildMinInterval), "ms", "The least time between two rebuilds of the Ingress routing table on the request path.", "ingress.md"},
 	{"IngressRebuildTick", secs(IngressRebuildTick), "s", "The Ingress controller's tick, which rebuilds a stale routing table.", "ingress.md"},
 	{"RetryAfterNoPod", secs(RetryAfterNoPod), "s", "Retry-After of the Ingress's 503 when the Service selects no running pod.", "ingress.md"},
@@ -388,6 +408,9 @@ var Limits = []Limit{
 	{"KubeletReviewQPS", KubeletReviewQPS, "", "TokenReviews and SubjectAccessReviews together the kubelet API asks a second, after a burst of KubeletReviewBurst; past it a review waits its turn.", "kubeletapi.md"},
 	{"KubeletReviewBurst", KubeletReviewBurst, "", "Reviews the kubelet API may ask at once before KubeletReviewQPS paces them.", "kubeletapi.md"},
 	{"KubeletReviewsInFlight", KubeletReviewsInFlight, "", "Reviews the kubelet API waits the answer of at once; the next waits for one to end.", "kubeletapi.md"},
+	{"NodeCertRenewPercent", NodeCertRenewPercent, "", "The percentage of its client certificate's validity that passes before a kube32 node of a Kubernetes cluster asks for the next one.", "kubernetes.md"},
+	{"NodeCertRetry", secs(NodeCertRetry), "s", "The wait after a failed renewal of a node's certificate before the next.", "kubernetes.md"},
+	{"NodeCSRPatience", secs(NodeCSRPatience), "s", "How long a node waits for its CertificateSigningRequest to be approved and signed before it gives up.", "kubernetes.md"},
 	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
 	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
 	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},

@@ -27,7 +27,9 @@ func newInstallCommand(io IOStreams) *cobra.Command {
 		Long: `Apply to a Kubernetes cluster what kube32 nodes and the kube32 Ingress
 controller need: the StaticBundle CustomResourceDefinition, the RuntimeClass
 and the IngressClass kube32, and the least RBAC of each component (its
-ServiceAccount in namespace ` + abi.NamespaceSystem + `, ClusterRole and binding).
+ServiceAccount in namespace ` + abi.NamespaceSystem + `, ClusterRole and binding;
+a node only asks with kube32-node for a certificate of its own, then acts
+as system:node:<name>, with the reads of ClusterRole kube32-node-reader).
 It uses server-side apply, so running it again changes nothing.
 With --dry-run it prints what it would apply (-o yaml: the objects) and
 touches nothing.`,

@@ -91,6 +91,33 @@ func TestInstallAndIngressOnKubernetes(t *testing.T) {
 		}
 	})
 
+	t.Run("install deletes the Lease Role an earlier install gave kube32-node, and nothing of someone else's", func(t *testing.T) {
+		k := k.on(t)
+		// An earlier install's Role (field manager kube32-install), and a
+		// RoleBinding of the same name that someone else made.
+		k.run(`apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: kube32-node, namespace: kube-node-lease}
+rules:
+- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}
+`, "apply", "--server-side", "--field-manager", "kube32-install", "-f", "-")
+		k.run("", "create", "rolebinding", "kube32-node", "-n", "kube-node-lease", "--role=kube32-node", "--serviceaccount=kube32-system:kube32-node")
+		code, out := testserve.Run(t, "install", "--kubeconfig", c.Kubeconfig)
+		if code != 0 {
+			t.Fatalf("install: exit %d\n%s", code, out)
+		}
+		if !strings.Contains(out, "role.rbac.authorization.k8s.io/kube32-node deleted\n") || strings.Contains(out, "rolebinding.rbac.authorization.k8s.io/kube32-node deleted") {
+			t.Errorf("install printed:\n%s\nwant the Role deleted and the RoleBinding left", out)
+		}
+		if _, err := k.try("", "get", "role", "kube32-node", "-n", "kube-node-lease"); err == nil {
+			t.Error("the earlier install's Role is still there")
+		}
+		if _, err := k.try("", "get", "rolebinding", "kube32-node", "-n", "kube-node-lease"); err != nil {
+			t.Errorf("the RoleBinding someone else made is gone: %v", err)
+		}
+		k.run("", "delete", "rolebinding", "kube32-node", "-n", "kube-node-lease")
+	})
+
 	t.Run("install --dry-run -o yaml is what kubectl apply accepts", func(t *testing.T) {
 		k := k.on(t)
 		code, out := testserve.Run(t, "install", "--dry-run", "-o", "yaml")
@@ -140,21 +167,23 @@ func TestInstallAndIngressOnKubernetes(t *testing.T) {
 			args    string // kubectl auth can-i VERB RESOURCE [-n NS]
 			allowed bool
 		}{
-			{"kube32-node", "create nodes", true},
-			{"kube32-node", "update nodes --subresource=status", true},
-			{"kube32-node", "watch pods", true},
-			{"kube32-node", "delete pods -n default", true},
-			{"kube32-node", "update pods --subresource=status -n default", true},
-			{"kube32-node", "create events -n default", true},
-			{"kube32-node", "update leases.coordination.k8s.io -n kube-node-lease", true},
-			{"kube32-node", "list networkpolicies.networking.k8s.io", true},
-			{"kube32-node", "create tokenreviews.authentication.k8s.io", true},
-			{"kube32-node", "create subjectaccessreviews.authorization.k8s.io", true},
+			// kube32-node only asks for a node's own certificate
+			// (docs/kubernetes-install.md); the node then acts as itself.
+			{"kube32-node", "create certificatesigningrequests.certificates.k8s.io", true},
+			{"kube32-node", "get certificatesigningrequests.certificates.k8s.io", true},
+			{"kube32-node", "create certificatesigningrequests.certificates.k8s.io --subresource=nodeclient", true},
+			{"kube32-node", "create certificatesigningrequests.certificates.k8s.io --subresource=selfnodeclient", false},
+			{"kube32-node", "update certificatesigningrequests.certificates.k8s.io --subresource=approval", false},
+			{"kube32-node", "create nodes", false},
+			{"kube32-node", "patch nodes", false},
+			{"kube32-node", "update nodes --subresource=status", false},
+			{"kube32-node", "watch pods", false},
+			{"kube32-node", "delete pods -n default", false},
+			{"kube32-node", "update pods --subresource=status -n default", false},
+			{"kube32-node", "create events -n default", false},
+			{"kube32-node", "update leases.coordination.k8s.io -n kube-node-lease", false},
+			{"kube32-node", "list networkpolicies.networking.k8s.io", false},
 			{"kube32-node", "get secrets -n default", false},
-			{"kube32-node", "list secrets", false},
-			{"kube32-node", "update leases.coordination.k8s.io -n default", false},
-			{"kube32-node", "create pods -n default", false},
-			{"kube32-node", "delete nodes", false},
 			{"kube32-ingress", "watch ingresses.networking.k8s.io", true},
 			{"kube32-ingress", "patch ingresses.networking.k8s.io --subresource=status -n default", true},
 			{"kube32-ingress", "list staticbundles.kube32.io", true},
@@ -236,8 +265,9 @@ func TestInstallAndIngressOnKubernetes(t *testing.T) {
 
 	t.Run("ingress proxies a Service's kube32 pods to their kube32 node", func(t *testing.T) {
 		k := k.on(t)
-		// A real kube32 node joins the cluster as the kube32-node
-		// ServiceAccount, and runs the echo pod of the built-in demo.
+		// A real kube32 node asks for its own identity as the kube32-node
+		// ServiceAccount, joins the cluster as system:node:wasm-1, and runs
+		// the echo pod of the built-in demo.
 		token := k.run("", "create", "token", "kube32-node", "-n", abi.NamespaceSystem)
 		cfg, err := host.KubernetesConfig(c.TokenKubeconfig(t, token), "")
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,6 +46,11 @@ type NodeOptions struct {
 	KubeletPort         int
 	ClientCAFile        string
 	EgressCA            string
+	// CertDir keeps the node's client certificate on the cluster (""
+	// for the user config folder's kube32/nodes/<name>);
+	// HostnameOverride is its Node's Hostname address, as a kubelet's
+	// --hostname-override (docs/kubernetes.md).
+	CertDir, HostnameOverride string
 
 	// Serving, when set, is called once the worker runs (tests use it).
 	Serving func(*host.Worker)
@@ -73,7 +79,7 @@ runs the pods of runtime class kube32 bound to it and serves the kubelet API
 				return &usageError{fmt.Errorf("--join and --kubeconfig: give one (a kube32 control plane, or a Kubernetes cluster)")}
 			}
 			if opts.Kubeconfig == "" {
-				for _, name := range []string{"context", "kubelet-port", "client-ca-file", "egress-ca"} {
+				for _, name := range []string{"context", "kubelet-port", "client-ca-file", "egress-ca", "cert-dir", "hostname-override"} {
 					if cmd.Flags().Changed(name) {
 						return &usageError{fmt.Errorf("--%s needs --kubeconfig: it is for a node of a Kubernetes cluster", name)}
 					}
@@ -102,6 +108,8 @@ runs the pods of runtime class kube32 bound to it and serves the kubelet API
 	portFlag(f, &opts.KubeletPort, "kubelet-port", 10250, "with --kubeconfig: port of the node's kubelet API (HTTPS), which the API server calls for logs, port-forward and metrics")
 	f.StringVar(&opts.ClientCAFile, "client-ca-file", "", "with --kubeconfig: PEM file of the CAs that sign the kubelet API's client certificates (default the kubeconfig's cluster CA)")
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "with --kubeconfig: PEM file of CAs the pods' https:// calls trust besides the system's")
+	f.StringVar(&opts.CertDir, "cert-dir", "", "with --kubeconfig: folder that keeps the node's client certificate on the cluster (default the user config folder's kube32/nodes/<name>)")
+	f.StringVar(&opts.HostnameOverride, "hostname-override", "", "with --kubeconfig: the Node's Hostname address, which kube-apiserver dials before its InternalIP (default the machine's name when it resolves to --node-ip, else none)")
 	f.Var(boardName{&opts.Board}, "board", "board profile whose budgets this node applies, as serve --board does ("+strings.Join(abi.BoardNames(), ", ")+"; see kube32 boards)")
 	return cmd
 }
@@ -188,5 +196,22 @@ func kubernetesNode(opts NodeOptions) (*host.KubernetesOptions, error) {
 			return nil, fmt.Errorf("client CA %s: no PEM certificate in it", cmp.Or(caFile, "of kubeconfig "+opts.Kubeconfig))
 		}
 	}
-	return &host.KubernetesOptions{Config: cfg, KubeletPort: opts.KubeletPort, ClientCAs: cas, EgressCA: opts.EgressCA}, nil
+	certDir := opts.CertDir
+	if certDir == "" {
+		certDir = nodeCertDir(opts.Name)
+	}
+	return &host.KubernetesOptions{Config: cfg, KubeletPort: opts.KubeletPort, ClientCAs: cas, EgressCA: opts.EgressCA,
+		CertDir: certDir, HostnameOverride: opts.HostnameOverride}, nil
+}
+
+// nodeCertDir is where a node keeps its client certificate by default:
+// the user's config folder ($XDG_CONFIG_HOME/kube32/nodes/<name>,
+// ~/.config/kube32/nodes/<name> on Linux), or none (in memory, a new
+// certificate on each start) when there is no such folder.
+func nodeCertDir(name string) string {
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "kube32", "nodes", name)
 }

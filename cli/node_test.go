@@ -73,6 +73,8 @@ func TestNodeJoinsOneCluster(t *testing.T) {
 		{[]string{"--join", "http://127.0.0.1:1", "--kubeconfig", missing}, 2, "--join and --kubeconfig: give one"},
 		{[]string{"--join", "http://127.0.0.1:1", "--context", "prod"}, 2, "--context needs --kubeconfig"},
 		{[]string{"--join", "http://127.0.0.1:1", "--kubelet-port", "10251"}, 2, "--kubelet-port needs --kubeconfig"},
+		{[]string{"--join", "http://127.0.0.1:1", "--cert-dir", "pki"}, 2, "--cert-dir needs --kubeconfig"},
+		{[]string{"--join", "http://127.0.0.1:1", "--hostname-override", "localhost"}, 2, "--hostname-override needs --kubeconfig"},
 		{[]string{"--kubeconfig", missing, "--images", images}, 1, "kubeconfig " + missing},
 	} {
 		code, out := testserve.Run(t, append([]string{"node"}, c.args...)...)

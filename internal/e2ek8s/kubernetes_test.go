@@ -19,13 +19,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -153,7 +154,13 @@ func imagesDir(t *testing.T) (dir string, probe []byte) {
 
 func clientset(t *testing.T, c *testk8s.Cluster) *kubernetes.Clientset {
 	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	return clientFor(t, c.Kubeconfig)
+}
+
+// clientFor is a clientset of kubeconfig.
+func clientFor(t *testing.T, kubeconfig string) *kubernetes.Clientset {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,21 +299,35 @@ func TestKube32OnKubernetes(t *testing.T) {
 	images, probe := imagesDir(t)
 
 	t.Log(k.run(t, "install", "--kubeconfig", c.Kubeconfig))
-	// The nodes and the Ingress act as the ServiceAccounts install made,
-	// with the least RBAC it gives them.
+	// The nodes ask for their own identity as the ServiceAccount install
+	// made for it, and the Ingress acts as its own, each with the least
+	// RBAC install gives it.
 	nodeKubeconfig := c.TokenKubeconfig(t, kubectl(t, c, "", "create", "token", "kube32-node", "-n", abi.NamespaceSystem, "--duration=2h"))
 	ingressKubeconfig := c.TokenKubeconfig(t, kubectl(t, c, "", "create", "token", "kube32-ingress", "-n", abi.NamespaceSystem, "--duration=2h"))
 
-	// Two kube32 nodes, each in a process of its own.
+	// Two kube32 nodes, each in a process of its own. kube-apiserver
+	// reaches kube32-a at its InternalIP (its name resolves nowhere), and
+	// kube32-b at its Hostname address, localhost, given as a kubelet's
+	// --hostname-override.
 	type node struct {
 		name, ip string
+		args     []string
+		certDir  string
 		proc     *process
 	}
-	nodes := []*node{{name: "kube32-a", ip: "127.0.0.21"}, {name: "kube32-b", ip: "127.0.0.22"}}
-	for _, n := range nodes {
-		n.proc = k.start(t, n.name, "node", "--kubeconfig", nodeKubeconfig, "--name", n.name, "--node-ip", n.ip,
+	nodes := []*node{
+		{name: "kube32-a", ip: "127.0.0.21"},
+		{name: "kube32-b", ip: "127.0.0.1", args: []string{"--hostname-override", "localhost"}},
+	}
+	start := func(n *node) {
+		n.proc = k.start(t, n.name, append([]string{"node", "--kubeconfig", nodeKubeconfig, "--name", n.name, "--node-ip", n.ip,
 			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
-			"--images", images, "--lease-renew-interval", "2s")
+			"--images", images, "--lease-renew-interval", "2s", "--cert-dir", n.certDir}, n.args...)...)
+	}
+	certDirs := t.TempDir()
+	for _, n := range nodes {
+		n.certDir = filepath.Join(certDirs, n.name)
+		start(n)
 	}
 	// metrics-server scrapes the nodes' kubelet API for kubectl top, as
 	// on any cluster.
@@ -320,6 +341,20 @@ func TestKube32OnKubernetes(t *testing.T) {
 	}
 	if !slices.ContainsFunc(nodeA.Spec.Taints, func(t corev1.Taint) bool { return t.Key == abi.TaintWasm }) || nodeA.Labels["kubernetes.io/arch"] != "wasm32" {
 		t.Errorf("node kube32-a: taints %v, labels %v; want the %s taint and arch wasm32", nodeA.Spec.Taints, nodeA.Labels, abi.TaintWasm)
+	}
+	// Addresses that lead to the node, and no name that does not resolve.
+	for _, n := range nodes {
+		got, err := cs.CoreV1().Nodes().Get(context.Background(), n.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: n.ip}}
+		if len(n.args) > 0 {
+			want = append(want, corev1.NodeAddress{Type: corev1.NodeHostName, Address: "localhost"})
+		}
+		if !slices.Equal(got.Status.Addresses, want) {
+			t.Errorf("node %s addresses %v, want %v", n.name, got.Status.Addresses, want)
+		}
 	}
 
 	t.Run("a Deployment of 3 kube32 pods rolls out across both nodes", func(t *testing.T) {
@@ -338,36 +373,158 @@ func TestKube32OnKubernetes(t *testing.T) {
 		}
 	})
 
-	t.Run("kubectl logs and port-forward reach a pod through the kubelet API", func(t *testing.T) {
-		web := podsOf(t, cs, "web")
-		if len(web) == 0 {
-			t.Fatal("no web pod runs")
-		}
-		p := web[0]
-		viaPodPort(t, cs, p, "/log")
-		testenv.EventuallyNil(t, "kubectl logs to show the pod's lines", func() error {
-			out, err := kubectlErr(c, "", "logs", p.Name)
-			if err != nil || !strings.Contains(out, "hello from k32_log") || !strings.Contains(out, "to stdout") {
-				return fmt.Errorf("kubectl logs %s: %v\n%s", p.Name, err, out)
+	t.Run("kubectl logs and port-forward reach a pod on each node through the kubelet API", func(t *testing.T) {
+		// kube-apiserver runs with its default address types: Hostname
+		// first, then InternalIP (docs/kubernetes.md).
+		for _, n := range nodes {
+			p, ok := podOn(podsOf(t, cs, "web"), n.name)
+			if !ok {
+				t.Fatalf("no web pod runs on %s", n.name)
 			}
-			return nil
-		})
+			viaPodPort(t, cs, p, "/log")
+			testenv.EventuallyNil(t, "kubectl logs to show the lines of "+p.Name+" on "+n.name, func() error {
+				out, err := kubectlErr(c, "", "logs", p.Name)
+				if err != nil || !strings.Contains(out, "hello from k32_log") || !strings.Contains(out, "to stdout") {
+					return fmt.Errorf("kubectl logs %s: %v\n%s", p.Name, err, out)
+				}
+				return nil
+			})
 
-		local := freePort(t, "127.0.0.1")
-		fwd := exec.Command("kubectl", "--kubeconfig", c.Kubeconfig, "port-forward", "pod/"+p.Name, fmt.Sprintf("%d:80", local))
-		out := &testenv.Buffer{}
-		fwd.Stdout, fwd.Stderr = out, out
-		if err := fwd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { fwd.Process.Kill(); fwd.Wait() }()
-		testenv.EventuallyNil(t, "GET /hello through kubectl port-forward", func() error {
-			code, body, err := get(fmt.Sprintf("http://127.0.0.1:%d/hello", local))
-			if err != nil || code != http.StatusOK || body != "hello\n" {
-				return fmt.Errorf("%d %q %v; kubectl port-forward: %s", code, body, err, out.String())
+			local := freePort(t, "127.0.0.1")
+			fwd := exec.Command("kubectl", "--kubeconfig", c.Kubeconfig, "port-forward", "pod/"+p.Name, fmt.Sprintf("%d:80", local))
+			out := &testenv.Buffer{}
+			fwd.Stdout, fwd.Stderr = out, out
+			if err := fwd.Start(); err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		})
+			testenv.EventuallyNil(t, "GET /hello through kubectl port-forward to "+p.Name+" on "+n.name, func() error {
+				code, body, err := get(fmt.Sprintf("http://127.0.0.1:%d/hello", local))
+				if err != nil || code != http.StatusOK || body != "hello\n" {
+					return fmt.Errorf("%d %q %v; kubectl port-forward: %s", code, body, err, out.String())
+				}
+				return nil
+			})
+			fwd.Process.Kill()
+			fwd.Wait()
+		}
+	})
+
+	t.Run("each node acts as itself, held to its own Node, Lease and pods", func(t *testing.T) {
+		a, b := nodes[0], nodes[1]
+		pods := podsOf(t, cs, "web")
+		podA, okA := podOn(pods, a.name)
+		podB, okB := podOn(pods, b.name)
+		if !okA || !okB {
+			t.Fatalf("web pods by node: %v; want one on each", pods)
+		}
+		// Real kubectl with node a's kept certificate (--cert-dir).
+		certFile := filepath.Join(a.certDir, "node-client.pem")
+		asA := c.CertKubeconfig(t, certFile, certFile)
+		as := func(kubeconfig string, args ...string) (string, error) {
+			out, err := exec.Command("kubectl", append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+			return strings.TrimSpace(string(out)), err
+		}
+		if who, err := as(asA, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); err != nil || who != "system:node:kube32-a" {
+			t.Errorf("kubectl auth whoami with kube32-a's certificate: %q %v", who, err)
+		}
+		// What the Node authorizer decides, which kubectl auth can-i shows.
+		for _, tc := range []struct {
+			args    string
+			allowed bool
+		}{
+			{"update leases.coordination.k8s.io/kube32-a -n kube-node-lease", true},
+			{"update leases.coordination.k8s.io/kube32-b -n kube-node-lease", false},
+			{"get nodes/kube32-b", true}, // a call to a pod on kube32-b reads its address (kube32-node-reader)
+			{"list nodes", false},
+			{"delete nodes/kube32-b", false},
+			{"get secrets -n default", false},
+			{"list configmaps -A", false},
+			{"update ingresses.networking.k8s.io --subresource=status -n default", false},
+		} {
+			// --quiet: the answer is the exit status alone.
+			out, err := as(asA, append([]string{"auth", "can-i", "--quiet"}, strings.Fields(tc.args)...)...)
+			if got := err == nil; got != tc.allowed {
+				t.Errorf("kube32-a may %s: %v (%v %s), want %v", tc.args, got, err, out, tc.allowed)
+			}
+		}
+		// What NodeRestriction admission decides: the Node authorizer lets
+		// a node patch Nodes and delete pods, and admission holds it to its
+		// own (as any kubelet). Real requests, run to the end but not
+		// stored (--dry-run=server runs admission).
+		for _, tc := range []struct {
+			what   string
+			args   []string
+			denial string // "" for allowed
+		}{
+			{"annotate its own Node", []string{"annotate", "node", a.name, "kube32.io/probe=1"}, ""},
+			{"remove another node's taints", []string{"patch", "node", b.name, "--type=merge", "-p", `{"spec":{"taints":null}}`}, `is not allowed to modify node "kube32-b"`},
+			{"remove its own taints", []string{"patch", "node", a.name, "--type=merge", "-p", `{"spec":{"taints":null}}`}, "is not allowed to modify taints"},
+			{"delete its own pod", []string{"delete", "pod", podA.Name}, ""},
+			{"delete another node's pod", []string{"delete", "pod", podB.Name}, "can only delete pods with spec.nodeName set to itself"},
+		} {
+			out, err := as(asA, append(tc.args, "--dry-run=server")...)
+			switch {
+			case tc.denial == "" && err != nil:
+				t.Errorf("kube32-a may %s: %v\n%s", tc.what, err, out)
+			case tc.denial != "" && (err == nil || !strings.Contains(out, tc.denial)):
+				t.Errorf("kube32-a may %s: %v %q; want Forbidden: %s", tc.what, err, out, tc.denial)
+			}
+		}
+		// Status writes, with client-go (kubectl patch --subresource=status
+		// reads the status first, which a node may not): its own pod's
+		// status, and not another node's, nor another Node's status.
+		nodeA := clientFor(t, asA)
+		merge := func(status string) []byte { return []byte(`{"status":` + status + `}`) }
+		dryRun := metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}
+		ctx := context.Background()
+		for _, tc := range []struct {
+			what   string
+			patch  func() error
+			denial string
+		}{
+			{"write its own pod's status", func() error {
+				_, err := nodeA.CoreV1().Pods("default").Patch(ctx, podA.Name, types.MergePatchType, merge(`{"message":"x"}`), dryRun, "status")
+				return err
+			}, ""},
+			{"write another node's pod status", func() error {
+				_, err := nodeA.CoreV1().Pods("default").Patch(ctx, podB.Name, types.MergePatchType, merge(`{"message":"x"}`), dryRun, "status")
+				return err
+			}, "can only update pod status for pods with spec.nodeName set to itself"},
+			{"write its own Node's status", func() error {
+				_, err := nodeA.CoreV1().Nodes().Patch(ctx, a.name, types.MergePatchType, merge(`{"phase":"Running"}`), dryRun, "status")
+				return err
+			}, ""},
+			{"write another Node's status", func() error {
+				_, err := nodeA.CoreV1().Nodes().Patch(ctx, b.name, types.MergePatchType, merge(`{"phase":"Running"}`), dryRun, "status")
+				return err
+			}, `is not allowed to modify node "kube32-b"`},
+		} {
+			err := tc.patch()
+			switch {
+			case tc.denial == "" && err != nil:
+				t.Errorf("kube32-a may %s: %v", tc.what, err)
+			case tc.denial != "" && (!apierrors.IsForbidden(err) || !strings.Contains(err.Error(), tc.denial)):
+				t.Errorf("kube32-a may %s: %v; want Forbidden: %s", tc.what, err, tc.denial)
+			}
+		}
+		// kube32-node, the identity the nodes asked with, may do nothing
+		// else.
+		if out, err := as(nodeKubeconfig, "get", "nodes"); err == nil || !strings.Contains(out, "Forbidden") {
+			t.Errorf("kube32-node lists Nodes: %v %q; want Forbidden", err, out)
+		}
+		// Its Lease, renewed by the node as itself.
+		lease := func() string {
+			out, err := as(c.Kubeconfig, "get", "lease", a.name, "-n", "kube-node-lease", "-o", "jsonpath={.spec.holderIdentity} {.spec.renewTime}")
+			if err != nil {
+				t.Fatal(err, out)
+			}
+			return out
+		}
+		first := lease()
+		if !strings.HasPrefix(first, a.name+" ") {
+			t.Errorf("Lease %s: %q, want held by %s", a.name, first, a.name)
+		}
+		testenv.Eventually(t, "kube32-a to renew its Lease", func() bool { return lease() != first })
 	})
 
 	t.Run("kubectl top shows a pod through metrics-server", func(t *testing.T) {
@@ -416,6 +573,17 @@ spec:
 			return nil
 		})
 		kubectl(t, c, "", "delete", "networkpolicy", "web-closed")
+	})
+
+	t.Run("kubectl drain evicts a node's pods, which the node stops and deletes", func(t *testing.T) {
+		// Eviction marks the pods deleted; drain returns once they are
+		// gone, which only their node does, as itself.
+		kubectl(t, c, "", "drain", nodes[0].name, "--pod-selector=app=web", "--timeout=90s")
+		if p, ok := podOn(podsOf(t, cs, "web"), nodes[0].name); ok {
+			t.Errorf("pod %s still runs on drained node %s", p.Name, nodes[0].name)
+		}
+		kubectl(t, c, "", "uncordon", nodes[0].name)
+		waitRollout(t, c, "web")
 	})
 
 	t.Run("the kube32 Ingress serves the Deployment and a StaticBundle", func(t *testing.T) {
@@ -522,5 +690,24 @@ spec:
 		<-b.proc.exited
 		testenv.Eventually(t, "node "+b.name+" NotReady", func() bool { return nodeReady(cs, b.name) == corev1.ConditionUnknown })
 	})
-	_ = time.Second
+
+	t.Run("a node started again takes its kept certificate back", func(t *testing.T) {
+		b := nodes[1]
+		before := kubectl(t, c, "", "get", "csr", "-o", "name")
+		start(b)
+		testenv.Eventually(t, "node "+b.name+" Ready again", func() bool { return nodeReady(cs, b.name) == corev1.ConditionTrue })
+		if after := kubectl(t, c, "", "get", "csr", "-o", "name"); after != before {
+			t.Errorf("CSRs before the restart:\n%s\nafter:\n%s\nwant no new one", before, after)
+		}
+	})
+}
+
+// podOn is a pod of pods bound to node.
+func podOn(pods []corev1.Pod, node string) (corev1.Pod, bool) {
+	for _, p := range pods {
+		if p.Spec.NodeName == node {
+			return p, true
+		}
+	}
+	return corev1.Pod{}, false
 }

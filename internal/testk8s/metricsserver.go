@@ -43,7 +43,8 @@ func StartMetricsServer(t testing.TB, c *Cluster) {
 		"--secure-port="+port,
 		"--cert-dir="+filepath.Join(c.Dir, "metrics-server-certs"),
 		"--kubelet-insecure-tls",
-		"--kubelet-preferred-address-types=InternalIP",
+		// The address types of metrics-server's released manifest.
+		"--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
 		"--kubelet-use-node-status-port",
 		"--metric-resolution="+MetricsResolution.String(),
 		// It refuses a request timeout over 9/10 of the resolution, and

@@ -45,6 +45,9 @@ type Cluster struct {
 	// signed the client certificate it shows kubelets), Token the
 	// administrator's bearer token.
 	URL, CAFile, Token string
+	// CA is that CA, with which kube-controller-manager also signs
+	// kubelets' (kube32 nodes') client certificates.
+	CA *testtls.CA
 	// Dir holds the data and the logs (etcd.log, kube-apiserver.log,
 	// kube-controller-manager.log, kube-scheduler.log).
 	Dir string
@@ -68,8 +71,13 @@ func Start(t testing.TB) *Cluster {
 	// Credentials: a CA and a serving certificate for 127.0.0.1, the key
 	// that signs service-account tokens, and a static token for the admin.
 	ca := testtls.NewCA(t)
+	c.CA = ca
 	c.CAFile = filepath.Join(dir, "ca.pem")
 	writeFile(t, c.CAFile, ca.PEM)
+	// kube-controller-manager signs the CSRs of kubelets' client
+	// certificates (kube32 nodes') with the same CA.
+	caKeyFile := filepath.Join(dir, "ca-key.pem")
+	writeFile(t, caKeyFile, ca.KeyPEM(t))
 	serving := ca.Issue(t, testtls.Leaf{IPs: []string{"127.0.0.1"}, DNSNames: []string{"localhost"}})
 	certFile, keyFile := writeCert(t, dir, "apiserver", serving)
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -123,7 +131,10 @@ func Start(t testing.TB) *Cluster {
 		"--tls-private-key-file="+keyFile,
 		"--client-ca-file="+c.CAFile,
 		"--token-auth-file="+tokenFile,
-		"--authorization-mode=RBAC",
+		// Nodes as a real cluster holds them: each to its own Node, Lease
+		// and pods (the Node authorizer and NodeRestriction).
+		"--authorization-mode=Node,RBAC",
+		"--enable-admission-plugins=NodeRestriction",
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file="+saPubFile,
@@ -131,9 +142,9 @@ func Start(t testing.TB) *Cluster {
 		// On 127.0.0.1 the endpoint reconciler refuses the loopback address
 		// for the kubernetes Service's endpoints; nothing here needs them.
 		"--endpoint-reconciler-type=none",
-		// Kubelets (kube32 nodes) are reached at their InternalIP and
-		// shown this client certificate.
-		"--kubelet-preferred-address-types=InternalIP",
+		// Kubelets (kube32 nodes) are reached at the address their Node
+		// gives first in kube-apiserver's default order (Hostname, then
+		// InternalIP, ...) and shown this client certificate.
 		"--kubelet-client-certificate="+kubeletClientCert,
 		"--kubelet-client-key="+kubeletClientKey,
 		// The aggregation layer, for metrics-server.
@@ -166,6 +177,10 @@ func Start(t testing.TB) *Cluster {
 		// NodeMonitorGracePeriod (kube's default is 50 s).
 		"--node-monitor-period=1s",
 		"--node-monitor-grace-period="+NodeMonitorGracePeriod.String(),
+		// Its csrapproving controller approves the CSRs of nodes' client
+		// certificates (kubelets' TLS bootstrap) and csrsigning signs them.
+		"--cluster-signing-cert-file="+c.CAFile,
+		"--cluster-signing-key-file="+caKeyFile,
 	)
 	waitHTTP(t, c, "the default ServiceAccount", api, c.URL+"/api/v1/namespaces/default/serviceaccounts/default", c.Token)
 
@@ -330,6 +345,37 @@ func randomHex(t testing.TB, n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// CertKubeconfig writes a kubeconfig for the cluster whose user presents
+// the client certificate in certFile with the key in keyFile (a kube32
+// node's, which may be one file), in a temporary folder of the test, and
+// returns its path.
+func (c *Cluster) CertKubeconfig(t testing.TB, certFile, keyFile string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	writeFile(t, path, []byte(fmt.Sprintf(certKubeconfigTmpl, c.CAFile, c.URL, certFile, keyFile)))
+	return path
+}
+
+const certKubeconfigTmpl = `apiVersion: v1
+kind: Config
+clusters:
+- name: kube32-test
+  cluster:
+    certificate-authority: %s
+    server: %s
+users:
+- name: kube32-test-cert
+  user:
+    client-certificate: %s
+    client-key: %s
+contexts:
+- name: kube32-test
+  context:
+    cluster: kube32-test
+    user: kube32-test-cert
+current-context: kube32-test
+`
 
 // TokenKubeconfig writes a kubeconfig for the cluster whose user presents
 // token (a ServiceAccount's, from kubectl create token), in a temporary

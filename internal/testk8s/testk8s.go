@@ -3,7 +3,11 @@
 // from the Go module proxy (Binaries) and started with a kubeconfig for
 // kubectl and client-go (Start), and metrics-server (MetricsServer)
 // serving the Metrics API through kube-apiserver's aggregation layer
-// (StartMetricsServer). The builds are slow when cold (about a quarter of
+// (StartMetricsServer). kube-apiserver authorizes as a production
+// cluster's does (--authorization-mode=Node,RBAC, NodeRestriction
+// admission), reaches kubelets by its default address types, and
+// kube-controller-manager approves and signs kubelets' client
+// certificates (a kube32 node's TLS bootstrap). The builds are slow when cold (about a quarter of
 // an hour on two cores), so their binaries live in the user cache
 // directory, outside the repository, and later runs reuse them. A test that
 // cannot build them skips on a developer's machine and fails in CI

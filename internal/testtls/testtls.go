@@ -70,6 +70,17 @@ func (ca *CA) WritePEM(t testing.TB) string {
 	return path
 }
 
+// KeyPEM is the CA's private key, PEM-encoded (PKCS #8): for a program
+// that signs with the CA, such as kube-controller-manager's CSR signer.
+func (ca *CA) KeyPEM(t testing.TB) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+}
+
 // Pool is a pool holding only the CA.
 func (ca *CA) Pool() *x509.CertPool {
 	p := x509.NewCertPool()

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"crypto/x509"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/kubeletapi"
+	"github.com/kube32/kube32/host/internal/nodecert"
 )
 
 // KubernetesOptions make a worker a node of a Kubernetes cluster
@@ -30,6 +32,41 @@ type KubernetesOptions struct {
 	// EgressCA is a PEM file of roots trusted for the pods' https:// calls
 	// besides the system's, as serve's --egress-ca.
 	EgressCA string
+	// CertDir keeps the node's client certificate (host/internal/nodecert),
+	// reused on the next start while valid; "" keeps it in memory only.
+	CertDir string
+	// HostnameOverride, when set, is the Node's Hostname address (a
+	// kubelet's --hostname-override); else the machine's name when it
+	// resolves to the node IP (kubelet.NodeHostname).
+	HostnameOverride string
+}
+
+// nodeCredentials asks for the node's own identity on the cluster (a
+// kubelet's TLS bootstrap, host/internal/nodecert), with opts.Kubernetes'
+// Config as the bootstrap identity, and returns opts acting as the node.
+func nodeCredentials(ctx context.Context, opts WorkerOptions) (WorkerOptions, *nodecert.Credentials, error) {
+	k := *opts.Kubernetes
+	creds, err := nodecert.Bootstrap(ctx, nodecert.Options{Bootstrap: k.Config, Node: opts.Name, Dir: k.CertDir, Logf: opts.Logf})
+	if err != nil {
+		return opts, nil, err
+	}
+	k.Config = creds.Config()
+	opts.Kubernetes = &k
+	return opts, creds, nil
+}
+
+// kubernetesNode is what the kubelet of a node of a Kubernetes cluster
+// adds to its Node: the kubelet API's port and the Hostname address.
+func kubernetesNode(ctx context.Context, opts WorkerOptions, kubeletPort int) *kubelet.KubernetesNode {
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	hostname, err := kubelet.NodeHostname(ctx, opts.Kubernetes.HostnameOverride, opts.NodeIP)
+	if err != nil {
+		logf("node %s: %v", opts.Name, err)
+	}
+	return &kubelet.KubernetesNode{KubeletPort: kubeletPort, Hostname: hostname}
 }
 
 // kubeletAPI is the kubelet API of a node of a Kubernetes cluster: where

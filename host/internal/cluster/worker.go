@@ -19,6 +19,7 @@ import (
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/kubelet"
+	"github.com/kube32/kube32/host/internal/nodecert"
 	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/internal/oci"
@@ -93,6 +94,15 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if opts.conns == nil {
 		opts.conns = httplimit.NewConns(opts.MaxConnections)
 	}
+	// A node of a Kubernetes cluster acts there as itself,
+	// system:node:<name>, which the cluster holds to its own objects.
+	var creds *nodecert.Credentials
+	if opts.Kubernetes != nil {
+		var err error
+		if opts, creds, err = nodeCredentials(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
 	e, err := newWorkerEdges(opts)
 	if err != nil {
 		return nil, err
@@ -119,7 +129,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 			l.Close()
 			return nil, err
 		}
-		e.kubernetes = &kubelet.KubernetesNode{KubeletPort: kubeletAPI.port}
+		e.kubernetes = kubernetesNode(ctx, opts, kubeletAPI.port)
 	}
 	https := e.https
 	if https == nil { // a node of a Kubernetes cluster: its own TLS sessions
@@ -160,6 +170,10 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if kubeletAPI != nil {
 		w.kubeletAPI = kubeletAPI
 		kubeletAPI.serve(&w.wg)
+	}
+	if creds != nil {
+		w.wg.Add(1)
+		go func() { defer w.wg.Done(); creds.Run(ctx) }()
 	}
 	return w, nil
 }

@@ -107,6 +107,40 @@ func Apply(ctx context.Context, cfg *rest.Config, report func(line string)) erro
 			}
 		}
 	}
+	for _, u := range Stale() {
+		if err := deleteStale(ctx, client, u, report); err != nil {
+			return fmt.Errorf("%s: %w", Name(u), err)
+		}
+	}
+	return nil
+}
+
+// deleteStale deletes the object u names when install applied it (its
+// fields are FieldManager's), and reports "<name> deleted". An object of
+// that name that someone else made stays.
+func deleteStale(ctx context.Context, client dynamic.Interface, u *unstructured.Unstructured, report func(string)) error {
+	gvk := u.GroupVersionKind()
+	r := resourceIn(client, gvk.GroupVersion().WithResource(resources[gvk.Kind]), u.GetNamespace())
+	cur, err := r.Get(ctx, u.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ours := false
+	for _, m := range cur.GetManagedFields() {
+		ours = ours || m.Manager == FieldManager
+	}
+	if !ours {
+		return nil
+	}
+	uid := cur.GetUID()
+	err = r.Delete(ctx, u.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	report(Name(u) + " deleted")
 	return nil
 }
 

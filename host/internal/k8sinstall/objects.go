@@ -20,10 +20,31 @@ import (
 )
 
 // The ServiceAccounts (in abi.NamespaceSystem) and the ClusterRoles of the
-// two components, which share their names.
+// two components, which share their names. kube32-node is only the
+// identity a node asks for its own with (host/internal/nodecert); a node
+// then acts as system:node:<name>, held to its own objects by the Node
+// authorizer and NodeRestriction, with NodeReader besides.
 const (
 	NodeAccount    = "kube32-node"
 	IngressAccount = "kube32-ingress"
+)
+
+// NodeReader is the ClusterRole, and its binding to every node (group
+// system:nodes), of the reads a kube32 node makes beyond what the Node
+// authorizer allows a node (nodeReaderRules).
+const NodeReader = "kube32-node-reader"
+
+// NodeRenewal binds kube-apiserver's ClusterRole selfNodeClient to every
+// node, so that kube-controller-manager approves the CSR with which a node
+// renews its own certificate, as kubeadm's clusters do.
+const NodeRenewal = "kube32-node-renewal"
+
+// selfNodeClient is kube-apiserver's built-in ClusterRole that lets a node
+// ask for a certificate of its own name (certificatesigningrequests/
+// selfnodeclient); nodesGroup is the group of every node's user.
+const (
+	selfNodeClient = "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"
+	nodesGroup     = "system:nodes"
 )
 
 // kube32Nodes are labels every kube32 node carries
@@ -42,12 +63,13 @@ func Objects() []*unstructured.Unstructured {
 		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: abi.NamespaceSystem}},
 		serviceAccount(NodeAccount),
 		serviceAccount(IngressAccount),
-		clusterRole(NodeAccount, nodeRules()),
+		clusterRole(NodeAccount, nodeBootstrapRules()),
 		clusterRole(IngressAccount, ingressRules()),
-		clusterRoleBinding(NodeAccount),
-		clusterRoleBinding(IngressAccount),
-		nodeLeaseRole(),
-		nodeLeaseRoleBinding(),
+		clusterRole(NodeReader, nodeReaderRules()),
+		clusterRoleBinding(NodeAccount, NodeAccount, serviceAccountSubject(NodeAccount)),
+		clusterRoleBinding(IngressAccount, IngressAccount, serviceAccountSubject(IngressAccount)),
+		clusterRoleBinding(NodeReader, NodeReader, nodesSubject),
+		clusterRoleBinding(NodeRenewal, selfNodeClient, nodesSubject),
 	} {
 		out = append(out, toUnstructured(o))
 	}
@@ -148,34 +170,38 @@ func clusterRole(name string, rules []rbacv1.PolicyRule) *rbacv1.ClusterRole {
 	}
 }
 
-// clusterRoleBinding binds the ClusterRole name to the ServiceAccount of
-// the same name.
-func clusterRoleBinding(name string) *rbacv1.ClusterRoleBinding {
+// clusterRoleBinding binds the ClusterRole role to subject.
+func clusterRoleBinding(name, role string, subject rbacv1.Subject) *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: abi.NamespaceSystem}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{subject},
 	}
 }
 
-// nodeLeaseRole lets the node renew its Lease in abi.NamespaceNodeLease
-// only (a Role there, not a ClusterRole: no other namespace's leases).
-func nodeLeaseRole() *rbacv1.Role {
-	return &rbacv1.Role{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
-		ObjectMeta: metav1.ObjectMeta{Name: NodeAccount, Namespace: abi.NamespaceNodeLease},
-		Rules:      []rbacv1.PolicyRule{rule("coordination.k8s.io", []string{"leases"}, "get", "create", "update")},
-	}
+func serviceAccountSubject(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: abi.NamespaceSystem}
 }
 
-func nodeLeaseRoleBinding() *rbacv1.RoleBinding {
-	return &rbacv1.RoleBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: NodeAccount, Namespace: abi.NamespaceNodeLease},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: NodeAccount},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: NodeAccount, Namespace: abi.NamespaceSystem}},
+// nodesSubject is every node of the cluster.
+var nodesSubject = rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: nodesGroup}
+
+// Stale are objects earlier versions of install applied that this one no
+// longer does; Apply deletes those it finds applied by kube32 install. The
+// Role and RoleBinding kube32-node in abi.NamespaceNodeLease let the
+// ServiceAccount renew Leases when nodes acted as it.
+func Stale() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, kind := range []string{"Role", "RoleBinding"} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("rbac.authorization.k8s.io/v1")
+		u.SetKind(kind)
+		u.SetName(NodeAccount)
+		u.SetNamespace(abi.NamespaceNodeLease)
+		out = append(out, u)
 	}
+	return out
 }
 
 func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {

@@ -6,33 +6,40 @@ import (
 	"github.com/kube32/kube32/host/apis/kube32v1"
 )
 
-// nodeRules are what a kube32 node does on the API server, and nothing
-// more: no secrets, no configmaps, no writes to other objects. Each rule
-// names the code that issues its verbs.
-func nodeRules() []rbacv1.PolicyRule {
+// nodeBootstrapRules are all the kube32-node ServiceAccount may do: ask
+// for a node's client certificate (host/internal/nodecert), as a
+// kubelet's bootstrap identity does. It creates a CSR of signer
+// kube-apiserver-client-kubelet and reads it until it is signed;
+// kube-controller-manager approves it because the requester may create
+// certificatesigningrequests/nodeclient. The node then acts as
+// system:node:<name>.
+func nodeBootstrapRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
-		// RegisterNode creates, gets and updates its Node and its status;
-		// RenewLease gets it; list, watch and patch for a node that watches
-		// its Node and patches it, as kubelets do.
-		rule("", []string{"nodes"}, "get", "list", "watch", "create", "update", "patch"),
-		rule("", []string{"nodes/status"}, "get", "update", "patch"),
-		// Changes lists and watches its pods (spec.nodeName=<node>, across
-		// namespaces), netpol reads a pod by name, DeletePod deletes one.
-		rule("", []string{"pods"}, "get", "list", "watch", "delete"),
-		// UpdatePodStatus.
-		rule("", []string{"pods/status"}, "update", "patch"),
-		// Record creates an Event, or gets and updates it to count again.
-		rule("", []string{"events"}, "get", "create", "update", "patch"),
-		// Service calls resolve Services and Endpoints (get, and list per
-		// namespace for the pods' environment); NetworkPolicy reads
-		// namespaces and policies.
-		rule("", []string{"services", "endpoints", "namespaces"}, "get", "list", "watch"),
-		rule("discovery.k8s.io", []string{"endpointslices"}, "get", "list", "watch"),
-		rule("networking.k8s.io", []string{"networkpolicies"}, "get", "list", "watch"),
-		// The node's kubelet API (logs, exec, port-forward, stats) checks
-		// the caller's token and its permission, as kubelets do.
-		rule("authentication.k8s.io", []string{"tokenreviews"}, "create"),
-		rule("authorization.k8s.io", []string{"subjectaccessreviews"}, "create"),
+		rule("certificates.k8s.io", []string{"certificatesigningrequests"}, "create", "get"),
+		rule("certificates.k8s.io", []string{"certificatesigningrequests/nodeclient"}, "create"),
+	}
+}
+
+// nodeReaderRules are the reads a kube32 node makes, as
+// system:node:<name>, beyond those kube-apiserver's Node authorizer allows
+// every node (its own Node, Lease and pods, Services, its pods' Events and
+// status, TokenReviews and SubjectAccessReviews): a kube32 pod calls pods
+// on other nodes, which a kubelet never does. Reads only: every write of
+// a node stays held to its own objects. Each rule names the code that
+// issues its verbs (host/internal/kubelet).
+func nodeReaderRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		// kube32Pods lists a namespace's pods to compute a Service's
+		// Endpoints from its kube32 pods on every node; TargetPod reads a
+		// pod behind a Service for a NetworkPolicy rule.
+		rule("", []string{"pods"}, "get", "list"),
+		// Node reads the Node of a pod a call goes to: its address and
+		// pod port (service.NodeAddr).
+		rule("", []string{"nodes"}, "get"),
+		// NamespaceLabels, for NetworkPolicy's namespaceSelector.
+		rule("", []string{"namespaces"}, "get"),
+		// loadPolicies lists the NetworkPolicies of its pods' namespaces.
+		rule("networking.k8s.io", []string{"networkpolicies"}, "list"),
 	}
 }
 

@@ -58,6 +58,11 @@ type apiSource struct {
 	// endpointsFromPods: Services' Endpoints are computed from the pods
 	// (a node of a Kubernetes cluster, apisource_k8s.go), not read.
 	endpointsFromPods bool
+	// taintsAtCreate: the node's taints are set when its Node is created
+	// and never changed (a node of a Kubernetes cluster, mergeNode).
+	taintsAtCreate bool
+
+	events eventCache // the Events this node wrote last, to count again
 }
 
 // cached is an API answer and when it was fetched.
@@ -77,7 +82,7 @@ func (s *apiSource) RegisterNode(ctx context.Context, n *corev1.Node) error {
 	if err != nil {
 		return err
 	}
-	n = mergeNode(cur, n)
+	n = mergeNode(cur, n, s.taintsAtCreate)
 	updated, err := nodes.Update(ctx, n, metav1.UpdateOptions{})
 	if err != nil {
 		return err
@@ -114,9 +119,14 @@ func (s *apiSource) RenewLease(ctx context.Context, lease *coordinationv1.Lease)
 // mergeNode is the Node to write over cur when the node registers again:
 // its own labels, annotations and taints over those others put on cur
 // (kubectl label, the node lifecycle controller's taints), which stay.
-func mergeNode(cur, n *corev1.Node) *corev1.Node {
+// With taintsAtCreate (a node of a Kubernetes cluster) cur's taints stay
+// exactly as they are: kube-apiserver's NodeRestriction forbids a node to
+// change its own taints, which a kubelet sets only when it creates its
+// Node. cur's owner references stay, which NodeRestriction keeps too.
+func mergeNode(cur, n *corev1.Node, taintsAtCreate bool) *corev1.Node {
 	out := n.DeepCopy()
 	out.ResourceVersion = cur.ResourceVersion
+	out.OwnerReferences = cur.OwnerReferences
 	out.Labels = maps.Clone(cur.Labels)
 	out.Annotations = maps.Clone(cur.Annotations)
 	if out.Labels == nil {
@@ -128,6 +138,9 @@ func mergeNode(cur, n *corev1.Node) *corev1.Node {
 	maps.Copy(out.Labels, n.Labels)
 	maps.Copy(out.Annotations, n.Annotations)
 	out.Spec = *cur.Spec.DeepCopy()
+	if taintsAtCreate {
+		return out
+	}
 	out.Spec.Taints = nil
 	for _, t := range cur.Spec.Taints {
 		if !slices.ContainsFunc(n.Spec.Taints, func(o corev1.Taint) bool { return t.MatchTaint(&o) }) {
@@ -256,13 +269,37 @@ func (s *apiSource) Record(p *corev1.Pod, from store.EventSource, typ, reason, m
 	defer cancel()
 	events := s.client.events(p.Namespace)
 	e := store.PodEvent(p, from, typ, reason, message, metav1.Now())
-	_, err := events.Create(ctx, e, metav1.CreateOptions{})
+	if old, ok := s.events.get(e.Namespace, e.Name); ok {
+		store.CountAgain(old, e.LastTimestamp)
+		updated, err := events.Update(ctx, old, metav1.UpdateOptions{})
+		if err == nil {
+			s.events.put(updated)
+			return
+		}
+		s.events.forget(e.Namespace, e.Name)
+		if !apierrors.IsNotFound(err) {
+			return // a conflict loses one count, as kubelets may
+		}
+		// Gone (Events expire): written anew.
+	}
+	created, err := events.Create(ctx, e, metav1.CreateOptions{})
+	if err == nil {
+		s.events.put(created)
+		return
+	}
 	if !apierrors.IsAlreadyExists(err) {
 		return
 	}
-	if old, err := events.Get(ctx, e.Name, metav1.GetOptions{}); err == nil {
-		store.CountAgain(old, e.LastTimestamp)
-		_, _ = events.Update(ctx, old, metav1.UpdateOptions{}) // a conflict loses one count, as kubelets may
+	// Written before the node last started: counted again where the
+	// cluster lets the node read it (a Kubernetes cluster's Node
+	// authorizer does not, and the repeat goes uncounted).
+	old, err := events.Get(ctx, e.Name, metav1.GetOptions{})
+	if err != nil {
+		return
+	}
+	store.CountAgain(old, e.LastTimestamp)
+	if updated, err := events.Update(ctx, old, metav1.UpdateOptions{}); err == nil {
+		s.events.put(updated)
 	}
 }
 

@@ -37,6 +37,7 @@ func NewKubernetesSource(cfg *rest.Config) (Source, error) {
 	}
 	s := newAPISource(client)
 	s.endpointsFromPods = true
+	s.taintsAtCreate = true
 	return s, nil
 }
 

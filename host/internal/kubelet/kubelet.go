@@ -102,6 +102,10 @@ type KubernetesNode struct {
 	// KubeletPort is the port of the node's kubelet API (HTTPS), which
 	// kube-apiserver calls for logs, port-forward and metrics.
 	KubeletPort int
+	// Hostname, when set, is the Node's Hostname address beside its
+	// InternalIP (NodeHostname): kube-apiserver reaches the kubelet API
+	// at it first.
+	Hostname string
 }
 
 // Kubelet runs the pods of one node.

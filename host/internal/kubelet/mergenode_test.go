@@ -26,7 +26,7 @@ func TestRegisteringAgainKeepsOthersLabelsAndTaints(t *testing.T) {
 			Annotations: map[string]string{"kube32.io/pod-port": "7000"}},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "kube32.io/wasm", Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
 	}
-	got := mergeNode(cur, n)
+	got := mergeNode(cur, n, false)
 	if want := map[string]string{"zone": "lab", "kubernetes.io/arch": "wasm32"}; !reflect.DeepEqual(got.Labels, want) {
 		t.Errorf("labels %v, want %v", got.Labels, want)
 	}
@@ -45,5 +45,35 @@ func TestRegisteringAgainKeepsOthersLabelsAndTaints(t *testing.T) {
 	}
 	if cur.Labels["kubernetes.io/arch"] != "old" {
 		t.Error("mergeNode changed the current Node")
+	}
+}
+
+// A node of a Kubernetes cluster that registers again leaves its Node's
+// taints and owner references exactly as they are: kube-apiserver's
+// NodeRestriction admission forbids a node to change either, and a
+// kubelet sets its taints only when it creates its Node.
+func TestRegisteringAgainOnKubernetesLeavesTaintsAlone(t *testing.T) {
+	taints := []corev1.Taint{
+		{Key: "kube32.io/wasm", Value: "true", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute},
+	}
+	owners := []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u"}}
+	for _, c := range []struct {
+		what string
+		cur  []corev1.Taint
+	}{
+		{"the node's taint among others", taints},
+		{"the node's taint removed by an administrator", taints[1:]},
+	} {
+		cur := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: "7", OwnerReferences: owners},
+			Spec: corev1.NodeSpec{Taints: c.cur}}
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: corev1.NodeSpec{Taints: taints[:1]}}
+		got := mergeNode(cur, n, true)
+		if !reflect.DeepEqual(got.Spec.Taints, c.cur) {
+			t.Errorf("%s: taints %v, want %v unchanged", c.what, got.Spec.Taints, c.cur)
+		}
+		if !reflect.DeepEqual(got.OwnerReferences, owners) {
+			t.Errorf("%s: owner references %v, want %v unchanged", c.what, got.OwnerReferences, owners)
+		}
 	}
 }

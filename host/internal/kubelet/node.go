@@ -41,10 +41,7 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: nodeLabels, Annotations: annotations},
 		Spec:       corev1.NodeSpec{Taints: taints},
 		Status: corev1.NodeStatus{
-			Addresses: []corev1.NodeAddress{
-				{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
-				{Type: corev1.NodeHostName, Address: k.cfg.NodeName},
-			},
+			Addresses:       k.addresses(),
 			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(kubeletPort)}},
 			Conditions: []corev1.NodeCondition{{
 				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
@@ -57,6 +54,19 @@ func (k *Kubelet) nodeObject() *corev1.Node {
 			Capacity: k.capacity(), Allocatable: k.allocatable(),
 		},
 	}
+}
+
+// addresses are the Node's addresses: its InternalIP, and on a Kubernetes
+// cluster the Hostname it was given (KubernetesNode.Hostname). The Node's
+// name is not one: kube-apiserver dials a Hostname address before an
+// InternalIP, and a name that does not resolve to the node would break
+// kubectl logs and port-forward (docs/kubernetes.md).
+func (k *Kubelet) addresses() []corev1.NodeAddress {
+	out := []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP}}
+	if kn := k.cfg.Kubernetes; kn != nil && kn.Hostname != "" {
+		out = append(out, corev1.NodeAddress{Type: corev1.NodeHostName, Address: kn.Hostname})
+	}
+	return out
 }
 
 // capacity is the node's status.capacity: the host's cores, which its pods
