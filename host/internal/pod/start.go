@@ -158,7 +158,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 	if rt == nil {
 		return nil, &startError{"Stopped", "the pod is stopped"}
 	}
-	mem := &linearMemory{limit: uint64(modcheck.CapPages(p.memoryLimit())) * modcheck.PageSize}
+	mem := &linearMemory{pod: p, limit: uint64(modcheck.CapPages(p.memoryLimit())) * modcheck.PageSize}
 	mod, err := rt.InstantiateModule(withMemory(ctx, mem), compiled, mc)
 	if err != nil {
 		return nil, &startError{reasonModuleInvalid, "instantiating module: " + err.Error()}
