@@ -104,7 +104,7 @@ func New(cfg Config) *Pod {
 		waitGrace: restartGrace,
 		lock:      make(chan struct{}, 1),
 		ready:     make(chan struct{}),
-		status:    Status{Phase: PhasePending, RestartCount: cfg.RestartCount},
+		status:    Status{Phase: PhasePending, RestartCount: cfg.RestartCount, LastTermination: cfg.LastTermination},
 	}
 	if p.timeout <= 0 {
 		p.timeout = defaultHandlerTimeout
