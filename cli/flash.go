@@ -36,7 +36,8 @@ The new tree is staged beside the target and switched in at once, so an
 interrupted flash leaves the whole previous tree or the whole new one; the
 next flash completes or removes what it left.
 Brotli (.br) variants are left out: boards serve .gz only. --dry-run lists
-what would change without writing to PATH. Without DIR, the project is the
+what would change without writing to PATH (everything, when PATH does not
+exist yet). Without DIR, the project is the
 nearest folder holding a kube32.yaml, from the current one up.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

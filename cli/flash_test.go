@@ -126,4 +126,14 @@ func TestFlashSaysWhatComesNext(t *testing.T) {
 	if code, stdout, _ := flashCmd(t, "--firmware", firmware, "--dry-run", embedded); code != 0 || strings.Contains(stdout, "next:") {
 		t.Errorf("flash --dry-run: exit %d, stdout:\n%s", code, stdout)
 	}
+	// Even what would go on a card not mounted yet.
+	missing := filepath.Join(t.TempDir(), "card")
+	code, stdout, stderr = flashCmd(t, "--sd", missing, "--dry-run", onCard)
+	if code != 0 || !strings.Contains(stdout, "add       "+filepath.Join(missing, "kube32", "images", "echo.wasm")+"\n") ||
+		!strings.Contains(stdout, "note: "+missing+" does not exist yet") {
+		t.Errorf("flash --sd MISSING --dry-run: exit %d, want 0 listing the card's files as added:\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("the dry run made %s", missing)
+	}
 }

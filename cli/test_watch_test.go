@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,5 +69,67 @@ func TestKube32TestWatchRunsAgainAfterEachEdit(t *testing.T) {
 	}
 	if c := next("after the manifest's edit"); c.Passed != 1 || c.Failed != 0 {
 		t.Fatalf("after editing the greeting: %s, want the test passing:\n%s", c, out)
+	}
+}
+
+// The template's own test holds under test --watch after an edit of the
+// pod's source: the rebuilt module swapped in restarts the pod, as a
+// kubelet counts an image change, and the test asserts that the pod did
+// not crash (pod "app" crashed == false), which the swap is not.
+func TestKube32TestWatchTemplateTestPassesAfterASourceEdit(t *testing.T) {
+	newApp(t, "c-http", "app")
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &testserve.Output{}
+	runs := make(chan apptest.Count, 8)
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.RunTest(ctx, cli.TestOptions{
+			Serve: cli.ServeOptions{IO: cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}, Dir: "app", Watch: true, CacheDir: testserve.CacheDir},
+			Ran:   func(c apptest.Count) { runs <- c },
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("RunTest ended with %v\n%s", err, out)
+		}
+	})
+	next := func(what string) apptest.Count {
+		t.Helper()
+		select {
+		case c := <-runs:
+			return c
+		case err := <-done:
+			t.Fatalf("RunTest ended (%v) before the run %s:\n%s", err, what, out)
+		case <-time.After(3 * time.Minute):
+			t.Fatalf("no run %s after 3 minutes:\n%s", what, out)
+		}
+		return apptest.Count{}
+	}
+	if c := next("at start"); c.Passed != 1 || c.Failed != 0 {
+		t.Fatalf("first run: %s, want the template's test passing:\n%s", c, out)
+	}
+
+	// Another module with the same answer: its error message is longer.
+	source := filepath.Join("app", "pods", "app", "main.c")
+	b, err := os.ReadFile(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `GREETING is not set\n`, `GREETING is not set in the pod's env\n`, 1)
+	if edited == string(b) {
+		t.Fatal("the template's main.c lost its error message: this test's edit no longer applies")
+	}
+	for i := 1; i <= 2; i++ {
+		if err := os.WriteFile(source, []byte(strings.Replace(edited, "pod's env", fmt.Sprintf("pod's env (%d)", i), 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := next(fmt.Sprintf("after edit %d", i))
+		if c.Passed != 1 || c.Failed != 0 {
+			t.Fatalf("after edit %d: %s, want the template's test passing:\n%s", i, c, out)
+		}
+		if strings.Count(out.String(), "pod app rebuilt") != i {
+			t.Fatalf("after edit %d no swap of the pod:\n%s", i, out)
+		}
 	}
 }

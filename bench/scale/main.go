@@ -19,7 +19,11 @@
 // Runtime with WASI, which is the least a wazero host can keep per
 // instance. With -services every pod also gets a Service and an Ingress
 // path of its own. -cpuprofile writes a CPU profile of the largest N's
-// start (the last round).
+// start (the last round), -memprofile a heap profile of it once ready,
+// after a collection (what serve keeps, not its garbage). The memory is
+// read before this program lists the pods; the Go heap is printed in use
+// at ready (garbage included, which the RSS holds too) and after a
+// collection.
 package main
 
 import (
@@ -81,6 +85,7 @@ type measurement struct {
 	Ready   time.Duration `json:"ready"`
 	RSS     int64         `json:"rss"`  // bytes
 	Heap    uint64        `json:"heap"` // Go heap in use, bytes
+	Live    uint64        `json:"live"` // Go heap after a collection (serve only), bytes
 	CPU     time.Duration `json:"cpu"`  // user and system time of the process
 }
 
@@ -188,7 +193,9 @@ func printTable(w io.Writer, counts []int, services bool, rounds int, serve, pla
 		fmt.Fprintf(w, "  kube32 serve:               %7.0f KB  (%.0f KB beyond a 64 KiB linear memory)\n", per(serve)/1000, (per(serve)-pageSize)/1000)
 		fmt.Fprintf(w, "  plain wazero (one Runtime): %7.0f KB\n", per(plain)/1000)
 		fmt.Fprintf(w, "  ratio kube32/plain:         %7.2f\n", per(serve)/per(plain))
-		fmt.Fprintf(w, "Go heap in use at ready: %.1f MB (N=%d), %.1f MB (N=%d)\n", mb(int64(serve[n0].Heap)), n0, mb(int64(serve[n1].Heap)), n1)
+		fmt.Fprintf(w, "Go heap in use at ready: %.1f MB (N=%d), %.1f MB (N=%d); after a collection: %.1f MB, %.1f MB (%.1f KB per further pod)\n",
+			mb(int64(serve[n0].Heap)), n0, mb(int64(serve[n1].Heap)), n1, mb(int64(serve[n0].Live)), mb(int64(serve[n1].Live)),
+			float64(int64(serve[n1].Live)-int64(serve[n0].Live))/float64(n1-n0)/1000)
 		linear := time.Duration(float64(serve[n0].Ready) * float64(n1) / float64(n0))
 		report.Print(fmt.Sprintf("scale-ready-%d", n1), float64(serve[n1].Ready.Milliseconds()), float64(linear.Milliseconds()), "ms")
 		report.Print("scale-memory-per-pod", per(serve)/1000, per(plain)/1000, "KB")
@@ -335,7 +342,20 @@ func childServe(dir string, n int, profile, memProfile string) error {
 	if profile != "" {
 		pprof.StopCPUProfile()
 	}
+	// The process as serve left it, before this program's own work
+	// (listing the pods, a profile) allocates anything.
+	m, err := measure(measurement{Pods: n, Ready: ready})
+	if err != nil {
+		return err
+	}
+	m.Running = running(c)
+	goruntime.GC()
+	var s goruntime.MemStats
+	goruntime.ReadMemStats(&s)
+	m.Live = s.HeapAlloc
 	if memProfile != "" {
+		// After the collection: the profile's in-use figures are what
+		// serve keeps, not its garbage.
 		f, err := os.Create(memProfile)
 		if err != nil {
 			return err
@@ -345,7 +365,7 @@ func childServe(dir string, n int, profile, memProfile string) error {
 			return err
 		}
 	}
-	return printMeasurement(measurement{Pods: n, Running: running(c), Ready: ready})
+	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
 // running counts the Running pods in the store.
@@ -361,18 +381,27 @@ func running(c *host.Cluster) int {
 
 // printMeasurement adds the process's memory to m and prints it as JSON.
 func printMeasurement(m measurement) error {
-	rss, err := vmRSS()
+	m, err := measure(m)
 	if err != nil {
 		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(m)
+}
+
+// measure adds the process's memory and CPU time to m.
+func measure(m measurement) (measurement, error) {
+	rss, err := vmRSS()
+	if err != nil {
+		return m, err
 	}
 	m.RSS = rss
 	m.Heap = heapInUse()
 	var u syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		return err
+		return m, err
 	}
 	m.CPU = time.Duration(u.Utime.Nano() + u.Stime.Nano())
-	return json.NewEncoder(os.Stdout).Encode(m)
+	return m, nil
 }
 
 // vmRSS reads this process's resident set size from /proc/self/status.

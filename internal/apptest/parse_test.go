@@ -116,7 +116,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{"bad value", "GET /\nHTTP 200\n[Asserts]\nbody == hello\n", `tests/bad.hurl:4: want a value`},
 		{"trailing words", "GET /\nHTTP 200\n[Asserts]\nstatus == 200 201\n", `tests/bad.hurl:4: unexpected "201" after the predicate`},
 		{"unquoted argument", "GET /\nHTTP 200\n[Asserts]\nheader X == \"a\"\n", `tests/bad.hurl:4: header takes 1 "quoted" argument(s)`},
-		{"pod field", "GET /\nHTTP 200\n[Asserts]\npod \"web\" memory == 1\n", `tests/bad.hurl:4: pod "web": want a field after it, one of node, phase, ready, restarts`},
+		{"pod field", "GET /\nHTTP 200\n[Asserts]\npod \"web\" memory == 1\n", `tests/bad.hurl:4: pod "web": want a field after it, one of crashed, node, phase, ready, restarts`},
 		{"jsonpath", "GET /\nHTTP 200\n[Asserts]\njsonpath \"$..a\" exists\n", `tests/bad.hurl:4: jsonpath "$..a": an empty name`},
 		{"jsonpath filter", "GET /\nHTTP 200\n[Asserts]\njsonpath \"$[?(@.a)]\" exists\n", `tests/bad.hurl:4: jsonpath "$[?(@.a)]": [?(@.a)]: want an index`},
 		{"unterminated string", "GET /\nHTTP 200\n[Asserts]\nbody == \"abc\n", `tests/bad.hurl:4: unterminated string`},

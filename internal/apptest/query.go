@@ -18,7 +18,7 @@ var queries = map[string]int{
 var filters = map[string]int{"jsonpath": 1, "count": 0}
 
 // podFields are what the pod query reads.
-var podFields = map[string]bool{"restarts": true, "phase": true, "ready": true, "node": true}
+var podFields = map[string]bool{"restarts": true, "crashed": true, "phase": true, "ready": true, "node": true}
 
 // parseQuery reads a query and its filters from the start of toks and
 // returns the tokens after them.

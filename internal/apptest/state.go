@@ -21,8 +21,9 @@ func objectRef(ref string) (namespace, name string) {
 	return "default", ref
 }
 
-// podField reads a pod's restarts (every container's, summed), phase,
-// ready (its Ready condition) or node (the one it is bound to).
+// podField reads a pod's restarts (every container's, summed), crashed
+// (a container's last end was not Completed), phase, ready (its Ready
+// condition) or node (the one it is bound to).
 func podField(state Lister, ref, field string) (any, bool) {
 	ns, name := objectRef(ref)
 	for _, o := range state.List("Pod", ns) {
@@ -37,6 +38,17 @@ func podField(state Lister, ref, field string) (any, bool) {
 				n += int(c.RestartCount)
 			}
 			return float64(n), true
+		case "crashed":
+			// A container that ends because it was asked to (a rebuilt
+			// image swapped in by --watch) ends Completed; a trap, an
+			// exit in a callback, the memory limit or the deadline end it
+			// with Error, OOMKilled or DeadlineExceeded.
+			for _, c := range p.Status.ContainerStatuses {
+				if end := c.LastTerminationState.Terminated; end != nil && end.Reason != "Completed" {
+					return true, true
+				}
+			}
+			return false, true
 		case "phase":
 			return string(p.Status.Phase), true
 		case "node":

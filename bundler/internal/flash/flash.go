@@ -84,13 +84,29 @@ func Flash(opts Options) (*Result, error) {
 		return nil, errors.New("nothing to flash to: give an SD card path (--sd) or a firmware source tree (--firmware)")
 	}
 	var jobs []copyJob
+	// notes are said after a dry run's summary: what the real flash needs
+	// first.
+	var notes []string
+	// check runs a target's check; a dry run lists what would go into a
+	// target that does not exist yet (all of it), and says it must exist.
+	check := func(flag, path string, valid func(string) error) error {
+		err := valid(path)
+		if err == nil {
+			return nil
+		}
+		if _, statErr := os.Stat(path); opts.DryRun && errors.Is(statErr, fs.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("note: %s does not exist yet: flash %s needs it first (%s)", path, flag, missingHint(flag, path)))
+			return nil
+		}
+		return fmt.Errorf("flash %s: %w", flag, err)
+	}
 	if opts.SD != "" {
 		src := filepath.Join(opts.Build, string(images.SD), filepath.FromSlash(images.SDRootDir))
 		if err := checkSource(src); err != nil {
 			return nil, err
 		}
-		if err := checkSD(opts.SD); err != nil {
-			return nil, fmt.Errorf("flash --sd: %w", err)
+		if err := check("--sd", opts.SD, checkSD); err != nil {
+			return nil, err
 		}
 		jobs = append(jobs, copyJob{src: src, dst: filepath.Join(opts.SD, filepath.FromSlash(images.SDRootDir)),
 			shared: map[string]bool{".": true, "images": true}})
@@ -100,8 +116,8 @@ func Flash(opts Options) (*Result, error) {
 		if err := checkSource(src); err != nil {
 			return nil, err
 		}
-		if err := checkFirmware(opts.Firmware); err != nil {
-			return nil, fmt.Errorf("flash --firmware: %w", err)
+		if err := check("--firmware", opts.Firmware, checkFirmware); err != nil {
+			return nil, err
 		}
 		jobs = append(jobs, copyJob{src: src, dst: filepath.Join(opts.Firmware, filepath.FromSlash(images.FirmwareImagesDir)),
 			shared: map[string]bool{".": true, "wasm": true, "web": true}})
@@ -156,7 +172,19 @@ func Flash(opts Options) (*Result, error) {
 		fmt.Fprintf(out, "; %d temporary files of an interrupted flash cleaned up", n) // files or staged folders
 	}
 	fmt.Fprintln(out)
+	for _, n := range notes {
+		fmt.Fprintln(out, n)
+	}
 	return res, nil
+}
+
+// missingHint says how a target that does not exist yet passes the check
+// of its flag (checkSD, checkFirmware).
+func missingHint(flag, path string) string {
+	if flag == "--sd" {
+		return "mount the card there, or mkdir " + path
+	}
+	return "an ESP-IDF project there, or mkdir -p " + filepath.Join(path, filepath.FromSlash(images.FirmwareImagesDir))
 }
 
 // leftovers lists the temporary files under dst that an interrupted flash

@@ -216,3 +216,49 @@ func TestInterruptedFlashKeepsOldFiles(t *testing.T) {
 		t.Errorf("thumb.wasm = %q, want the old module intact", after["kube32/images/thumb.wasm"])
 	}
 }
+
+// A dry run to a card or a firmware tree that does not exist yet lists
+// everything as added, says the path must exist for the flash itself, and
+// creates nothing; the flash itself still refuses the missing path.
+func TestDryRunToAMissingTargetListsEverythingNew(t *testing.T) {
+	build := fakeBuild(t, "v1")
+	card, fw := filepath.Join(t.TempDir(), "card"), filepath.Join(t.TempDir(), "fw")
+	var out bytes.Buffer
+	res, err := Flash(Options{Build: build, SD: card, Firmware: fw, DryRun: true, Out: &out})
+	if err != nil {
+		t.Fatalf("dry run to missing targets: %v", err)
+	}
+	text := out.String()
+	for _, want := range []string{
+		"add       " + filepath.Join(card, "kube32/images/thumb.wasm") + "\n",
+		"add       " + filepath.Join(card, "kube32/images/thumb/logo.png") + "\n",
+		"add       " + filepath.Join(fw, "images/wasm/hello.wasm") + "\n",
+		"add       " + filepath.Join(fw, "images/web/site/index.html.gz") + "\n",
+		"add       " + filepath.Join(fw, "images/web/hello/a.txt") + "\n",
+		"dry run, nothing written; would flash: 5 added, 0 updated, 0 removed, 0 unchanged\n",
+		"note: " + card + " does not exist yet: flash --sd needs it first (mount the card there, or mkdir " + card + ")\n",
+		"note: " + fw + " does not exist yet: flash --firmware needs it first (an ESP-IDF project there, or mkdir -p " + filepath.Join(fw, "images") + ")\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, text)
+		}
+	}
+	if res.Count(opAdd) != 5 || len(res.Changes) != 5 {
+		t.Errorf("changes %+v, want the 5 files added", res.Changes)
+	}
+	for _, p := range []string{card, fw} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the dry run made %s (%v)", p, err)
+		}
+	}
+
+	for _, opts := range []Options{{Build: build, SD: card}, {Build: build, Firmware: fw}} {
+		if _, err := Flash(opts); err == nil || !strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("flash to a missing target: %v, want it refused", err)
+		}
+	}
+	// An existing path that is no target is refused by a dry run too.
+	if _, err := Flash(Options{Build: build, Firmware: t.TempDir(), DryRun: true}); err == nil || !strings.Contains(err.Error(), "does not look like a firmware source tree") {
+		t.Errorf("dry run to a folder that is no firmware tree: %v, want it refused", err)
+	}
+}

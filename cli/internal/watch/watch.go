@@ -23,6 +23,10 @@ import (
 // rebuild: an editor's save is often several writes and renames.
 const debounce = 50 * time.Millisecond
 
+// fixedLine follows "watch: " once a failed build or manifest is fixed,
+// before the swap's own line, if the fix changed what is served.
+const fixedLine = "build ok again"
+
 // readyWait bounds the wait for swapped pods to serve.
 const readyWait = 2 * time.Minute
 
@@ -56,6 +60,9 @@ type session struct {
 	external map[string]bool
 	served   outputs // the fingerprints of the outputs the cluster serves
 	lastErr  string  // the failure reported last, not repeated until fixed
+	// broken is set while the project's build or its manifests fail, so
+	// that the fix is said even when it changes nothing served.
+	broken bool
 }
 
 // Watcher watches one project for a running cluster.
@@ -222,7 +229,11 @@ func (s *session) swap(ctx context.Context, firstEdit time.Time) {
 	}
 	if ok {
 		s.lastErr = ""
+		if s.broken {
+			fmt.Fprintf(s.opts.Log, "watch: %s\n", fixedLine)
+		}
 	}
+	s.broken = !ok
 	if len(swapped) == 0 {
 		return
 	}

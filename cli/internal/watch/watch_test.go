@@ -125,3 +125,62 @@ func TestOutputsAndEditorFilesStartNoRebuild(t *testing.T) {
 		t.Errorf("one edit gave %d watch lines, want 1:\n%s", n, log)
 	}
 }
+
+// A broken build is said once, and its fix too, with "build ok again",
+// even when the fix is the edit undone, which changes nothing served.
+func TestFixedBuildSaysSo(t *testing.T) {
+	testenv.Tool(t, "clang")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, project)
+	log := &testserve.Output{}
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := watch.New(watch.Options{Dir: dir, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	served, err := bundler.Build(ctx, dir, bundler.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx, c, served) }()
+	t.Cleanup(func() { cancel(); <-done })
+	source := filepath.Join(dir, "pods/quiet/main.c")
+	write := func(data string) {
+		t.Helper()
+		if err := os.WriteFile(source, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	write(project["pods/quiet/main.c"] + "this is not C;\n")
+	testenv.Eventually(t, "the build's failure", func() bool { return strings.Contains(log.String(), "watch: build failed") })
+	if strings.Contains(log.String(), "build ok again") {
+		t.Fatalf("a failed build said it is ok again:\n%s", log)
+	}
+	write(project["pods/quiet/main.c"])
+	testenv.Eventually(t, "the fix said", func() bool { return strings.Contains(log.String(), "watch: build ok again\n") })
+	if strings.Contains(log.String(), "rebuilt") {
+		t.Errorf("the undone edit swapped something in:\n%s", log)
+	}
+
+	// Fixed and changed: the fix's line, then the swap's.
+	write(project["pods/quiet/main.c"] + "this is not C;\n")
+	testenv.Eventually(t, "the second failure", func() bool { return strings.Count(log.String(), "watch: build failed") == 2 })
+	write(strings.Replace(project["pods/quiet/main.c"], "v1", "v2", 1))
+	testenv.Eventually(t, "the swap", func() bool { return strings.Contains(log.String(), "pod quiet rebuilt") })
+	lines := log.String()
+	if n := strings.Count(lines, "watch: build ok again\n"); n != 2 {
+		t.Errorf("%d lines say the build is ok again, want 2:\n%s", n, lines)
+	}
+	if fixed, swapped := strings.LastIndex(lines, "build ok again"), strings.Index(lines, "pod quiet rebuilt"); fixed > swapped {
+		t.Errorf("the swap's line came before the fix's:\n%s", lines)
+	}
+	// A good build after a good one has no fix to say.
+	write(strings.Replace(project["pods/quiet/main.c"], "v1", "v3", 1))
+	testenv.Eventually(t, "the next swap", func() bool { return strings.Count(log.String(), "pod quiet rebuilt") == 2 })
+	if n := strings.Count(log.String(), "build ok again"); n != 2 {
+		t.Errorf("a build after a good one said it is ok again:\n%s", log)
+	}
+}

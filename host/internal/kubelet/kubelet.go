@@ -277,6 +277,12 @@ var errReplaced = errors.New("pod replaced meanwhile")
 // start launches p's module in the background, its restart count starting
 // at restarts; its status flows to the store.
 func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *running {
+	return k.startAfter(ctx, p, restarts, nil)
+}
+
+// startAfter is start for a runtime that replaces others (swap.go): last
+// is how the last of their containers ended, the status's lastState.
+func (k *Kubelet) startAfter(ctx context.Context, p *corev1.Pod, restarts int32, last *pod.Termination) *running {
 	key := store.KeyOf(p)
 	r := &running{spec: p, generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
 	cfg, problem := k.podConfig(p, r.log)
@@ -286,7 +292,7 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 	if problem == nil {
 		problem = k.admitMemory(p, key)
 	}
-	cfg.RestartCount = restarts
+	cfg.RestartCount, cfg.LastTermination = restarts, last
 	r.module = cfg.Module
 	if cfg.Assets != nil {
 		r.assets = newLiveAssets(cfg.Assets)

@@ -29,9 +29,11 @@ type Config struct {
 	// Refused, when set, is told of each host function call refused
 	// because the container does not add its capability (K32_ERR_PERM).
 	Refused func(function, capability string)
-	// RestartCount is where the status's restart count starts: the
-	// restarts of the runtimes this one replaces (a rebuilt module).
-	RestartCount int32
+	// RestartCount and LastTermination are where the status starts: the
+	// restarts of the runtimes this one replaces (a rebuilt module), and
+	// how the last of their containers ended.
+	RestartCount    int32
+	LastTermination *Termination
 
 	// Caller carries out k32_http_call for pods granted SERVICE_CALL; nil
 	// answers K32_ERR_NOTSUP.

@@ -71,11 +71,12 @@ type Pod struct {
 	stopped   bool // Stop was called
 	done      bool // the pod will serve no more: failed or succeeded for good, or stopped
 	rt        wazero.Runtime
-	compiled  wazero.CompiledModule
-	inst      *instance     // nil while starting or restarting
-	ready     chan struct{} // closed when inst is set or done; replaced when the instance goes away
-	failures  int           // consecutive container ends, for the restart backoff
-	restartAt time.Time     // when a pending restart is due
+	compiled  wazero.CompiledModule // shared with the pods of the same module (runtime.go)
+	moduleKey moduleKey             // compiled's key, for releaseModule
+	inst      *instance             // nil while starting or restarting
+	ready     chan struct{}         // closed when inst is set or done; replaced when the instance goes away
+	failures  int                   // consecutive container ends, for the restart backoff
+	restartAt time.Time             // when a pending restart is due
 }
 
 var _ http.Handler = (*Pod)(nil)
@@ -104,7 +105,7 @@ func New(cfg Config) *Pod {
 		waitGrace: restartGrace,
 		lock:      make(chan struct{}, 1),
 		ready:     make(chan struct{}),
-		status:    Status{Phase: PhasePending, RestartCount: cfg.RestartCount},
+		status:    Status{Phase: PhasePending, RestartCount: cfg.RestartCount, LastTermination: cfg.LastTermination},
 	}
 	if p.timeout <= 0 {
 		p.timeout = defaultHandlerTimeout

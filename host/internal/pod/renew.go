@@ -94,9 +94,10 @@ func (p *Pod) renew(inst *instance, end Termination) {
 }
 
 // releaseMemory hands the memory of a dropped instance back to the
-// operating system when it was large.
+// operating system when it was large and on the Go heap (a mapped one is
+// unmapped as it is freed, linearmem_linux.go).
 func releaseMemory(inst *instance) {
-	if inst == nil || inst.memory.size.Load() < releaseAbove || !releasing.CompareAndSwap(false, true) {
+	if inst == nil || !inst.memory.onHeap() || inst.memory.size.Load() < releaseAbove || !releasing.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {

@@ -2,6 +2,7 @@ package pod
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 
@@ -21,6 +22,21 @@ import (
 type sharedRuntime struct {
 	rt   wazero.Runtime
 	refs int
+	// modules are the modules its pods run, compiled once each and shared
+	// by digest: wazero shares the machine code of one module already,
+	// but decodes and validates the bytes again at every CompileModule,
+	// and each result holds its own decoded module.
+	modules map[moduleKey]*sharedModule
+}
+
+// sharedModule is one compiled module and the pods holding it; ready is
+// closed once compiled (or err set), so that pods of a module being
+// compiled wait for it rather than compile it again.
+type sharedModule struct {
+	ready    chan struct{}
+	compiled wazero.CompiledModule
+	err      error
+	refs     int
 }
 
 var (
@@ -57,8 +73,53 @@ func acquireRuntime(ctx context.Context, cache wazero.CompilationCache) (wazero.
 		rt.Close(context.Background())
 		return nil, fmt.Errorf("registering k32_app_abi: %w", err)
 	}
-	runtimes[cache] = &sharedRuntime{rt: rt, refs: 1}
+	runtimes[cache] = &sharedRuntime{rt: rt, refs: 1, modules: map[moduleKey]*sharedModule{}}
 	return rt, nil
+}
+
+// moduleKey names a module among those of a runtime: its digest.
+type moduleKey [sha256.Size]byte
+
+// acquireModule returns module compiled in the runtime of cache, which the
+// caller holds (acquireRuntime), compiling it when no pod of the runtime
+// holds it yet, and the key that releaseModule takes back: each acquire
+// that succeeds is paired with a releaseModule.
+func acquireModule(ctx context.Context, cache wazero.CompilationCache, module []byte) (wazero.CompiledModule, moduleKey, error) {
+	key := moduleKey(sha256.Sum256(module))
+	runtimesMu.Lock()
+	s := runtimes[cache]
+	m, ok := s.modules[key]
+	if !ok {
+		m = &sharedModule{ready: make(chan struct{})}
+		s.modules[key] = m
+	}
+	m.refs++
+	runtimesMu.Unlock()
+	if !ok {
+		m.compiled, m.err = s.rt.CompileModule(ctx, module)
+		close(m.ready)
+	}
+	<-m.ready
+	if m.err != nil {
+		releaseModule(cache, key)
+		return nil, key, m.err
+	}
+	return m.compiled, key, nil
+}
+
+// releaseModule gives back what acquireModule returned (or the hold of a
+// failed acquire); the last release closes the compiled module.
+func releaseModule(cache wazero.CompilationCache, key moduleKey) {
+	runtimesMu.Lock()
+	defer runtimesMu.Unlock()
+	s := runtimes[cache]
+	m := s.modules[key]
+	if m.refs--; m.refs == 0 {
+		delete(s.modules, key)
+		if m.compiled != nil {
+			m.compiled.Close(context.Background())
+		}
+	}
 }
 
 // releaseRuntime gives back what acquireRuntime returned for cache.

@@ -2,6 +2,7 @@ package pod
 
 import (
 	"context"
+	"crypto/sha256"
 	"testing"
 	"time"
 
@@ -21,9 +22,25 @@ func refs(cache wazero.CompilationCache) int {
 	return 0
 }
 
-// Pods of one cache share a runtime, yet each host call sees its own pod:
-// its environment and its capabilities. Stopping one leaves the other
-// serving; the last one closes the runtime.
+// modules is how many modules the runtime of cache holds compiled, and how
+// many pods hold the one of module.
+func modules(cache wazero.CompilationCache, module []byte) (n, holders int) {
+	runtimesMu.Lock()
+	defer runtimesMu.Unlock()
+	s, ok := runtimes[cache]
+	if !ok {
+		return 0, 0
+	}
+	if m, ok := s.modules[sha256.Sum256(module)]; ok {
+		holders = m.refs
+	}
+	return len(s.modules), holders
+}
+
+// Pods of one cache share a runtime, and pods of one module its compiled
+// module, yet each host call sees its own pod: its environment and its
+// capabilities. Stopping one leaves the other serving; the last one closes
+// the runtime.
 func TestPodsShareARuntimeButNotTheirState(t *testing.T) {
 	cache := wazero.NewCompilationCache()
 	defer cache.Close(context.Background())
@@ -39,6 +56,17 @@ func TestPodsShareARuntimeButNotTheirState(t *testing.T) {
 	if refs(cache) != 2 || a.rt != b.rt {
 		t.Fatalf("two pods of one cache: %d holders of its runtime, same runtime %v", refs(cache), a.rt == b.rt)
 	}
+	if n, holders := modules(cache, module); n != 1 || holders != 2 || a.compiled != b.compiled {
+		t.Fatalf("two pods of one module: %d modules compiled, %d holders of theirs, the same compiled module %v; want 1, 2, true", n, holders, a.compiled == b.compiled)
+	}
+	other := startPod(t, onePage(t, "faults"), func(c *Config) { c.Name, c.Cache = "other", cache })
+	if n, _ := modules(cache, module); n != 2 {
+		t.Fatalf("a pod of another module: %d modules compiled, want 2", n)
+	}
+	other.Stop()
+	if n, holders := modules(cache, module); n != 1 || holders != 2 {
+		t.Fatalf("after the other module's pod stopped: %d modules compiled, %d holders of the first; want 1, 2", n, holders)
+	}
 	urlA, urlB := serve(t, a), serve(t, b)
 	wantLines(t, get(t, urlA+"/echo").body, "env=from a")
 	wantLines(t, get(t, urlB+"/echo").body, "env=from b")
@@ -46,8 +74,8 @@ func TestPodsShareARuntimeButNotTheirState(t *testing.T) {
 	wantLines(t, get(t, urlB+"/call").body, "call="+testpods.Code(abi.ErrPerm))
 
 	a.Stop()
-	if refs(cache) != 1 {
-		t.Fatalf("after one of two pods stopped: %d holders", refs(cache))
+	if _, holders := modules(cache, module); refs(cache) != 1 || holders != 1 {
+		t.Fatalf("after one of two pods stopped: %d holders of the runtime, %d of the module", refs(cache), holders)
 	}
 	wantLines(t, get(t, urlB+"/echo").body, "env=from b")
 	b.Stop()

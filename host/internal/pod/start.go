@@ -56,13 +56,13 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 		return p.checkError(rep, err)
 	}
 	// The runtime is shared with the pods of the same compilation cache
-	// (runtime.go), and so is the machine code of one module; the
-	// instance and its memory are the pod's own.
+	// (runtime.go), and so is the compiled module; the instance and its
+	// memory are the pod's own.
 	rt, err := acquireRuntime(ctx, p.cfg.Cache)
 	if err != nil {
 		return &startError{reasonModuleInvalid, err.Error()}
 	}
-	compiled, err := rt.CompileModule(ctx, p.cfg.Module)
+	compiled, key, err := acquireModule(ctx, p.cfg.Cache, p.cfg.Module)
 	if err != nil {
 		releaseRuntime(p.cfg.Cache)
 		return &startError{reasonModuleInvalid, "compiling module: " + err.Error()}
@@ -70,11 +70,11 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
-		compiled.Close(context.Background())
+		releaseModule(p.cfg.Cache, key)
 		releaseRuntime(p.cfg.Cache)
 		return &startError{"Stopped", "stopped while starting"}
 	}
-	p.rt, p.compiled = rt, compiled
+	p.rt, p.compiled, p.moduleKey = rt, compiled, key
 	return nil
 }
 
@@ -158,7 +158,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 	if rt == nil {
 		return nil, &startError{"Stopped", "the pod is stopped"}
 	}
-	mem := &linearMemory{limit: uint64(modcheck.CapPages(p.memoryLimit())) * modcheck.PageSize}
+	mem := &linearMemory{pod: p, limit: uint64(modcheck.CapPages(p.memoryLimit())) * modcheck.PageSize}
 	mod, err := rt.InstantiateModule(withMemory(ctx, mem), compiled, mc)
 	if err != nil {
 		return nil, &startError{reasonModuleInvalid, "instantiating module: " + err.Error()}

@@ -49,14 +49,14 @@ func (p *Pod) Stop() {
 // module and the shared runtime.
 func (p *Pod) closeRuntime() {
 	p.mu.Lock()
-	rt, compiled, inst := p.rt, p.compiled, p.inst
+	rt, inst, key := p.rt, p.inst, p.moduleKey
 	p.rt, p.compiled, p.inst = nil, nil, nil
 	p.mu.Unlock()
 	if inst != nil {
 		inst.mod.Close(context.Background())
 	}
 	if rt != nil {
-		compiled.Close(context.Background())
+		releaseModule(p.cfg.Cache, key)
 		releaseRuntime(p.cfg.Cache)
 	}
 	releaseMemory(inst)

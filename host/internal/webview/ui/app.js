@@ -207,6 +207,9 @@ function podStatus(p) {
   if (phase === 'Running' && cond(p, 'Ready') !== 'True') return { text: 'Running, not ready', level: 'warn' };
   return { text: phase, level: phase === 'Running' ? '' : 'dim' };
 }
+// A container that serve --watch ended to swap in its rebuilt image ends
+// as one asked to stop: Completed, with the kubelet's message (docs/serve.md).
+const swapped = (lt) => lt.reason === 'Completed' && (lt.message || '').startsWith('image rebuilt');
 const nodeReady = (name) => cond(objects.nodes.get(name) || {}, 'Ready') === 'True';
 // A call's result is trouble when it is a K32_ERR_* code or a 5xx answer.
 const callTrouble = (c) => c.denied || /^K32_ERR_|^5/.test(c.result);
@@ -228,16 +231,17 @@ function render() {
   }));
 
   // Pods: Ready is in the status ("Running, not ready"), the last
-  // terminated state next to the restarts that it explains.
+  // terminated state next to the restarts that it explains: "updated" for
+  // a rebuilt image swapped in, which is no crash.
   table('#pods', [['Pod', '22%'], ['Status', '14%'], ['Restarts', '16%'], ['Memory', '28%'], ['Node', '20%']], pods.map((p) => {
     const cs = (p.status?.containerStatuses || [])[0] || {};
     const lt = cs.lastState?.terminated;
-    const restarts = `${cs.restartCount || 0}${lt ? ` (${lt.reason || 'Terminated'})` : ''}`;
+    const restarts = `${cs.restartCount || 0}${lt ? ` (${swapped(lt) ? 'updated' : lt.reason || 'Terminated'})` : ''}`;
     const m = usage.pods.get(id(p));
     const used = (m?.containers || []).reduce((s, c) => s + quantity(c.usage?.memory), 0);
     const limit = quantity(p.spec.containers[0]?.resources?.limits?.memory);
     const st = podStatus(p);
-    return `<tr data-pod="${esc(id(p))}">${cell(id(p))}${cell(st.text, st.level)}<td title="${esc(lt ? `last ended ${lt.reason || ''}, exit code ${lt.exitCode}` : '')}">${esc(restarts)}</td>` +
+    return `<tr data-pod="${esc(id(p))}">${cell(id(p))}${cell(st.text, st.level)}<td title="${esc(lt ? `last ended ${lt.reason || ''}, exit code ${lt.exitCode}${lt.message ? `: ${lt.message}` : ''}` : '')}">${esc(restarts)}</td>` +
       `<td class="memory">${meter(used, limit, memoryTrouble(p, cs))}</td>${cell(p.spec.nodeName)}</tr>`;
   }));
 
