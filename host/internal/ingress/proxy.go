@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/nodehop"
 	svcs "github.com/kube32/kube32/host/internal/service"
 )
@@ -161,7 +162,7 @@ func copyAnswer(w *stallWriter, resp *http.Response) error {
 		h.Add("Trailer", strings.Join(names, ", "))
 	}
 	w.WriteHeader(resp.StatusCode)
-	stream := resp.ContentLength < 0 || isEventStream(resp.Header)
+	stream := resp.ContentLength < 0 || httplimit.IsEventStream(resp.Header)
 	if stream {
 		if err := w.Flush(); err != nil {
 			return err
@@ -204,13 +205,6 @@ func copyAnswer(w *stallWriter, resp *http.Response) error {
 		}
 	}
 	return nil
-}
-
-// isEventStream reports whether h is the header of a server-sent event
-// stream.
-func isEventStream(h http.Header) bool {
-	ct, _, _ := strings.Cut(h.Get("Content-Type"), ";")
-	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
 }
 
 // copyBuffers are the buffers for copying answers, kept between requests
