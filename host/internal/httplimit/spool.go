@@ -28,7 +28,7 @@ import (
 // which sends the rest and frees its memory and file, on every path.
 type Spool struct {
 	w      http.ResponseWriter
-	rc     *http.ResponseController
+	rc     http.ResponseController
 	ctx    context.Context // the request's, for ResetOnClose
 	flush  bool
 	budget *SpoolBudget
@@ -96,7 +96,7 @@ var errRoomTimeout = errors.New("the client took none of the buffered answer in 
 // w, the ResponseWriter of r; flush sends each write at once (an event
 // stream, IsEventStream).
 func (s *Spool) Init(w http.ResponseWriter, r *http.Request, flush bool) {
-	*s = Spool{w: w, rc: http.NewResponseController(w), ctx: r.Context(), flush: flush, budget: spools}
+	*s = Spool{w: w, rc: *http.NewResponseController(w), ctx: r.Context(), flush: flush, budget: spools}
 	s.pieces = s.first[:0]
 }
 

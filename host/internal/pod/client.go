@@ -75,9 +75,10 @@ func (c *clientWriter) WriteHeader(code int) {
 		return // interim (1xx), or superfluous
 	}
 	c.status, c.length = code, -1
-	h := c.Header()
-	if v, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil && v >= 0 {
-		c.length = v
+	if cl := c.Header().Get("Content-Length"); cl != "" {
+		if v, err := strconv.ParseInt(cl, 10, 64); err == nil && v >= 0 {
+			c.length = v
+		}
 	}
 	c.spooled = c.deadlines && c.req.Method != http.MethodHead && bodyAllowed(code)
 }
