@@ -179,6 +179,27 @@ const (
 	ChannelTopicMax = 256
 )
 
+// A pod's answer on its way to a client (docs/serve.md, "Hostile
+// clients"): the node takes what the client has not read yet into a
+// buffer that the client drains, so that the pod's callback ends as soon
+// as it has written, and a client that does not read costs buffer space,
+// not the pod.
+const (
+	// RespBufferMemory bounds what one answer's buffer holds in memory;
+	// the rest goes to a temporary file.
+	RespBufferMemory = 1 << 20
+	// RespBufferFile bounds one answer's temporary file; past it the pod's
+	// writes wait for the client, at most one callback deadline in all.
+	RespBufferFile = 16 << 20
+	// RespBufferMemoryNode bounds the answers' buffers in memory of a node
+	// together (the nodes of one process share it); past it an answer
+	// goes to its temporary file at once.
+	RespBufferMemoryNode = 64 << 20
+	// RespBufferFileNode bounds the answers' temporary files of a node
+	// together; past it the pod's writes wait for the client.
+	RespBufferFileNode = 1 << 30
+)
+
 // Module budgets: what a module may hold, as the boards' interpreter would
 // refuse it at load. abi/modcheck counts them on the module's bytes before
 // anything compiles it, so that refusing a module costs a node one pass
@@ -377,6 +398,10 @@ var Limits = []Limit{
 	{"RespHeaderBytesMax", kib(RespHeaderBytesMax), "KiB", "The queued response headers of one response, as \"Name: value\\r\\n\" lines; a header past it returns K32_ERR_TOOBIG.", "abi.md"},
 	{"CallHeadBytesMax", kib(CallHeadBytesMax), "KiB", "The method, URL and headers arguments of one k32_http_call together; longer ones return K32_ERR_TOOBIG.", "calls.md"},
 	{"ChannelMessageMax", kib(ChannelMessageMax), "KiB", "A channel message's payload; a larger one returns K32_ERR_TOOBIG from k32_publish.", "channels.md"},
+	{"RespBufferMemory", kib(RespBufferMemory), "KiB", "What the node holds in memory of one answer that its client has not read yet; the rest goes to a temporary file.", "serve.md"},
+	{"RespBufferFile", kib(RespBufferFile), "KiB", "One answer's temporary file; past it the pod's writes wait for the client, at most one callback deadline in all, then fail with K32_ERR_IO.", "serve.md"},
+	{"RespBufferMemoryNode", kib(RespBufferMemoryNode), "KiB", "The answers' buffers in memory of a node (of the process) together; past it answers go to their temporary files.", "serve.md"},
+	{"RespBufferFileNode", kib(RespBufferFileNode), "KiB", "The answers' temporary files of a node (of the process) together; past it the pod's writes wait for the client.", "serve.md"},
 	{"LogLineMax", kib(LogLineMax), "KiB", "One line of a pod's log (k32_log, stdout, stderr), once escaped; a longer one is cut.", "serve.md"},
 	{"LogBurstLines", LogBurstLines, "", "Log lines a pod may write at once before its rate limit drops lines.", "serve.md"},
 	{"LogBurstBytes", kib(LogBurstBytes), "KiB", "Log bytes a pod may write at once before its rate limit drops lines.", "serve.md"},

@@ -25,6 +25,10 @@ const (
 	// HeaderFrom names the publisher of a channel message POSTed to
 	// ChannelsPath.
 	HeaderFrom = "X-Kube32-From"
+	// HeaderPodMissing is on a pod port's 404 for a pod that does not run
+	// on the node (gone, or terminating): the pod HeaderPod named. The
+	// Ingress and the calls of other nodes then try another pod.
+	HeaderPodMissing = "X-Kube32-Pod-Missing"
 )
 
 // Labels.
@@ -205,6 +209,8 @@ var ProtocolNames = []ProtocolName{
 		Doc: "On every egress gateway answer: the host's status, or the K32_ERR_* code of a call that failed before the host answered."},
 	{GoName: "HeaderFrom", Value: HeaderFrom, See: "channels.md",
 		Doc: "The publisher of a channel message POSTed to ChannelsPath."},
+	{GoName: "HeaderPodMissing", Value: HeaderPodMissing, See: "ingress.md",
+		Doc: "On a pod port's 404 for a pod that does not run on its node (gone, or terminating): the pod named; the Ingress and the calls of other nodes try another pod of the Service."},
 	{GoName: "LabelNodeRolePrefix", Value: LabelNodeRolePrefix, See: "kubectl.md",
 		Doc: "Starts the node role labels; kubectl's ROLES column shows what follows it."},
 	{GoName: "LabelControlPlane", Value: LabelControlPlane, See: "nodes.md",

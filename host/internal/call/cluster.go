@@ -61,15 +61,38 @@ func (c *Cluster) CallService(ctx context.Context, t outbound.Target, call pod.C
 	if backends, err = c.Policy.CheckService(ctx, call.From, t.ServiceName(), backends); err != nil {
 		return pod.CallResult{}, err
 	}
-	b := backends[c.next.Next(len(backends))]
-	if slices.Contains(call.Chain, b.ID()) || len(call.Chain) >= abi.CallChainMax {
+	// The pod of the round, then, should its node say it does not run
+	// there (gone, or terminating: the node saw it before this node's
+	// view did), the next ones.
+	first := c.next.Next(len(backends))
+	if len(call.Chain) >= abi.CallChainMax || slices.Contains(call.Chain, backends[first].ID()) {
 		return pod.CallResult{}, abi.ErrLoop
 	}
+	for i := range backends {
+		b := backends[(first+i)%len(backends)]
+		if slices.Contains(call.Chain, b.ID()) {
+			continue
+		}
+		res, err := c.callPod(ctx, b, t, call)
+		if errors.Is(err, errPodMissing) {
+			continue
+		}
+		return res, err
+	}
+	return pod.CallResult{}, abi.ErrNoEnt
+}
+
+// errPodMissing: the pod of a call is no longer where the resolver said.
+var errPodMissing = errors.New("the pod does not run on its node")
+
+// callPod calls pod b: in-process when it runs on this node, else through
+// Remote. It fails with errPodMissing when b's node does not run it.
+func (c *Cluster) callPod(ctx context.Context, b service.Backend, t outbound.Target, call pod.Call) (pod.CallResult, error) {
 	if b.Node == c.Node && c.Local != nil {
 		h, ok := c.Local.Handler(b.Namespace, b.Name)
 		if !ok {
 			// Ready in the store but gone here: stopped a moment ago.
-			return pod.CallResult{}, abi.ErrNoEnt
+			return pod.CallResult{}, errPodMissing
 		}
 		localCtx, err := stackFor(ctx, call.Inbound, c.Board)
 		if err != nil {

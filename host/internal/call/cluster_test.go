@@ -150,3 +150,41 @@ func TestClusterWithoutPolicyRefusesEveryCall(t *testing.T) {
 	_, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), pod.Call{From: "default/a", Method: "GET", RespCap: 10})
 	wantErrno(t, err, abi.ErrPerm)
 }
+
+// A pod whose node says it does not run there (gone, or terminating:
+// abi.HeaderPodMissing, as the pod port answers), or that this node no
+// longer runs, is skipped for the next ready pod: the call is answered, by
+// another pod. A pod's own 404 is its answer.
+func TestClusterSkipsAPodItsNodeNoLongerRuns(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(abi.HeaderPod)
+		if id == "default/far-gone" {
+			w.Header().Set(abi.HeaderPodMissing, id)
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound) // the pod's own answer
+		io.WriteString(w, "far 404")
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	c := &Cluster{Node: "n1", Policy: noPolicies(t), Local: localPods{"default/near": true},
+		Objects: objects(t, service.Backend{Namespace: "default", Name: "far-gone", Node: "n2", Addr: addr},
+			service.Backend{Namespace: "default", Name: "near", Node: "n1"},
+			service.Backend{Namespace: "default", Name: "near-gone", Node: "n1"})}
+	call := pod.Call{From: "default/a", Chain: []string{"default/a"}, Method: "GET", RespCap: 100}
+	for i := range 6 {
+		res, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), call)
+		if err != nil || res.Status != 200 || !strings.HasPrefix(string(res.Body), "near ") {
+			t.Fatalf("call %d: %+v, %v; want the answer of pod near", i, res, err)
+		}
+	}
+	c.Objects = objects(t, service.Backend{Namespace: "default", Name: "far", Node: "n2", Addr: addr})
+	res, err := c.CallService(context.Background(), callTarget(t, "http://svc/"), call)
+	if err != nil || res.Status != http.StatusNotFound || string(res.Body) != "far 404" {
+		t.Fatalf("a pod's own 404: %+v, %v", res, err)
+	}
+	c.Objects = objects(t, service.Backend{Namespace: "default", Name: "near-gone", Node: "n1"})
+	_, err = c.CallService(context.Background(), callTarget(t, "http://svc/"), call)
+	wantErrno(t, err, abi.ErrNoEnt) // no pod left
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/nodehop"
@@ -28,7 +29,8 @@ var defaultRemote = &Remote{}
 // Do sends call to pod b on its node and reads at most call.RespCap bytes
 // of the answer. A method, target or header that cannot travel is
 // K32_ERR_INVAL, an unreachable node or a failed connection K32_ERR_IO, a
-// passed deadline K32_ERR_TIMEOUT.
+// passed deadline K32_ERR_TIMEOUT; a node that says b does not run there
+// (abi.HeaderPodMissing) is errPodMissing.
 func (r *Remote) Do(ctx context.Context, b service.Backend, t outbound.Target, call pod.Call) (pod.CallResult, error) {
 	p := r.Pool
 	if p == nil {
@@ -48,6 +50,10 @@ func (r *Remote) Do(ctx context.Context, b service.Backend, t outbound.Target, c
 		return pod.CallResult{}, outbound.IOErrno(ctx, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound && resp.Header.Get(abi.HeaderPodMissing) == b.ID() {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) // the connection goes back to the pool
+		return pod.CallResult{}, errPodMissing
+	}
 	length := resp.ContentLength
 	body, truncated, err := outbound.ReadBody(resp.Body, length, call.RespCap)
 	if err != nil {

@@ -3,8 +3,9 @@
 // the process shares, idle keep-alive connections give theirs up first,
 // streams (watches, event streams) hold only their class's part of it
 // (Stream), and a request's head, body and idle time are bounded.
-// ReadBody reads a request's whole body before a pod sees it, so that a
-// slow client costs a goroutine and a socket, never a pod's one callback
+// ReadBody reads a request's whole body before a pod sees it, and a Spool
+// holds a pod's answer while its client takes it, so that a slow client
+// costs a goroutine, a socket and buffer space, never a pod's one callback
 // slot.
 //
 // The numbers are the simulator's own (docs/serve.md); the boards have
@@ -76,8 +77,9 @@ func (l Limits) orDefaults() Limits {
 
 // The simulator's limit of a client that does not read what it asked for.
 const (
-	// WriteStallTimeout is how long the Ingress waits for a client to take
-	// a write of a pod's answer proxied from a worker; past it the client is
-	// dropped, as the pod's own node drops it (docs/serve.md).
+	// WriteStallTimeout is how long a client may take to accept one write
+	// of a pod's answer (at most 32 KiB), from a Spool or from the Ingress
+	// proxying a worker's pod; past it the client is dropped with a reset
+	// (docs/serve.md).
 	WriteStallTimeout = 10 * time.Second
 )

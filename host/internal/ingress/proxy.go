@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/httplimit"
 	"github.com/kube32/kube32/host/internal/nodehop"
 	svcs "github.com/kube32/kube32/host/internal/service"
 )
@@ -24,9 +26,10 @@ var nodePool = nodehop.Shared
 // abi.HeaderPod naming the pod and the X-Forwarded-* headers set, and
 // streams the answer back, as net/http/httputil.ReverseProxy would. It
 // returns an error, having written nothing, when the request failed
-// before a byte of it was sent (the node is down: another pod may take
-// it); any later failure is answered 502 here, or ends the client's
-// connection once the answer has begun.
+// before a byte of it was sent (the node is down) or the node says the
+// pod does not run there (abi.HeaderPodMissing: gone, or terminating):
+// another pod may take it. Any later failure is answered 502 here, or
+// ends the client's connection once the answer has begun.
 func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) error {
 	req, err := hopRequest(w, r, b)
 	if err != nil {
@@ -43,12 +46,22 @@ func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) error {
 		return nil
 	}
 	defer resp.Body.Close()
+	if podMissing(resp, b) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) // the connection goes back to the pool
+		return fmt.Errorf("pod %s no longer runs on node %s", b.ID(), b.Node)
+	}
 	guarded, lift := guardStalls(w, r)
 	defer lift()
 	if err := copyAnswer(guarded, resp); err != nil {
 		abortAnswer(r)
 	}
 	return nil
+}
+
+// podMissing reports whether resp is pod b's node saying that b does not
+// run there (gone, or terminating).
+func podMissing(resp *http.Response, b svcs.Backend) bool {
+	return resp.StatusCode == http.StatusNotFound && resp.Header.Get(abi.HeaderPodMissing) == b.ID()
 }
 
 // hopRequest is r as it goes to pod b: the client's header without the
@@ -161,7 +174,7 @@ func copyAnswer(w *stallWriter, resp *http.Response) error {
 		h.Add("Trailer", strings.Join(names, ", "))
 	}
 	w.WriteHeader(resp.StatusCode)
-	stream := resp.ContentLength < 0 || isEventStream(resp.Header)
+	stream := resp.ContentLength < 0 || httplimit.IsEventStream(resp.Header)
 	if stream {
 		if err := w.Flush(); err != nil {
 			return err
@@ -204,13 +217,6 @@ func copyAnswer(w *stallWriter, resp *http.Response) error {
 		}
 	}
 	return nil
-}
-
-// isEventStream reports whether h is the header of a server-sent event
-// stream.
-func isEventStream(h http.Header) bool {
-	ct, _, _ := strings.Cut(h.Get("Content-Type"), ";")
-	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
 }
 
 // copyBuffers are the buffers for copying answers, kept between requests

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -14,18 +15,45 @@ import (
 	"github.com/kube32/kube32/abi"
 	kpod "github.com/kube32/kube32/host/internal/pod"
 	svcs "github.com/kube32/kube32/host/internal/service"
+	"github.com/kube32/kube32/host/internal/store"
 )
 
 // serviceBackend balances requests round-robin over a Service's running
 // pods, the Ready ones first; with none it answers 503 with Retry-After
 // abi.RetryAfterNoPod. A pod whose node cannot be reached before a byte
-// of the request is sent is skipped for the next (docs/nodes.md).
+// of the request is sent, or says the pod does not run there, is skipped
+// for the next (docs/nodes.md).
+//
+// The pods are resolved again as soon as the store has changed, rather
+// than at the table's next rebuild, so that a pod stops getting requests
+// the moment the store says it is terminating (docs/ingress.md).
 type serviceBackend struct {
 	service  string
-	backends []svcs.Backend
+	store    *store.Store             // its version says when to resolve again
+	resolve  func() []svcs.Backend    // the pods as the store has them
+	resolved atomic.Pointer[resolved] // the last resolve
 	next     svcs.RoundRobin
 	node     string // the controller's node, whose pods are served in-process
 	local    svcs.LocalPods
+}
+
+// resolved are a Service port's pods as the store had them at version
+// from.
+type resolved struct {
+	from     int64
+	backends []svcs.Backend
+}
+
+// pods are the Service's pods as the store has them now: resolved again
+// once it has changed, which costs nothing between changes.
+func (b *serviceBackend) pods() []svcs.Backend {
+	version := b.store.Version() // before resolving: a change meanwhile resolves again
+	r := b.resolved.Load()
+	if r == nil || r.from != version {
+		r = &resolved{from: version, backends: b.resolve()}
+		b.resolved.Store(r)
+	}
+	return r.backends
 }
 
 func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -71,13 +99,14 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // next in the round, then the pods that are running but not Ready (a pod
 // of a node gone silent), as a last resort.
 func (b *serviceBackend) order() []svcs.Backend {
-	if len(b.backends) == 0 {
+	backends := b.pods()
+	if len(backends) == 0 {
 		return nil
 	}
-	out := make([]svcs.Backend, 0, len(b.backends))
+	out := make([]svcs.Backend, 0, len(backends))
 	for _, ready := range [2]bool{true, false} {
 		start := len(out)
-		for _, be := range b.backends {
+		for _, be := range backends {
 			if be.Ready == ready {
 				out = append(out, be)
 			}
@@ -113,11 +142,17 @@ func replayable(r *http.Request) error {
 }
 
 // resolveServiceBackend finds the Service a backend names in namespace and
-// the running pods behind the port it names.
+// the running, non-terminating pods behind the port it names
+// (service.Resolve), and keeps finding them as the store changes.
 func (c *Controller) resolveServiceBackend(namespace string, ref *networkingv1.IngressServiceBackend) (*serviceBackend, error) {
-	b := &serviceBackend{service: namespace + "/" + ref.Name, node: c.cfg.Node, local: c.cfg.Local}
-	var err error
 	port := svcs.PortRef{Name: ref.Port.Name, Number: ref.Port.Number}
-	b.backends, err = svcs.Resolve(context.Background(), c.objects, namespace, ref.Name, port)
+	b := &serviceBackend{service: namespace + "/" + ref.Name, store: c.cfg.Store, node: c.cfg.Node, local: c.cfg.Local}
+	b.resolve = func() []svcs.Backend {
+		backends, _ := svcs.Resolve(context.Background(), c.objects, namespace, ref.Name, port) // the table's rebuild logs an error
+		return backends
+	}
+	version := c.cfg.Store.Version()
+	backends, err := svcs.Resolve(context.Background(), c.objects, namespace, ref.Name, port)
+	b.resolved.Store(&resolved{from: version, backends: backends})
 	return b, err
 }

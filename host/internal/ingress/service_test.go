@@ -1,7 +1,9 @@
 package ingress
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	svcs "github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
 )
 
@@ -127,5 +130,49 @@ func TestNamedTargetPortSelectsOnlyPodsThatHaveIt(t *testing.T) {
 		if got := e.get(t, "", "/"); got.Body != "pod default/has-port" {
 			t.Fatalf("request %d: %d %q, want pod default/has-port", i, got.Status, got.Body)
 		}
+	}
+}
+
+func TestTerminatingPodGetsNoRequestOnceTheStoreSaysSo(t *testing.T) {
+	// "A Service selects Running, non-terminating pods": a pod stops
+	// getting requests as soon as the store gives it a deletionTimestamp,
+	// not at the routing table's next rebuild, even while its node still
+	// serves it (the fake pods answer for it), and its EndpointSlice entry
+	// says so: ready false, serving, terminating.
+	ready := func(p *corev1.Pod) *corev1.Pod {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		return p
+	}
+	e := start(t, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))),
+		service("default", "web"),
+		ready(pod("default", "web-a", map[string]string{"app": "web"}, corev1.PodRunning)),
+		ready(pod("default", "web-b", map[string]string{"app": "web"}, corev1.PodRunning)))
+	seen := map[string]bool{}
+	for range 4 {
+		seen[e.get(t, "", "/").Body] = true
+	}
+	if !seen["pod default/web-a"] || !seen["pod default/web-b"] {
+		t.Fatalf("before: answers from %v, want both pods", seen)
+	}
+	now := metav1.Now()
+	e.store.Update(store.Key{Kind: "Pod", Namespace: "default", Name: "web-a"}, func(o runtime.Object) bool {
+		o.(*corev1.Pod).DeletionTimestamp = &now
+		return true
+	})
+	for i := range 8 {
+		if got := e.get(t, "", "/"); got.Body != "pod default/web-b" {
+			t.Fatalf("request %d after web-a began terminating: %d %q, want pod default/web-b", i, got.Status, got.Body)
+		}
+	}
+	var entries []string
+	for _, s := range svcs.NamespaceEndpointSlices(e.store, "default") {
+		for _, ep := range s.Endpoints {
+			c := ep.Conditions
+			entries = append(entries, fmt.Sprintf("%s ready=%v serving=%v terminating=%v", ep.TargetRef.Name, *c.Ready, *c.Serving, *c.Terminating))
+		}
+	}
+	slices.Sort(entries)
+	if want := []string{"web-a ready=false serving=true terminating=true", "web-b ready=true serving=true terminating=false"}; !slices.Equal(entries, want) {
+		t.Fatalf("EndpointSlice entries %q, want %q", entries, want)
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // "When the selected pods run on worker nodes, the controller load-balances
@@ -68,6 +70,66 @@ func TestServiceBackendProxiesToWorkerPods(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections to the node, want 1 kept alive", n)
+	}
+}
+
+// A pod whose node says it does not run there (gone, or terminating:
+// abi.HeaderPodMissing, as the pod port answers) is skipped for the next
+// pod, before anything is written to the client; the connection to the
+// node stays in the pool. A pod's own 404 is its answer.
+func TestServiceBackendSkipsAPodItsNodeNoLongerRuns(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int32
+	node := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(abi.HeaderPod)
+		switch {
+		case id == "default/web-b":
+			w.Header().Set(abi.HeaderPodMissing, id)
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"pod not running on this node"}`)
+		case r.URL.Path == "/nothing":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprintf(w, "node w1 %s", id)
+		}
+	}))
+	node.Listener.Close()
+	node.Listener = l
+	node.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	node.Start()
+	defer node.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+
+	worker := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Status: corev1.NodeStatus{
+		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.2"}},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}}}}
+	onWorker := func(name string) *corev1.Pod {
+		p := pod("default", name, map[string]string{"app": "web"}, corev1.PodRunning)
+		p.Spec.NodeName = "w1"
+		p.Status.PodIP = "127.0.0.2"
+		return p
+	}
+	e := start(t, worker, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))), service("default", "web"),
+		onWorker("web-b"), onWorker("web-c"))
+	e.pods.setDown("default/web-b")
+	e.pods.setDown("default/web-c")
+	for i := range 6 {
+		if r := e.get(t, "", "/x"); r.Status != 200 || r.Body != "node w1 default/web-c" {
+			t.Fatalf("request %d: %d %q, want the answer of web-c", i, r.Status, r.Body)
+		}
+	}
+	if r := e.get(t, "", "/nothing"); r.Status != http.StatusNotFound || r.Header.Get(abi.HeaderPodMissing) != "" {
+		t.Fatalf("a pod's own 404: %s", r)
 	}
 	if n := conns.Load(); n != 1 {
 		t.Errorf("%d connections to the node, want 1 kept alive", n)

@@ -30,6 +30,9 @@ func (k *Kubelet) PodServer() http.Handler {
 		}
 		h, ok := k.Handler(namespace, name)
 		if !ok {
+			// Said so that the sender tries another pod: the pod is gone
+			// or terminating here, whatever the sender's view still says.
+			w.Header().Set(abi.HeaderPodMissing, id)
 			httperror.Write(w, http.StatusNotFound, map[string]string{"error": "pod not running on this node",
 				"pod": id, "node": k.cfg.NodeName})
 			return

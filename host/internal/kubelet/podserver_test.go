@@ -32,5 +32,10 @@ func TestPodPortErrorsAreJSON(t *testing.T) {
 			json.Unmarshal([]byte(got.Body), &body) != nil || body["error"] == "" {
 			t.Errorf("%s: %s, want %d with a JSON error", c.what, got, c.status)
 		}
+		// A pod the node does not run (gone, or terminating) is named, so
+		// that the sender tries another pod (docs/ingress.md).
+		if missing := got.Header.Get(abi.HeaderPodMissing); (c.status == http.StatusNotFound) != (missing == "default/absent") {
+			t.Errorf("%s: %s %q", c.what, abi.HeaderPodMissing, missing)
+		}
 	}
 }

@@ -1,10 +1,15 @@
 package pod
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // BenchmarkServeHTTP compares one request through a tiny C pod (k32_req_path
@@ -53,6 +58,45 @@ func BenchmarkServeEcho(b *testing.B) {
 		p.ServeHTTP(w, req)
 		if w.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}
+
+// BenchmarkServeEchoOnAConnection is BenchmarkServeEcho over a keep-alive
+// loopback connection to the node's server (httplimit's), where the answer
+// takes the path of the Ingress and the pod port (clientWriter, the
+// spool), with one client that reads at once.
+func BenchmarkServeEchoOnAConnection(b *testing.B) {
+	p := startPod(b, onePage(b, "probe"), func(c *Config) {
+		c.Env = []EnvVar{{"GREETING", "hello"}}
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httplimit.NewConns(16).NewServer(p, httplimit.Limits{})
+	go srv.Serve(l)
+	b.Cleanup(func() { srv.Close() })
+	conn, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	const req = "POST /echo?a=1 HTTP/1.1\r\nHost: x\r\nX-Test: v1\r\nContent-Length: 13\r\n\r\nhello, kube32"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := io.WriteString(conn, req); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
 		}
 	}
 }

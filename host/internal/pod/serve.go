@@ -57,14 +57,16 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.respQueue.reset() // sendHead has copied it out; the lock is still ours
 	if end == nil {
 		release()
-		return
+	} else {
+		// The client has its answer meanwhile; the new instance is made
+		// under the callback lock, before the next callback.
+		go func() {
+			defer release()
+			p.renew(inst, *end)
+		}()
 	}
-	// The client has its answer as soon as this returns; the new instance
-	// is made meanwhile, under the callback lock, before the next callback.
-	go func() {
-		defer release()
-		p.renew(inst, *end)
-	}()
+	// The pod is free: the client takes the rest of its answer at its pace.
+	cw.send()
 }
 
 // bodyInMemory reports whether reading r's body cannot block: there is

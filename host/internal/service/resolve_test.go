@@ -190,3 +190,35 @@ func TestRoundRobinVisitsEachInTurn(t *testing.T) {
 		t.Errorf("Next(3) gave %v", got)
 	}
 }
+
+func TestResolveDropsAPodOnceItIsTerminating(t *testing.T) {
+	// "A Service selects Running, non-terminating pods": a pod that gets a
+	// deletionTimestamp (a graceful deletion) is no backend from the
+	// store's change on, though it still runs; its EndpointSlice entry is
+	// ready false, terminating true.
+	s := store.New()
+	s.Apply(svc("web", "web", port("http", 80, intstr.FromInt32(80))))
+	s.Apply(runningPod("a", "web", nodeIP, true))
+	s.Apply(runningPod("b", "web", nodeIP, true))
+	objs := StoreObjects(s)
+	resolve := func() string {
+		got, err := Resolve(context.Background(), objs, "default", "web", PortRef{Number: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return backendList(got)
+	}
+	if got, want := resolve(), "a:80 ready@n1 , b:80 ready@n1 "; got != want {
+		t.Fatalf("before: %q, want %q", got, want)
+	}
+	s.Update(store.Key{Kind: "Pod", Namespace: "default", Name: "a"}, func(o runtime.Object) bool {
+		terminating(o.(*corev1.Pod))
+		return true
+	})
+	if got, want := resolve(), "b:80 ready@n1 "; got != want {
+		t.Fatalf("once a is terminating: %q, want %q", got, want)
+	}
+	if got, want := sliceSummary(NamespaceEndpointSlices(s, "default")), "http=80: 127.0.0.1/a(false,true,true),127.0.0.1/b(true,true,false)"; got != want {
+		t.Fatalf("EndpointSlices %q, want %q", got, want)
+	}
+}
