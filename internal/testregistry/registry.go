@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -22,6 +23,9 @@ type Registry struct {
 	// Host is its address, 127.0.0.1:PORT: the first part of a reference.
 	Host   string
 	tamper atomic.Bool
+	// hang, while open, holds every blob request until it closes or the
+	// request's client goes.
+	hang atomic.Pointer[chan struct{}]
 }
 
 // Start runs a registry on addr ("127.0.0.1:0" for a free port) until the
@@ -35,6 +39,13 @@ func Start(t testing.TB, addr string) *Registry {
 	r := &Registry{Host: l.Addr().String()}
 	regs := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if hang := r.hang.Load(); hang != nil && strings.Contains(req.URL.Path, "/blobs/") {
+			select {
+			case <-*hang:
+			case <-req.Context().Done():
+				return
+			}
+		}
 		if r.tamper.Load() && req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
 			w = &flipper{ResponseWriter: w}
 		}
@@ -48,6 +59,23 @@ func Start(t testing.TB, addr string) *Registry {
 // Tamper makes the registry flip one byte of every blob it sends from now
 // on: same length, other bytes, so another digest.
 func (r *Registry) Tamper() { r.tamper.Store(true) }
+
+// Hang makes the registry hold every blob request from now on, as a
+// registry that accepts a request and never answers, until the returned
+// function is called (or the test ends). Manifests are still sent.
+func (r *Registry) Hang(t testing.TB) (release func()) {
+	hang := make(chan struct{})
+	r.hang.Store(&hang)
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			r.hang.Store(nil)
+			close(hang)
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
 
 // FreeAddr returns a loopback address where nothing listens now, for a
 // registry that is down (and may be started there later).

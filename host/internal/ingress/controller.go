@@ -58,7 +58,9 @@ type Controller struct {
 	cfg Config
 
 	bundleMu sync.Mutex
-	bundles  map[string]*static.Bundle // StaticBundles loaded so far, by name
+	bundles  map[string]*static.Bundle // StaticBundles of the image trees loaded so far, by name
+	// images are the pulled StaticBundles the routes refer to (bundleimage.go).
+	images bundleImages
 
 	// built is the current table; requests read it without a lock.
 	built atomic.Pointer[builtTable]
@@ -98,6 +100,7 @@ func (c *Controller) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			c.closeStreams()
+			c.images.retain(nil)
 			return
 		case <-tick.C:
 			c.rebuildIfStale(0)
@@ -158,6 +161,7 @@ func (c *Controller) rebuild() *table {
 	}
 	c.retainStreams(ings)
 	c.built.Store(&builtTable{table: t, from: version, at: time.Now()})
+	c.images.retain(c.built.Load().table)
 	return t
 }
 

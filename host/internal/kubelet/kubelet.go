@@ -140,6 +140,10 @@ type running struct {
 	// module and assets are what the runtime was given, which
 	// ImagesChanged compares with the image trees (swap.go).
 	module []byte
+	// image is the pulled OCI image the module is of, held so that the
+	// node's Puller keeps it in memory for the node's other pods of the
+	// reference, and lets it go with the last of them; nil for others.
+	image *oci.Image
 	assets *liveAssets
 	// replaced is set once ImagesChanged has started another runtime in
 	// this one's place: its last statuses, as it stops, are not the pod's.
@@ -275,7 +279,7 @@ var errReplaced = errors.New("pod replaced meanwhile")
 func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *running {
 	key := store.KeyOf(p)
 	r := &running{spec: p, generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
-	cfg, problem := k.podConfig(p, r.log)
+	cfg, problem := k.podConfig(p, r)
 	if problem == nil {
 		problem = k.admitRuntimeClass(p)
 	}
@@ -297,11 +301,18 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 		k.observe(p, r.pod.Status())
 	}
 	r.pod = pod.New(cfg)
-	if problem == errNotPulled {
+	switch {
+	case problem == errNotPulled:
 		// Pulled in the background; started again once pulled (pull.go).
 		r.failed.Store(&pod.Status{Phase: pod.PhasePending, Reason: reasonPulling})
 		k.writeStatus(key, p.UID, p.Generation, r.status)
-		go k.pullLoop(ctx, p, r)
+		go k.pullLoop(ctx, p, r, nil)
+		return r
+	case problem != nil && problem.reason == reasonErrImagePull:
+		// Waited for, as a kubelet waits for an image it cannot pull
+		// (pull.go): the pod never fails for its image.
+		k.waiting(p, r, reasonErrImagePull, problem.message)
+		go k.pullLoop(ctx, p, r, errors.New(problem.message))
 		return r
 	}
 	if problem != nil {

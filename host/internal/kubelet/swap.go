@@ -16,7 +16,8 @@ import (
 // references refs onto what the image trees now hold, as `serve --watch`
 // asks after a rebuild. A pod whose module changed (or that could not start
 // before) gets a new runtime on the new module: its restart count grows by
-// one and an Event says why; the node's other pods are untouched. A pod
+// one and an Event says why, except for a pod that was waiting for its
+// image, which simply starts; the node's other pods are untouched. A pod
 // whose module is the same but whose asset bundle changed serves the new
 // bundle at once, without a restart.
 func (k *Kubelet) ImagesChanged(refs []string) {
@@ -36,13 +37,19 @@ func (k *Kubelet) ImagesChanged(refs []string) {
 		}
 		r.replaced.Store(true)
 		k.forget(r.uid, r.generation)
-		k.pods[key] = k.start(k.ctx, r.spec, r.status().RestartCount+1)
+		restarts := r.status().RestartCount + 1
+		if waitingForImage(r) {
+			restarts = 0 // nothing ran: its wait for the image ends (pull.go)
+		}
+		k.pods[key] = k.start(k.ctx, r.spec, restarts)
 		replaced = append(replaced, r)
 	}
 	k.mu.Unlock()
 	for _, r := range replaced {
 		c := r.spec.Spec.Containers[0]
-		k.event(r.spec, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Container %s image %s was rebuilt, will be restarted", c.Name, c.Image))
+		if !waitingForImage(r) {
+			k.event(r.spec, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Container %s image %s was rebuilt, will be restarted", c.Name, c.Image))
+		}
 		go r.pod.Stop()
 	}
 }
