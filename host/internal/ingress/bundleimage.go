@@ -157,7 +157,8 @@ func (img *bundleImage) load(ctx context.Context, c *Controller) error {
 			return err
 		}
 	}
-	img.layer.Store(&pulled.Layer)
+	layer := pulled.Layer // not &pulled.Layer, which would keep the unpacked files
+	img.layer.Store(&layer)
 	img.files.Store(files)
 	return nil
 }

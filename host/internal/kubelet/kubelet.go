@@ -140,11 +140,11 @@ type running struct {
 	// module and assets are what the runtime was given, which
 	// ImagesChanged compares with the image trees (swap.go).
 	module []byte
+	assets *liveAssets
 	// image is the pulled OCI image the module is of, held so that the
 	// node's Puller keeps it in memory for the node's other pods of the
 	// reference, and lets it go with the last of them; nil for others.
 	image *oci.Image
-	assets *liveAssets
 	// replaced is set once ImagesChanged has started another runtime in
 	// this one's place: its last statuses, as it stops, are not the pod's.
 	replaced atomic.Bool
