@@ -271,11 +271,16 @@ const (
 	// OCIModuleBytesMax bounds the module layer of an OCI image: a larger
 	// layer is refused before it is downloaded.
 	OCIModuleBytesMax = 32 << 20
-	// ImagePullBackoffInitial is the wait after a failed pull before the
-	// next; it doubles after each failure up to ImagePullBackoffMax, as a
+	// ImagePullBackoffInitial is the wait after a failed pull (or a look
+	// for a wasm:// module missing from the image trees) before the next;
+	// it doubles after each failure up to ImagePullBackoffMax, as a
 	// kubelet's does.
 	ImagePullBackoffInitial = 10 * time.Second
 	ImagePullBackoffMax     = 300 * time.Second
+	// OCICacheBytesMax bounds the layers (modules and StaticBundles) a
+	// node keeps in its disk cache; past it the least recently used go
+	// first.
+	OCICacheBytesMax = 512 << 20
 )
 
 // The reviews of a kube32 node's kubelet API on a Kubernetes cluster
@@ -424,8 +429,9 @@ var Limits = []Limit{
 	{"SectionsMax", SectionsMax, "", "Sections of a module (custom ones included) or of a component.", "boards.md"},
 	{"PrebuiltBytesMax", kib(PrebuiltBytesMax), "KiB", "The file of a prebuilt module or component (a pod of language wasm); kube32 build refuses a larger one before reading it.", "components.md"},
 	{"OCIModuleBytesMax", kib(OCIModuleBytesMax), "KiB", "The module layer of an OCI image a node pulls; a larger one is refused before it is downloaded (ErrImagePull).", "oci.md"},
-	{"ImagePullBackoffInitial", secs(ImagePullBackoffInitial), "s", "The wait after a failed pull of an OCI image before the next (ImagePullBackOff); it doubles after each failure.", "oci.md"},
-	{"ImagePullBackoffMax", secs(ImagePullBackoffMax), "s", "The longest wait between pulls of an OCI image that keeps failing.", "oci.md"},
+	{"ImagePullBackoffInitial", secs(ImagePullBackoffInitial), "s", "The wait after a failed pull of an OCI image (a pod's or a StaticBundle's), or a look for a wasm:// module missing from the node's image trees, before the next (ImagePullBackOff); it doubles after each failure.", "oci.md"},
+	{"ImagePullBackoffMax", secs(ImagePullBackoffMax), "s", "The longest wait between pulls of an image that keeps failing.", "oci.md"},
+	{"OCICacheBytesMax", kib(OCICacheBytesMax), "KiB", "The layers of OCI images (modules and StaticBundles) a node keeps in its disk cache; past it the least recently used go, and are pulled again when next needed.", "oci.md"},
 	{"KubeletTokenReviewTTL", secs(KubeletTokenReviewTTL), "s", "How long a kube32 node's kubelet API takes a bearer token that a TokenReview authenticated without asking again.", "kubeletapi.md"},
 	{"KubeletAccessAllowedTTL", secs(KubeletAccessAllowedTTL), "s", "How long the kubelet API takes an access a SubjectAccessReview allowed without asking again.", "kubeletapi.md"},
 	{"KubeletDeniedTTL", secs(KubeletDeniedTTL), "s", "How long the kubelet API refuses a token or an access that a review refused without asking again.", "kubeletapi.md"},

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
@@ -205,7 +207,13 @@ func TestStaticBundleImageWithATamperedLayerAnswers503(t *testing.T) {
 	pushBundle(t, dir, ref)
 	reg.Tamper()
 	c := serveBundleImage(t, ref, "")
-	status, h, body := getEncoded(t, c.IngressURL()+"/", "identity")
+	var status int
+	var h http.Header
+	var body []byte
+	testenv.Eventually(t, "the pull to fail", func() bool {
+		status, h, body = getEncoded(t, c.IngressURL()+"/", "identity")
+		return status != http.StatusServiceUnavailable || !strings.Contains(string(body), "being pulled")
+	})
 	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "StaticBundle default/site") ||
 		!strings.Contains(string(body), "mismatch") || h.Get("Retry-After") == "" {
 		t.Errorf("GET / of a tampered bundle = %d (Retry-After %q): %s; want 503 naming the bundle and the mismatch", status, h.Get("Retry-After"), body)
@@ -214,7 +222,8 @@ func TestStaticBundleImageWithATamperedLayerAnswers503(t *testing.T) {
 
 // While the registry is down the bundle's routes answer 503 naming the
 // bundle and the reference; the failure is not kept for good: once the
-// registry holds the bundle, a later request pulls it and gets the files.
+// registry holds the bundle, the next pull (after ImagePullBackoffInitial)
+// gets it and the routes serve the files.
 func TestStaticBundleImageIsPulledAgainAfterAFailure(t *testing.T) {
 	addr := testregistry.FreeAddr(t)
 	ref := addr + "/web/site:v1"
@@ -230,5 +239,98 @@ func TestStaticBundleImageIsPulledAgainAfterAFailure(t *testing.T) {
 	testenv.Eventually(t, "the bundle to be pulled again and served", func() bool {
 		status, _, body := getEncoded(t, c.IngressURL()+"/", "identity")
 		return status == http.StatusOK && string(body) == "<h1>up</h1>"
+	})
+}
+
+// While a bundle's pull hangs (a registry that never sends the layer), its
+// routes answer 503 with Retry-After at once, naming the bundle and the
+// pull under way, however many requests come; the other routes (a bundle
+// pulled from another registry, one from the image tree) answer as
+// before; once the layer comes, the bundle is served (docs/oci.md,
+// "Bundles").
+func TestHungBundlePullAnswers503AtOnceAndHoldsNoOtherRoute(t *testing.T) {
+	site := t.TempDir()
+	testenv.WriteFiles(t, site, map[string]string{"index.html": "<h1>site</h1>"})
+	up, slow := testregistry.Start(t, "127.0.0.1:0"), testregistry.Start(t, "127.0.0.1:0")
+	okRef, hungRef := up.Host+"/web/ok:v1", slow.Host+"/web/hung:v1"
+	pushBundle(t, site, okRef)
+	pushBundle(t, site, hungRef)
+	release := slow.Hang(t)
+
+	root := t.TempDir()
+	if err := os.CopyFS(filepath.Join(root, "firmware", "images", "web", "tree"), os.DirFS(site)); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "sites.yaml")
+	manifest := `apiVersion: kube32.io/v1
+kind: StaticBundle
+metadata: {name: ok}
+spec: {image: "` + okRef + `"}
+---
+apiVersion: kube32.io/v1
+kind: StaticBundle
+metadata: {name: hung}
+spec: {image: "` + hungRef + `"}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: sites}
+spec:
+  rules:
+  - http:
+      paths:
+      - {path: /ok, pathType: Prefix, backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: ok}}}
+      - {path: /hung, pathType: Prefix, backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: hung}}}
+      - {path: /tree, pathType: Prefix, backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: tree}}}
+`
+	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: t.TempDir()})
+	testenv.Eventually(t, "the bundle of the registry that answers to be served", func() bool {
+		status, _, _ := getEncoded(t, c.IngressURL()+"/ok/", "identity")
+		return status == http.StatusOK
+	})
+
+	// As many requests at once as held a whole Ingress of
+	// --max-connections 40 when they waited on the pull.
+	const clients = 40
+	type answer struct {
+		status     int
+		retryAfter string
+		body       string
+		took       time.Duration
+	}
+	answers := make(chan answer, clients)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			status, h, body := getEncoded(t, c.IngressURL()+"/hung/index.html", "identity")
+			answers <- answer{status, h.Get("Retry-After"), string(body), time.Since(start)}
+		}()
+	}
+	for _, path := range []string{"/ok/index.html", "/tree/index.html"} {
+		if status, _, body := getEncoded(t, c.IngressURL()+path, "identity"); status != http.StatusOK || string(body) != "<h1>site</h1>" {
+			t.Errorf("GET %s while a pull hangs = %d %q, want 200 and the file", path, status, body)
+		}
+	}
+	wg.Wait()
+	close(answers)
+	for a := range answers {
+		if a.status != http.StatusServiceUnavailable || a.retryAfter == "" || !strings.Contains(a.body, "StaticBundle default/hung") ||
+			!strings.Contains(a.body, hungRef+" is being pulled") || a.took > 100*time.Millisecond {
+			t.Errorf("GET /hung/index.html while its pull hangs = %d (Retry-After %q) in %s: %s; want 503 with Retry-After within 100ms, naming the bundle and the pull",
+				a.status, a.retryAfter, a.took, a.body)
+		}
+	}
+
+	release()
+	testenv.Eventually(t, "the bundle to be served once its layer comes", func() bool {
+		status, _, body := getEncoded(t, c.IngressURL()+"/hung/index.html", "identity")
+		return status == http.StatusOK && string(body) == "<h1>site</h1>"
 	})
 }

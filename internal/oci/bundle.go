@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"testing/fstest"
-	"time"
 
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -74,55 +72,24 @@ type Bundle struct {
 	Layer    digest.Digest
 }
 
-// PullBundle returns the bundle artifact of ref: the one this process or
-// the disk cache holds, else pulled from its registry, its manifest and
-// layer checked against their digests, the layer unpacked by the rules of
-// unpackBundle, then cached. As for modules, a reference pulled once is
-// not pulled again (docs/oci.md). Nothing of a failed pull is kept but
-// its error, given again (ErrPullBackoff) until the next pull is due.
-// Errors name the reference.
+// PullBundle returns the bundle artifact of ref: the one the disk cache
+// holds, else pulled from its registry, its manifest and layer checked
+// against their digests, the layer unpacked by the rules of unpackBundle,
+// then cached. As for modules, a reference pulled once is not pulled again
+// while the disk cache keeps it (docs/oci.md); unlike modules, the Puller
+// keeps no bundle in memory: the caller keeps what it serves. Errors name
+// the reference.
 func (p *Puller) PullBundle(ctx context.Context, ref string) (Bundle, error) {
-	p.mu.Lock()
-	b, ok := p.bundles[ref]
-	failed, recent := p.failedBundles[ref]
-	p.mu.Unlock()
-	if ok {
-		return b, nil
-	}
-	if recent && time.Since(failed.at) < abi.ImagePullBackoffInitial {
-		return Bundle{}, fmt.Errorf("%w (%w: the next pull in %s)", failed.err, ErrPullBackoff,
-			(abi.ImagePullBackoffInitial - time.Since(failed.at)).Round(time.Second))
-	}
 	v, err, _ := p.flights.Do("bundle "+ref, func() (any, error) {
 		if b, ok := p.readBundleCache(ref); ok {
 			return b, nil
 		}
 		return p.pullBundle(ctx, ref)
 	})
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bundles == nil {
-		p.bundles, p.failedBundles = map[string]Bundle{}, map[string]pullFailure{}
-	}
 	if err != nil {
-		p.failedBundles[ref] = pullFailure{err: err, at: time.Now()}
 		return Bundle{}, err
 	}
-	delete(p.failedBundles, ref)
-	b = v.(Bundle)
-	p.bundles[ref] = b
-	return b, nil
-}
-
-// ErrPullBackoff marks the error of a failed pull of a bundle that
-// PullBundle gives again, without pulling, until
-// abi.ImagePullBackoffInitial has passed since it: so that requests for a
-// bundle that cannot be pulled do not make the node hammer the registry.
-var ErrPullBackoff = errors.New("not pulled again yet")
-
-type pullFailure struct {
-	err error
-	at  time.Time
+	return v.(Bundle), nil
 }
 
 func (p *Puller) pullBundle(ctx context.Context, ref string) (Bundle, error) {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -193,10 +192,7 @@ func TestPullBundleRefusesATamperedLayerAndCachesByDigest(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), tampered) || !strings.Contains(err.Error(), "mismatch") {
 		t.Fatalf("pull of a tampered bundle: %v, want a digest mismatch naming %s", err, tampered)
 	}
-	if _, err := p.PullBundle(ctx, tampered); !errors.Is(err, oci.ErrPullBackoff) || !strings.Contains(err.Error(), "mismatch") {
-		t.Errorf("the pull right after a failure: %v, want the failure given again (ErrPullBackoff)", err)
-	}
-	if _, err := (&oci.Puller{Dir: cache}).PullBundle(ctx, tampered); err == nil || errors.Is(err, oci.ErrPullBackoff) {
+	if _, err := (&oci.Puller{Dir: cache}).PullBundle(ctx, tampered); err == nil || !strings.Contains(err.Error(), "mismatch") {
 		t.Errorf("a new Puller over the same cache: %v, want a pull that fails again, nothing of the tampered bundle cached", err)
 	}
 	b, err := p.PullBundle(ctx, good)

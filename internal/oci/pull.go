@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
+	"weak"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -32,70 +30,75 @@ type Image struct {
 }
 
 // Puller pulls the modules (and StaticBundles, PullBundle) of OCI
-// references once and keeps them: in
-// memory for the process, and by digest under Dir ("" keeps none on disk),
-// so that a node that restarts runs its images without the registry. Its
-// methods are safe for concurrent use.
+// references and keeps them by digest under Dir ("" keeps none on disk),
+// so that a node that restarts runs its images without the registry; the
+// disk cache holds at most CacheBytes of layers, the least recently used
+// going first (cache.go). In memory it keeps a module only while its
+// *Image is held: the pods of one reference share one copy, and a module
+// that no pod runs any more leaves memory. Its methods are safe for
+// concurrent use.
 type Puller struct {
 	Dir string
+	// CacheBytes bounds the layers kept under Dir; 0 means
+	// abi.OCICacheBytesMax.
+	CacheBytes int64
 
-	mu      sync.Mutex
-	pulled  map[string]Image  // by reference
-	bundles map[string]Bundle // by reference
-	// failedBundles are the bundle pulls that failed last, by reference.
-	failedBundles map[string]pullFailure
+	mu sync.Mutex
+	// modules are the Images given out, by reference, held weakly.
+	modules map[string]weak.Pointer[Image]
 	// flights makes the pods of a node that want one reference at once
 	// share one pull.
 	flights singleflight.Group
+	// pruning makes one prune of the disk cache at a time.
+	pruning sync.Mutex
 }
 
-// Cached returns the image of ref that this process pulled, or that the
-// disk cache holds (its bytes checked against their digest again).
-func (p *Puller) Cached(ref string) (Image, bool) {
+// Cached returns the image of ref that something in this process still
+// holds, or that the disk cache holds (its bytes checked against their
+// digest again).
+func (p *Puller) Cached(ref string) (*Image, bool) {
 	p.mu.Lock()
-	img, ok := p.pulled[ref]
+	img := p.modules[ref].Value()
 	p.mu.Unlock()
-	if ok {
+	if img != nil {
 		return img, true
 	}
-	img, ok = p.readCache(ref)
-	if ok {
-		p.remember(ref, img)
+	man, layer, module, ok := p.readCached(modulesRefs, ref)
+	if !ok {
+		return nil, false
 	}
-	return img, ok
+	return p.remember(ref, &Image{Module: module, Manifest: man, Layer: layer}), true
 }
 
 // Pull fetches ref's manifest and module from its registry, checks that it
 // is a wasm artifact and that every byte matches its digest, and caches it.
 // Errors name the reference. Pulls of one reference at once are one pull.
-func (p *Puller) Pull(ctx context.Context, ref string) (Image, error) {
+func (p *Puller) Pull(ctx context.Context, ref string) (*Image, error) {
 	img, err, _ := p.flights.Do(ref, func() (any, error) { return p.pull(ctx, ref) })
 	if err != nil {
-		return Image{}, err
+		return nil, err
 	}
-	return img.(Image), nil
+	return img.(*Image), nil
 }
 
-func (p *Puller) pull(ctx context.Context, ref string) (Image, error) {
+func (p *Puller) pull(ctx context.Context, ref string) (*Image, error) {
 	raw, manDesc, repo, err := fetchManifest(ctx, ref)
 	if err != nil {
-		return Image{}, err
+		return nil, err
 	}
 	layer, err := wasmLayer(raw, manDesc.MediaType)
 	if err != nil {
-		return Image{}, fmt.Errorf("pull %s: %w", ref, err)
+		return nil, fmt.Errorf("pull %s: %w", ref, err)
 	}
 	if layer.Size > abi.OCIModuleBytesMax {
-		return Image{}, fmt.Errorf("pull %s: module layer of %d bytes is larger than %d (OCIModuleBytesMax)", ref, layer.Size, abi.OCIModuleBytesMax)
+		return nil, fmt.Errorf("pull %s: module layer of %d bytes is larger than %d (OCIModuleBytesMax)", ref, layer.Size, abi.OCIModuleBytesMax)
 	}
 	module, err := content.FetchAll(ctx, repo.Blobs(), layer)
 	if err != nil {
-		return Image{}, fmt.Errorf("pull %s: module layer %s: %w", ref, layer.Digest, err)
+		return nil, fmt.Errorf("pull %s: module layer %s: %w", ref, layer.Digest, err)
 	}
-	img := Image{Module: module, Manifest: manDesc.Digest, Layer: layer.Digest}
-	p.writeCached(modulesRefs, ref, img.Manifest, img.Layer, img.Module)
-	p.remember(ref, img)
-	return img, nil
+	p.writeCached(modulesRefs, ref, manDesc.Digest, layer.Digest, module)
+	return p.remember(ref, &Image{Module: module, Manifest: manDesc.Digest, Layer: layer.Digest}), nil
 }
 
 // fetchManifest fetches ref's manifest, checked against its digest, and
@@ -140,93 +143,22 @@ func wasmLayer(raw []byte, mediaType string) (ocispec.Descriptor, error) {
 	return m.Layers[0], nil
 }
 
-func (p *Puller) remember(ref string, img Image) {
+// remember keeps a weak hold of img as ref's, so that Cached gives it
+// again while anything holds it, and returns it.
+func (p *Puller) remember(ref string, img *Image) *Image {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.pulled == nil {
-		p.pulled = map[string]Image{}
+	if p.modules == nil {
+		p.modules = map[string]weak.Pointer[Image]{}
 	}
-	p.pulled[ref] = img
-}
-
-// The disk cache: layers under blobs/<algorithm>/<hex>, and for each
-// reference (named by its own digest) a line "<manifest> <layer>" under
-// refsDir: modules' under refs/, bundles' under bundle-refs/ (bundle.go),
-// so that a reference pulled as one is never read as the other.
-const modulesRefs = "refs"
-
-func (p *Puller) refPath(refsDir, ref string) string {
-	return filepath.Join(p.Dir, refsDir, digest.FromString(ref).Encoded())
-}
-
-func (p *Puller) blobPath(d digest.Digest) string {
-	return filepath.Join(p.Dir, "blobs", d.Algorithm().String(), d.Encoded())
-}
-
-// readCached returns the manifest and layer kept for ref under refsDir,
-// with the layer's bytes checked against its digest; false when there is
-// none, or it is damaged (then it is pulled again).
-func (p *Puller) readCached(refsDir, ref string) (man, layer digest.Digest, data []byte, ok bool) {
-	if p.Dir == "" {
-		return "", "", nil, false
+	for r, w := range p.modules {
+		if w.Value() == nil {
+			delete(p.modules, r)
+		}
 	}
-	line, err := os.ReadFile(p.refPath(refsDir, ref))
-	if err != nil {
-		return "", "", nil, false
+	if held := p.modules[ref].Value(); held != nil && held.Layer == img.Layer {
+		return held // two readers of the disk cache at once: one copy
 	}
-	fields := strings.Fields(string(line))
-	if len(fields) != 2 {
-		return "", "", nil, false
-	}
-	man, layer = digest.Digest(fields[0]), digest.Digest(fields[1])
-	if man.Validate() != nil || layer.Validate() != nil {
-		return "", "", nil, false
-	}
-	data, err = os.ReadFile(p.blobPath(layer))
-	if err != nil || layer.Algorithm().FromBytes(data) != layer {
-		return "", "", nil, false
-	}
-	return man, layer, data, true
-}
-
-// writeCached keeps the layer data of ref under refsDir; a cache that
-// cannot be written costs a pull later, nothing else.
-func (p *Puller) writeCached(refsDir, ref string, man, layer digest.Digest, data []byte) {
-	if p.Dir == "" {
-		return
-	}
-	if writeFile(p.blobPath(layer), data) == nil {
-		_ = writeFile(p.refPath(refsDir, ref), []byte(man.String()+" "+layer.String()+"\n"))
-	}
-}
-
-func (p *Puller) readCache(ref string) (Image, bool) {
-	man, layer, module, ok := p.readCached(modulesRefs, ref)
-	if !ok {
-		return Image{}, false
-	}
-	return Image{Module: module, Manifest: man, Layer: layer}, true
-}
-
-// writeFile writes data to path whole or not at all, beside it first.
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	return nil
+	p.modules[ref] = weak.Make(img)
+	return img
 }

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -25,6 +26,9 @@ type Registry struct {
 	Host   string
 	tamper atomic.Bool
 	refuse atomic.Pointer[string]
+	// hang, while open, holds every blob request until it closes or the
+	// request's client goes.
+	hang atomic.Pointer[chan struct{}]
 }
 
 // Start runs a registry on addr ("127.0.0.1:0" for a free port) until the
@@ -41,6 +45,13 @@ func Start(t testing.TB, addr string) *Registry {
 		if message := r.refuse.Load(); message != nil {
 			refuse(w, *message)
 			return
+		}
+		if hang := r.hang.Load(); hang != nil && strings.Contains(req.URL.Path, "/blobs/") {
+			select {
+			case <-*hang:
+			case <-req.Context().Done():
+				return
+			}
 		}
 		if r.tamper.Load() && req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
 			w = &flipper{ResponseWriter: w}
@@ -66,6 +77,23 @@ func refuse(w http.ResponseWriter, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusForbidden)
 	_, _ = w.Write(body)
+}
+
+// Hang makes the registry hold every blob request from now on, as a
+// registry that accepts a request and never answers, until the returned
+// function is called (or the test ends). Manifests are still sent.
+func (r *Registry) Hang(t testing.TB) (release func()) {
+	hang := make(chan struct{})
+	r.hang.Store(&hang)
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			r.hang.Store(nil)
+			close(hang)
+		})
+	}
+	t.Cleanup(release)
+	return release
 }
 
 // FreeAddr returns a loopback address where nothing listens now, for a

@@ -6,14 +6,16 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/opencontainers/go-digest"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/kube32v1"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/static"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/oci"
 )
 
 // imageBundle returns the backend of the StaticBundle namespace/name when
@@ -30,82 +32,166 @@ func (c *Controller) imageBundle(namespace, name, strip string) http.Handler {
 		return nil
 	}
 	b := &pulledBundle{c: c, name: namespace + "/" + name, ref: ref, strip: strip}
-	go b.load(context.Background()) // pull before the first request wants it
+	b.img.Store(c.images.get(c, b.name, ref)) // pulled before the first request wants it
 	return b
 }
 
-// pulledBundle serves a StaticBundle from its pulled image. It pulls on
-// first use; until a pull succeeds it answers 503 naming the bundle and
-// why (fail closed). The Puller keeps a failure for
-// abi.ImagePullBackoffInitial (oci.ErrPullBackoff), then pulls again.
+// bundleImages are the images of the StaticBundles that the routing table
+// refers to, each pulled in the background and kept in memory until no
+// route refers to it (retain).
+type bundleImages struct {
+	mu sync.Mutex
+	by map[string]*bundleImage // by "namespace/name ref"
+}
+
+// bundleImage is one StaticBundle's image: pulled until a pull succeeds,
+// with the backoff a kubelet's pulls have, then served from memory.
+type bundleImage struct {
+	name, ref string
+	stop      context.CancelFunc
+	dropped   atomic.Bool
+	layer     atomic.Pointer[digest.Digest]
+	files     atomic.Pointer[static.Bundle]
+	failed    atomic.Pointer[string] // why the last pull failed; nil before one did
+}
+
+// get returns the image of StaticBundle name (namespace/name) at ref,
+// starting its pull when it is new.
+func (s *bundleImages) get(c *Controller, name, ref string) *bundleImage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := name + " " + ref
+	if img, ok := s.by[key]; ok {
+		return img
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	img := &bundleImage{name: name, ref: ref, stop: stop}
+	if s.by == nil {
+		s.by = map[string]*bundleImage{}
+	}
+	s.by[key] = img
+	go img.pull(ctx, c)
+	return img
+}
+
+// retain drops the images that t does not route to: their pulls stop and
+// their files leave memory once the requests still on them end.
+func (s *bundleImages) retain(t *table) {
+	live := map[*bundleImage]bool{}
+	if t != nil {
+		handlers := []http.Handler{t.defaultBackend}
+		for _, rt := range t.routes {
+			handlers = append(handlers, rt.backend)
+		}
+		for _, h := range handlers {
+			if b, ok := h.(*pulledBundle); ok {
+				live[b.img.Load()] = true
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, img := range s.by {
+		if !live[img] {
+			img.dropped.Store(true)
+			img.stop()
+			delete(s.by, key)
+		}
+	}
+}
+
+// prepared returns the answers already prepared for layer by another
+// image, if any: two StaticBundles of one build share them.
+func (s *bundleImages) prepared(layer digest.Digest) *static.Bundle {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, img := range s.by {
+		if l := img.layer.Load(); l != nil && *l == layer {
+			if files := img.files.Load(); files != nil {
+				return files
+			}
+		}
+	}
+	return nil
+}
+
+// pull pulls the image (the Puller keeps it on disk by reference and by
+// digest) and prepares its answers, retrying a failed pull after a wait
+// that doubles from abi.ImagePullBackoffInitial up to
+// abi.ImagePullBackoffMax, until it succeeds or the image is dropped. It
+// logs each failure.
+func (img *bundleImage) pull(ctx context.Context, c *Controller) {
+	backoff := abi.ImagePullBackoffInitial
+	for {
+		err := img.load(ctx, c)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		why := err.Error()
+		img.failed.Store(&why)
+		if err == errNoPuller {
+			return
+		}
+		c.logf("[INGRESS] StaticBundle %s: image %s: %v", img.name, img.ref, err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, abi.ImagePullBackoffMax)
+	}
+}
+
+func (img *bundleImage) load(ctx context.Context, c *Controller) error {
+	p := c.cfg.Pull
+	if p == nil {
+		return errNoPuller
+	}
+	pulled, err := p.PullBundle(ctx, img.ref)
+	if err != nil {
+		return err
+	}
+	files := c.images.prepared(pulled.Layer)
+	if files == nil {
+		if files, err = static.NewBundle(pulled.Files, serveOptions, cacheControl); err != nil {
+			return err
+		}
+	}
+	layer := pulled.Layer // not &pulled.Layer, which would keep the unpacked files
+	img.layer.Store(&layer)
+	img.files.Store(files)
+	return nil
+}
+
+var errNoPuller = errors.New("this controller pulls no OCI images")
+
+// pulledBundle serves a StaticBundle from its pulled image. Until a pull
+// succeeds it answers 503 at once, naming the bundle and why (fail
+// closed): a request never waits on a pull.
 type pulledBundle struct {
 	c     *Controller
 	name  string // namespace/name
 	ref   string
 	strip string
-
-	mu    sync.Mutex
-	files *static.Bundle
+	img   atomic.Pointer[bundleImage]
 }
-
-// load returns the bundle's files, pulling them when needed, and logs a
-// pull that failed (not the failure given again while it backs off).
-func (b *pulledBundle) load(ctx context.Context) (*static.Bundle, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.files != nil {
-		return b.files, nil
-	}
-	files, err := b.pull(ctx)
-	if err != nil {
-		if !errors.Is(err, oci.ErrPullBackoff) && err != errNoPuller {
-			b.c.logf("[INGRESS] StaticBundle %s: image %s: %v", b.name, b.ref, err)
-		}
-		return nil, err
-	}
-	b.files = files
-	return files, nil
-}
-
-// pull pulls the image (the Puller caches it by reference and by digest)
-// and prepares its answers once per layer digest, kept with the
-// controller's bundles under the digest, which no bundle name can be.
-func (b *pulledBundle) pull(ctx context.Context) (*static.Bundle, error) {
-	p := b.c.cfg.Pull
-	if p == nil {
-		return nil, errNoPuller
-	}
-	img, err := p.PullBundle(ctx, b.ref)
-	if err != nil {
-		return nil, err
-	}
-	key := img.Layer.String()
-	b.c.bundleMu.Lock()
-	defer b.c.bundleMu.Unlock()
-	if files, ok := b.c.bundles[key]; ok {
-		return files, nil
-	}
-	files, err := static.NewBundle(img.Files, serveOptions, cacheControl)
-	if err != nil {
-		return nil, err
-	}
-	if b.c.bundles == nil {
-		b.c.bundles = map[string]*static.Bundle{}
-	}
-	b.c.bundles[key] = files
-	return files, nil
-}
-
-var errNoPuller = errors.New("this controller pulls no OCI images")
 
 func (b *pulledBundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The pull outlives a request that gives up: the next one wants it too.
-	files, err := b.load(context.WithoutCancel(r.Context()))
-	if err != nil {
-		w.Header().Set("Retry-After", strconv.Itoa(int(abi.ImagePullBackoffInitial/time.Second)))
-		writeError(w, http.StatusServiceUnavailable, map[string]string{"error": "backend unavailable",
-			"reason": "StaticBundle " + b.name + ": image " + b.ref + " could not be pulled: " + err.Error()})
+	img := b.img.Load()
+	if img.dropped.Load() {
+		// Dropped by a rebuild that raced the one that made this route:
+		// take it up again.
+		img = b.c.images.get(b.c, b.name, b.ref)
+		b.img.Store(img)
+	}
+	if files := img.files.Load(); files != nil {
+		(&bundleBackend{files: files, strip: b.strip}).ServeHTTP(w, r)
 		return
 	}
-	(&bundleBackend{files: files, strip: b.strip}).ServeHTTP(w, r)
+	reason := "StaticBundle " + b.name + ": image " + b.ref + " is being pulled"
+	if why := img.failed.Load(); why != nil {
+		reason = "StaticBundle " + b.name + ": image " + b.ref + " could not be pulled: " + *why
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(abi.ImagePullBackoffInitial/time.Second)))
+	writeError(w, http.StatusServiceUnavailable, map[string]string{"error": "backend unavailable", "reason": reason})
 }

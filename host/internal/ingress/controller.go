@@ -60,7 +60,9 @@ type Controller struct {
 	cfg Config
 
 	bundleMu sync.Mutex
-	bundles  map[string]*static.Bundle // StaticBundles loaded so far, by name
+	bundles  map[string]*static.Bundle // StaticBundles of the image trees loaded so far, by name
+	// images are the pulled StaticBundles the routes refer to (bundleimage.go).
+	images bundleImages
 
 	// built is the current table; requests read it without a lock.
 	built atomic.Pointer[builtTable]
@@ -100,6 +102,7 @@ func (c *Controller) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			c.closeStreams()
+			c.images.retain(nil)
 			return
 		case <-tick.C:
 			c.rebuildIfStale(0)
@@ -160,6 +163,7 @@ func (c *Controller) rebuild() *table {
 	}
 	c.retainStreams(ings)
 	c.built.Store(&builtTable{table: t, from: version, at: time.Now()})
+	c.images.retain(c.built.Load().table)
 	return t
 }
 

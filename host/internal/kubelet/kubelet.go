@@ -145,6 +145,10 @@ type running struct {
 	// ImagesChanged compares with the image trees (swap.go).
 	module []byte
 	assets *liveAssets
+	// image is the pulled OCI image the module is of, held so that the
+	// node's Puller keeps it in memory for the node's other pods of the
+	// reference, and lets it go with the last of them; nil for others.
+	image *oci.Image
 	// replaced is set once ImagesChanged has started another runtime in
 	// this one's place: its last statuses, as it stops, are not the pod's.
 	replaced atomic.Bool
@@ -285,7 +289,7 @@ func (k *Kubelet) start(ctx context.Context, p *corev1.Pod, restarts int32) *run
 func (k *Kubelet) startAfter(ctx context.Context, p *corev1.Pod, restarts int32, last *pod.Termination) *running {
 	key := store.KeyOf(p)
 	r := &running{spec: p, generation: p.Generation, uid: string(p.UID), log: newPodLog(k, key)}
-	cfg, problem := k.podConfig(p, r.log)
+	cfg, problem := k.podConfig(p, r)
 	if problem == nil {
 		problem = k.admitRuntimeClass(p)
 	}
@@ -307,11 +311,18 @@ func (k *Kubelet) startAfter(ctx context.Context, p *corev1.Pod, restarts int32,
 		k.observe(p, r.pod.Status())
 	}
 	r.pod = pod.New(cfg)
-	if problem == errNotPulled {
+	switch {
+	case problem == errNotPulled:
 		// Pulled in the background; started again once pulled (pull.go).
 		r.failed.Store(&pod.Status{Phase: pod.PhasePending, Reason: reasonPulling})
 		k.writeStatus(key, p.UID, p.Generation, r.status)
-		go k.pullLoop(ctx, p, r)
+		go k.pullLoop(ctx, p, r, nil)
+		return r
+	case problem != nil && problem.reason == reasonErrImagePull:
+		// Waited for, as a kubelet waits for an image it cannot pull
+		// (pull.go): the pod never fails for its image.
+		k.waiting(p, r, reasonErrImagePull, problem.message)
+		go k.pullLoop(ctx, p, r, errors.New(problem.message))
 		return r
 	}
 	if problem != nil {

@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -275,20 +278,100 @@ func TestPodsRunAndAnswerThroughThePodServer(t *testing.T) {
 	})
 }
 
-func TestImagePullFailureIsFinal(t *testing.T) {
-	n := startNode(t, imageTree(nil))
-	n.store.Apply(testPod("ghost", "wasm://embedded/ghost"))
-	p := n.waitPhase(t, "ghost", corev1.PodFailed)
-	if p.Status.Reason != "ErrImagePull" || !strings.Contains(p.Status.Message, "not found") {
-		t.Errorf("reason %q message %q, want ErrImagePull saying the module was not found", p.Status.Reason, p.Status.Message)
+// watchPhases records every phase and waiting reason the pod name shows
+// until the test ends.
+func (n *node) watchPhases(t *testing.T, name string) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []string
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			if o, ok := n.store.Get(store.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
+				p := o.(*corev1.Pod)
+				state := string(p.Status.Phase)
+				if cs := p.Status.ContainerStatuses; len(cs) == 1 && cs[0].State.Waiting != nil {
+					state += "/" + cs[0].State.Waiting.Reason
+				}
+				mu.Lock()
+				if len(seen) == 0 || seen[len(seen)-1] != state {
+					seen = append(seen, state)
+				}
+				mu.Unlock()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
 	}
-	// The pod has failed for good: /readyz must not wait for it.
-	testenv.Eventually(t, "the kubelet to count the failed pod as settled", n.kubelet.Settled)
+}
+
+// A pod whose wasm:// module is missing waits for it as a kubelet waits
+// for an image it cannot pull: Pending, ErrImagePull then ImagePullBackOff,
+// never Failed (a Failed pod makes a ReplicaSet create another, and
+// another); settled for /readyz, with no handler. Once the module is in the
+// node's image tree, the next attempt starts it.
+func TestMissingModuleIsWaitedFor(t *testing.T) {
+	dir := t.TempDir()
+	n := startNode(t, os.DirFS(dir))
+	phases := n.watchPhases(t, "ghost")
+	n.store.Apply(testPod("ghost", "wasm://embedded/ghost"))
+	testenv.Eventually(t, "ImagePullBackOff", func() bool {
+		cs := n.pod(t, "ghost").Status.ContainerStatuses
+		return len(cs) == 1 && cs[0].State.Waiting != nil && cs[0].State.Waiting.Reason == "ImagePullBackOff"
+	})
+	p := n.pod(t, "ghost")
+	if w := p.Status.ContainerStatuses[0].State.Waiting; p.Status.Phase != corev1.PodPending || !strings.Contains(w.Message, "not found") {
+		t.Errorf("phase %s, waiting %+v; want Pending, saying the module was not found", p.Status.Phase, w)
+	}
+	if got := phases(); !slices.Contains(got, "Pending/ErrImagePull") {
+		t.Errorf("the pod showed %v, want ErrImagePull before ImagePullBackOff", got)
+	}
+	testenv.Eventually(t, "the kubelet to count the waiting pod as settled", n.kubelet.Settled)
 	if _, ok := n.kubelet.Handler("default", "ghost"); ok {
-		t.Error("a pod that never started has a handler")
+		t.Error("a pod without its module has a handler")
 	}
 	if status, body := n.call(t, "default/ghost", "/"); status != http.StatusNotFound {
-		t.Errorf("pod server for the failed pod: %d %q, want 404", status, body)
+		t.Errorf("pod server for the waiting pod: %d %q, want 404", status, body)
+	}
+
+	testenv.WriteFiles(t, dir, map[string]string{"firmware/images/wasm/ghost.wasm": string(testpods.Fixture(t, "good", 65536))})
+	p = n.waitPhase(t, "ghost", corev1.PodRunning)
+	if cs := p.Status.ContainerStatuses[0]; cs.RestartCount != 0 || !cs.Ready {
+		t.Errorf("container status %+v, want ready, never restarted", cs)
+	}
+	if got := phases(); slices.Contains(got, "Failed") {
+		t.Errorf("the pod showed %v: it failed", got)
+	}
+}
+
+// `serve --watch` hands the kubelet the images it rebuilt: a pod waiting
+// for one of them starts at once, as a pod that never ran (no restart, no
+// Killing event).
+func TestImagesChangedStartsAPodWaitingForItsModule(t *testing.T) {
+	dir := t.TempDir()
+	n := startNode(t, os.DirFS(dir))
+	n.store.Apply(testPod("ghost", "wasm://embedded/ghost"))
+	testenv.Eventually(t, "ErrImagePull", func() bool {
+		cs := n.pod(t, "ghost").Status.ContainerStatuses
+		return len(cs) == 1 && cs[0].State.Waiting != nil && cs[0].State.Waiting.Reason == "ErrImagePull"
+	})
+	testenv.WriteFiles(t, dir, map[string]string{"firmware/images/wasm/ghost.wasm": string(testpods.Fixture(t, "good", 65536))})
+	n.kubelet.ImagesChanged([]string{"wasm://embedded/ghost"})
+	p := n.waitPhase(t, "ghost", corev1.PodRunning)
+	if cs := p.Status.ContainerStatuses[0]; cs.RestartCount != 0 {
+		t.Errorf("restart count %d, want 0: the pod never ran before", cs.RestartCount)
+	}
+	for _, e := range n.store.List("Event", "default") {
+		if ev := e.(*corev1.Event); ev.InvolvedObject.Name == "ghost" && ev.Reason == "Killing" {
+			t.Errorf("event %s %q: nothing ran to be killed", ev.Reason, ev.Message)
+		}
 	}
 }
 

@@ -17,10 +17,12 @@ import (
 // podConfig turns a Pod's first container into a host/internal/pod configuration: its
 // module and bundle from the node's image trees (or its module from the
 // OCI images the node pulled, pull.go), its environment, memory
-// limit, capabilities and restart policy; its lines go to log, and its
-// refused calls to the node's log (refused.go).
-func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
+// limit, capabilities and restart policy; its lines go to r's log, and its
+// refused calls to the node's log (refused.go). r holds a pulled image
+// while the pod runs.
+func (k *Kubelet) podConfig(p *corev1.Pod, r *running) (pod.Config, *problem) {
 	c := p.Spec.Containers[0]
+	log := r.log
 	refused := &refusals{k: k, key: store.KeyOf(p)}
 	env, err := k.environment(p, c)
 	cfg := pod.Config{
@@ -52,18 +54,19 @@ func (k *Kubelet) podConfig(p *corev1.Pod, log *podLog) (pod.Config, *problem) {
 		if !ok {
 			return cfg, errNotPulled
 		}
-		cfg.Module = img.Module
+		r.image, cfg.Module = img, img.Module
 		return cfg, nil
 	}
+	// A module or bundle the node cannot read is waited for (pull.go).
 	module, assets, err := images.ResolveModule(k.cfg.Images, c.Image)
 	if err != nil {
-		return cfg, &problem{reason: "ErrImagePull", message: err.Error()}
+		return cfg, &problem{reason: reasonErrImagePull, message: err.Error()}
 	}
 	if assets != nil {
 		// Like a StaticBundle, the image bundle is read once, symlinks left
 		// out, so that k32_resp_asset cannot read outside it.
 		if assets, err = static.Snapshot(assets); err != nil {
-			return cfg, &problem{reason: "ErrImagePull", message: "reading the image bundle: " + err.Error()}
+			return cfg, &problem{reason: reasonErrImagePull, message: "reading the image bundle: " + err.Error()}
 		}
 	}
 	cfg.Module, cfg.Assets = module, assets

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 	"time"
+	"weak"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -29,17 +30,20 @@ type cpuSample struct {
 }
 
 // cpuHistory keeps, per pod runtime, a few samples spaced a quarter window
-// apart, so that each answer finds one about a window old.
+// apart, so that each answer finds one about a window old. It holds the
+// runtimes weakly: a deleted pod's runtime, and the module it holds, leave
+// memory even if no answer comes to drop its samples.
 type cpuHistory struct {
 	mu      sync.Mutex
-	samples map[*pod.Pod][]cpuSample
+	samples map[weak.Pointer[pod.Pod]][]cpuSample
 }
 
 // rate records u and returns the pod's CPU in cores over the window that
 // ends now, and that window: from the newest sample at least
 // abi.MetricsWindow old, else from the pod's start.
 func (h *cpuHistory) rate(p *pod.Pod, u pod.Usage, now time.Time) (cores float64, window time.Duration) {
-	kept := h.samples[p]
+	key := weak.Make(p)
+	kept := h.samples[key]
 	base := cpuSample{at: u.Since}
 	from := 0
 	for i, s := range kept {
@@ -51,7 +55,7 @@ func (h *cpuHistory) rate(p *pod.Pod, u pod.Usage, now time.Time) (cores float64
 	if len(kept) == 0 || now.Sub(kept[len(kept)-1].at) >= abi.MetricsWindow/4 {
 		kept = append(kept, cpuSample{at: now, cpu: u.CPU})
 	}
-	h.samples[p] = kept
+	h.samples[key] = kept
 	window = now.Sub(base.at)
 	if window <= 0 {
 		return 0, 0
@@ -91,12 +95,12 @@ func (k *Kubelet) stats() metricsv1beta1.NodeStats {
 	var nodeWindow time.Duration
 	h := &k.cpuHistory
 	h.mu.Lock()
-	live := map[*pod.Pod]bool{}
+	live := map[weak.Pointer[pod.Pod]]bool{}
 	if h.samples == nil {
-		h.samples = map[*pod.Pod][]cpuSample{}
+		h.samples = map[weak.Pointer[pod.Pod]][]cpuSample{}
 	}
 	for _, r := range pods {
-		live[r.pod] = true
+		live[weak.Make(r.pod)] = true
 		u := r.pod.Usage()
 		cores, window := h.rate(r.pod, u, now)
 		nodeCores += cores

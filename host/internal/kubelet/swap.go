@@ -17,8 +17,9 @@ import (
 // ImagesChanged brings the pods of this node that run one of the image
 // references refs onto what the image trees now hold, as `serve --watch`
 // asks after a rebuild. A pod whose module changed (or that could not start
-// before) gets a new runtime on the new module, and an Event says why; the
-// node's other pods are untouched. As a kubelet restarts a container whose
+// before) gets a new runtime on the new module, and an Event says why (a
+// pod that was waiting for its image simply starts, pull.go); the node's
+// other pods are untouched. As a kubelet restarts a container whose
 // image changed in place, a running container is ended, which counts a
 // restart, and its end is the new container's lastState.terminated:
 // reason Completed, exit code 0, message swapMessage (the web view shows
@@ -48,7 +49,9 @@ func (k *Kubelet) ImagesChanged(refs []string) {
 	k.mu.Unlock()
 	for _, r := range replaced {
 		c := r.spec.Spec.Containers[0]
-		k.event(r.spec, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Container %s image %s was rebuilt, will be restarted", c.Name, c.Image))
+		if !waitingForImage(r) {
+			k.event(r.spec, corev1.EventTypeNormal, "Killing", fmt.Sprintf("Container %s image %s was rebuilt, will be restarted", c.Name, c.Image))
+		}
 		go r.pod.Stop()
 	}
 }
