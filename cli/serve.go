@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -209,6 +210,7 @@ func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ so
 	if err != nil {
 		return nil, source{}, nil, err
 	}
+	printManifestWarnings(opts.IO.ErrOut, extra)
 	cache, err := host.NewDiskCache(compilationCacheDir(opts.CacheDir))
 	if err != nil {
 		return nil, source{}, nil, fmt.Errorf("compilation cache: %w", err)
@@ -283,6 +285,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			if src.objects, err = manifest.DecodeFiles(p.ManifestPaths()); err != nil {
 				return source{}, err
 			}
+			printManifestWarnings(opts.IO.ErrOut, src.objects) // no build reads them here to say them
 			src.board = p.Board
 		}
 		return src, nil
@@ -344,6 +347,15 @@ func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, e
 		return source{}, err
 	}
 	return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs, board: p.Board, built: result}, nil
+}
+
+// printManifestWarnings prints what of the objects of manifests kube32
+// accepts and does not do, as kube32 build prints them for a project's
+// manifests: "warning: app.yaml: document 2 (NetworkPolicy default/web): …".
+func printManifestWarnings(w io.Writer, objs []manifest.Object) {
+	for _, warning := range manifest.Warnings(objs) {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 }
 
 // confined opens an image tree so that nothing served from it, not even

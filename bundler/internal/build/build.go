@@ -10,6 +10,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler/internal/project"
+	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/compile"
 )
 
@@ -39,7 +40,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{BuildDir: p.BuildDir(), Items: items,
-		Warnings: append(append(unbuiltImageWarnings(p, objs), missingToolWarnings(opts, tasks)...), editorWarnings...)}
+		Warnings: append(append(append(manifest.Warnings(objs), unbuiltImageWarnings(p, objs)...), missingToolWarnings(opts, tasks)...), editorWarnings...)}
 	if board != nil {
 		res.Board = board.Name
 	}
