@@ -141,3 +141,30 @@ func TestServeBoardFitsTheBuild(t *testing.T) {
 		t.Fatalf("serve --board esp32s3: %v", err)
 	}
 }
+
+// Issue 30, item 5: the fit report counts the Pods that run an image, not
+// the entries of kube32.yaml. The c-http app's hello (64 KiB) run by a
+// second Pod, beside typo (64 KiB), does not fit esp32, whose scheduler
+// would leave the third Pod Pending ("Insufficient memory, Too many
+// pods"): the build says so, and its table shows the three Pods.
+func TestBuildCountsEveryPodOfAnImage(t *testing.T) {
+	dir := newCApp(t)
+	f, err := os.OpenFile(filepath.Join(dir, "app.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata: {name: hello-2}\nspec:\n  containers: [{name: c, image: wasm://embedded/hello, resources: {limits: {memory: 64Ki}}}]\n")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "build", "--board", "esp32", dir)
+	want := "kube32: the build does not fit board esp32:\n  pod memory: 3 Pods request 192.0 KiB (default/hello 64.0 KiB, default/typo 64.0 KiB, default/hello-2 64.0 KiB; "
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("build --board esp32: exit %d, want 1 and\n%s\nstderr:\n%s", code, want, stderr)
+	}
+	row := "\npod memory\t192.0 KiB, 3 Pods\t128.0 KiB, 2 Pods\tover by 64.0 KiB and 1 Pod\tdefault/hello 64.0 KiB, default/typo 64.0 KiB, default/hello-2 64.0 KiB\n"
+	if !strings.Contains(stdout, row) || !regexp.MustCompile(`\nhello\tc\tfirmware\t[^\n]*\t2\tok\n`).MatchString(stdout) {
+		t.Errorf("stdout lacks the pod memory row %q or hello run by 2 Pods:\n%s", row, stdout)
+	}
+}
