@@ -334,6 +334,11 @@ func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, e
 		return source{}, err
 	}
 	printBuildTable(opts.IO.ErrOut, result, opts.IO.IsStderrTTY())
+	if result.Board != "" {
+		// What kube32 build's fit report would end with: serve runs a
+		// build that does not fit no further.
+		fmt.Fprintf(opts.IO.ErrOut, "fit for board %s: ok\n", result.Board)
+	}
 	p, err := bundler.LoadProject(dir)
 	if err != nil {
 		return source{}, err
