@@ -155,7 +155,6 @@ func fit(items []Item, pods []placedPod, board *abi.Board, release bool) Fit {
 			overAlone[podImages[i]] = true
 		}
 	}
-	memoryRow := 0
 	for i := range f.Budgets {
 		b := &f.Budgets[i]
 		switch b.Name {
@@ -174,18 +173,13 @@ func fit(items []Item, pods []placedPod, board *abi.Board, release bool) Fit {
 			b.OverBytes = b.Used - b.Budget
 		}
 	}
-	for _, b := range f.Budgets {
+	for i, b := range f.Budgets {
 		if b.OverBytes == 0 && b.OverPods == 0 {
-			if b.Name == BudgetPodMemory {
-				memoryRow++
-			}
 			continue
 		}
 		switch b.Name {
-		case BudgetPodMemory:
-			l := loads[memoryRow]
-			memoryRow++
-			if problem := loadProblem(b, l, board, byImage, overAlone, len(loads) > 1); problem != "" {
+		case BudgetPodMemory: // the first rows, one per load
+			if problem := loadProblem(b, loads[i], board, byImage, overAlone, len(loads) > 1); problem != "" {
 				f.Problems = append(f.Problems, problem)
 			}
 		case BudgetAppImage:
