@@ -183,6 +183,14 @@ func (b Board) PodRAM() int64 {
 	return b.SRAM
 }
 
+// MaxPods is how many pods a node of b holds: one per WebAssembly page
+// (64 KiB) of pod memory, the least a pod takes. It is the pods of the
+// Node's capacity and allocatable under serve --board.
+func (b Board) MaxPods() int64 { return b.PodMemory / wasmPage }
+
+// wasmPage is the size of a WebAssembly page.
+const wasmPage = 64 << 10
+
 // StackLeft is what b's interpreter stack has free while callbacks pod
 // callbacks are on it: the first entered from outside (the Ingress, the
 // pod port, an event), each other by an in-process call of the one before.

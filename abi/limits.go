@@ -66,6 +66,13 @@ const (
 	EventCacheMax = 1024
 )
 
+// DefaultMemoryLimit caps the linear memory of a container without
+// resources.limits.memory under serve (its --default-memory-limit): 8 MiB,
+// the PSRAM of the largest board. The scheduler of serve --board, and so
+// the fit report of kube32 build, count it as the memory such a container
+// requests.
+const DefaultMemoryLimit = 8 << 20
+
 // The Ingress controller.
 const (
 	// IngressRebuildMinInterval is the least time between two rebuilds of
@@ -377,6 +384,7 @@ var Limits = []Limit{
 	{"PolicyRelist", secs(PolicyRelist), "s", "How often a worker lists again the NetworkPolicies of the namespaces with pods on the node.", "networkpolicy.md"},
 	{"PodSyncInterval", secs(PodSyncInterval), "s", "How often a board's kubelet syncs its pods and records their labels.", "networkpolicy.md"},
 	{"EventCacheMax", EventCacheMax, "", "Events a worker remembers having written, to count a repeat on without reading it (a Kubernetes cluster does not let a node read Events); past it the oldest is forgotten.", "kubernetes.md"},
+	{"DefaultMemoryLimit", kib(DefaultMemoryLimit), "KiB", "The memory cap of a container without resources.limits.memory under serve (--default-memory-limit), and what serve --board's scheduler and build's fit report count it as requesting.", "serve.md"},
 	{"IngressRebuildMinInterval", ms(IngressRebuildMinInterval), "ms", "The least time between two rebuilds of the Ingress routing table on the request path.", "ingress.md"},
 	{"IngressRebuildTick", secs(IngressRebuildTick), "s", "The Ingress controller's tick, which rebuilds a stale routing table.", "ingress.md"},
 	{"RetryAfterNoPod", secs(RetryAfterNoPod), "s", "Retry-After of the Ingress's 503 when the Service selects no running pod.", "ingress.md"},

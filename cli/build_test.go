@@ -14,8 +14,10 @@ import (
 	"github.com/kube32/kube32/internal/testenv"
 )
 
-// typoPod is a Pod whose image no pod of the project builds.
-const typoPod = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: typo\nspec:\n  containers:\n    - name: c\n      image: wasm://embedded/hullo\n"
+// typoPod is a Pod whose image no pod of the project builds. Its limit
+// makes it count 64 KiB of pod memory in the fit report, as it would under
+// serve --board.
+const typoPod = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: typo\nspec:\n  containers:\n    - name: c\n      image: wasm://embedded/hullo\n      resources: {limits: {memory: 64Ki}}\n"
 
 const typoWarning = "warning: default/typo runs image wasm://embedded/hullo, which no pod of kube32.yaml builds\n"
 

@@ -76,13 +76,6 @@ func printBuildTable(w io.Writer, res *bundler.BuildResult, human bool) {
 		cols = append(cols, size(t.Stats.BrotliBytes))
 	}
 	row(cols...)
-	if res.Board != "" {
-		cols := []string{"board", res.Board}
-		for len(cols) < len(header) {
-			cols = append(cols, "-")
-		}
-		row(cols...)
-	}
 }
 
 // humanBytes writes n as the size table and the fit report write every

@@ -42,21 +42,6 @@ func TestBuildTable(t *testing.T) {
 	}
 }
 
-// With a board named, the table ends with a row naming it.
-func TestBuildTableNamesTheBoard(t *testing.T) {
-	items := []bundler.Item{{Kind: bundler.KindPod, Name: "a", ModuleBytes: 100, InitialMemory: 65536}}
-	var b strings.Builder
-	printBuildTable(&b, &bundler.BuildResult{Items: items, Board: "esp32"}, true)
-	want := "\n" +
-		"KIND   NAME   MODULE  INIT-MEM  BUNDLE  GZIP  \n" +
-		"pod    a      100 B   64.0 KiB  -       -     \n" +
-		"total         100 B   64.0 KiB  0 B     0 B   \n" +
-		"board  esp32  -       -         -       -     \n"
-	if b.String() != want {
-		t.Errorf("table:\n%q\nwant\n%q", b.String(), want)
-	}
-}
-
 // A release build shows, on a terminal, each size before and after; piped,
 // the table keeps its numbers (-o json has both).
 func TestBuildTableReleaseSizes(t *testing.T) {

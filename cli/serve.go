@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -214,6 +215,7 @@ func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ so
 	if err != nil {
 		return nil, source{}, nil, err
 	}
+	printManifestWarnings(opts.IO.ErrOut, extra)
 	cache, err := host.NewDiskCache(compilationCacheDir(opts.CacheDir))
 	if err != nil {
 		return nil, source{}, nil, fmt.Errorf("compilation cache: %w", err)
@@ -288,6 +290,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 			if src.objects, err = manifest.DecodeFiles(p.ManifestPaths()); err != nil {
 				return source{}, err
 			}
+			printManifestWarnings(opts.IO.ErrOut, src.objects) // no build reads them here to say them
 			src.board = p.Board
 		}
 		return src, nil
@@ -336,6 +339,11 @@ func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, e
 		return source{}, err
 	}
 	printBuildTable(opts.IO.ErrOut, result, opts.IO.IsStderrTTY())
+	if result.Board != "" {
+		// What kube32 build's fit report would end with: serve runs a
+		// build that does not fit no further.
+		fmt.Fprintf(opts.IO.ErrOut, "fit for board %s: ok\n", result.Board)
+	}
 	p, err := bundler.LoadProject(dir)
 	if err != nil {
 		return source{}, err
@@ -349,6 +357,15 @@ func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, e
 		return source{}, err
 	}
 	return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs, board: p.Board, built: result}, nil
+}
+
+// printManifestWarnings prints what of the objects of manifests kube32
+// accepts and does not do, as kube32 build prints them for a project's
+// manifests: "warning: app.yaml: document 2 (NetworkPolicy default/web): …".
+func printManifestWarnings(w io.Writer, objs []manifest.Object) {
+	for _, warning := range manifest.Warnings(objs) {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 }
 
 // confined opens an image tree so that nothing served from it, not even

@@ -136,7 +136,7 @@ func TestKube32TestTakesServesClusterFlags(t *testing.T) {
 	files["tests/chat.hurl"] += `pod "chat" node == "kube32-worker-1"` + "\n"
 	dir := writeProject(t, files)
 	code, out := run(t, "test", dir, "--nodes", "2", "--board", "esp32")
-	if code != 0 || !strings.Contains(out, "PASS tests/chat.hurl:1 POST /say\n") || !strings.Contains(out, "board\tesp32") {
+	if code != 0 || !strings.Contains(out, "PASS tests/chat.hurl:1 POST /say\n") || !strings.Contains(out, "\nfit for board esp32: ok\n") {
 		t.Fatalf("kube32 test --nodes 2 --board esp32: exit %d, want 0, a PASS line and the build fitted to esp32:\n%s", code, out)
 	}
 }

@@ -936,15 +936,21 @@ func (fs *featureScan) problems(runs func(abi.WasmFeature) bool) (problems []str
 }
 
 // rank orders places in a problem: functions with a name, then the rest,
-// then functions known by their index only.
+// then the toolchain's functions, then functions known by their index only.
 func (fs *featureScan) rank(p place) int {
+	name := fs.funcNames[p.index]
+	if name == "" {
+		name = fs.exportName[p.index]
+	}
 	switch {
 	case p.kind != "function":
 		return 1
-	case fs.funcNames[p.index] != "" || fs.exportName[p.index] != "":
+	case strings.HasPrefix(name, "__"):
+		return 2 // the toolchain's (__wasm_init_memory): after the author's own
+	case name != "":
 		return 0
 	}
-	return 2
+	return 3
 }
 
 // describe names a place: a function by the name section, else by its

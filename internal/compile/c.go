@@ -15,7 +15,9 @@ import (
 // BaseCFlags are the clang flags of every C pod: a reactor module (no
 // _start, exports chosen by export_name attributes) with an 8 KiB stack
 // placed first in memory, below the static data, so that a stack overflow
-// runs past address 0 and traps instead of overwriting the data.
+// runs past address 0 and traps instead of overwriting the data. The
+// linker keeps the name section, so that a trap's stack trace names the
+// functions; a release build strips it (linkFlags).
 //
 // The optimization level goes to the compiler proper (-Xclang -O2): given
 // -O2 itself, clang also runs binaryen's wasm-opt after linking whenever it
@@ -24,27 +26,35 @@ import (
 // wasm-opt itself, in --release builds, for the board.
 var BaseCFlags = []string{
 	"--target=wasm32-wasi", "-Xclang", "-O2", "-nostartfiles",
-	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--stack-first", stripAll,
+	"-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--stack-first",
 }
 
-const stripAll = "-Wl,--strip-all"
+// stripFlag is what the linker (wasm-ld, for C and Rust alike) is told to
+// strip: everything but the code in a release build without --keep-names,
+// else debug information only, which keeps the name section that trap
+// traces read.
+func stripFlag(job Job) string {
+	if job.Release && !job.KeepNames {
+		return "--strip-all"
+	}
+	return "--strip-debug"
+}
 
-// cFlags are the clang flags of a C pod, without paths: BaseCFlags, and the
-// initial memory fixed for small pods (see InitialMemory).
+// cFlags are the clang flags of a C pod, without paths: BaseCFlags, what
+// the linker strips, and the initial memory fixed for small pods (see
+// InitialMemory).
 func cFlags(job Job) []string {
 	var flags []string
 	ownLevel := slices.ContainsFunc(job.CFlags, func(f string) bool { return strings.HasPrefix(f, "-O") })
 	for i := 0; i < len(BaseCFlags); i++ {
 		f := BaseCFlags[i]
-		if f == stripAll && job.Release && job.KeepNames {
-			continue // the linker would drop the name section
-		}
 		if f == "-Xclang" && ownLevel && BaseCFlags[i+1] == "-O2" {
 			i++ // the pod's cflags set the level (and clang may run wasm-opt)
 			continue
 		}
 		flags = append(flags, f)
 	}
+	flags = append(flags, "-Wl,"+stripFlag(job))
 	if n := initialMemory(job.MemoryLimit); n > 0 {
 		flags = append(flags, "-Wl,--initial-memory="+strconv.FormatInt(n, 10))
 	}

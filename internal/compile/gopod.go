@@ -12,21 +12,18 @@ import (
 )
 
 // goBuildArgs build a WASI reactor (exports from //go:wasmexport, started by
-// _initialize), stripped and without local paths.
-var goBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s"}
+// _initialize), without DWARF (-w) and local paths, and with the name
+// section, so that a trap's stack trace names the functions.
+var goBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-w"}
 
-// goReleaseBuildArgs add the linker's other size flag: no DWARF either.
+// goReleaseBuildArgs add the linker's other size flag: no name section
+// (-s) either.
 var goReleaseBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w"}
 
-// goKeepNamesBuildArgs keep the name section (-s drops it) for
-// --keep-names.
-var goKeepNamesBuildArgs = []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-w"}
-
+// goArgs are the go command's arguments for job: a release build without
+// --keep-names drops the names too.
 func goArgs(job Job) []string {
-	switch {
-	case job.Release && job.KeepNames:
-		return goKeepNamesBuildArgs
-	case job.Release:
+	if job.Release && !job.KeepNames {
 		return goReleaseBuildArgs
 	}
 	return goBuildArgs

@@ -127,6 +127,23 @@ func stripCustomSections(wasm []byte, keepNames bool) ([]byte, error) {
 	return out, nil
 }
 
+// CustomSectionBytes is what the custom sections of a module take (names,
+// producers, build IDs, debug information): what a release build drops of
+// it, --keep-names aside, before wasm-opt shrinks the rest.
+func CustomSectionBytes(wasm []byte) (int64, error) {
+	sections, err := moduleSections(wasm)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, s := range sections {
+		if s.id == 0 {
+			n += int64(len(s.raw))
+		}
+	}
+	return n, nil
+}
+
 // section is one section of a module: its id, a custom section's name, and
 // its bytes with the header.
 type section struct {

@@ -129,10 +129,11 @@ var rustCodegen = []string{"--edition", "2021", "-C", "opt-level=s", "-C", "pani
 // rustPodFlags are the rustc flags of a pod, without paths: a cdylib
 // (exports chosen by #[no_mangle], no _start) with link-time optimisation,
 // and the linker flags of C pods (BaseCFlags): an 8 KiB stack placed first
-// in memory, stripped, and the initial memory fixed for small pods.
+// in memory, stripped as C pods are (stripFlag), and the initial memory
+// fixed for small pods.
 func rustPodFlags(job Job, target string, noStd, old bool) []string {
 	flags := append([]string{"--crate-type", "cdylib", "--target", target}, rustCodegen...)
-	flags = append(flags, "-C", "lto", "-C", "link-arg=-zstack-size=8192", "-C", "link-arg=--stack-first", "-C", "link-arg=--strip-all")
+	flags = append(flags, "-C", "lto", "-C", "link-arg=-zstack-size=8192", "-C", "link-arg=--stack-first", "-C", "link-arg="+stripFlag(job))
 	if n := initialMemory(job.MemoryLimit); n > 0 {
 		flags = append(flags, "-C", "link-arg=--initial-memory="+strconv.FormatInt(n, 10))
 	}

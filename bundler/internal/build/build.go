@@ -10,6 +10,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler/internal/project"
+	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/compile"
 )
 
@@ -39,7 +40,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{BuildDir: p.BuildDir(), Items: items,
-		Warnings: append(append(unbuiltImageWarnings(p, objs), missingToolWarnings(opts, tasks)...), editorWarnings...)}
+		Warnings: append(append(append(manifest.Warnings(objs), unbuiltImageWarnings(p, objs)...), missingToolWarnings(opts, tasks)...), editorWarnings...)}
 	if board != nil {
 		res.Board = board.Name
 	}
@@ -74,6 +75,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 		return res, errors.Join(errs...)
 	}
 
+	measureCustomSections(p, res.Items)
 	res.Warnings = append(res.Warnings, capabilityWarnings(p, objs, res.Items)...)
 	res.Removed, err = clean(p, tasks)
 	if err != nil {
@@ -146,6 +148,20 @@ func fill(t *task, it *Item, s *stamp) {
 		return
 	}
 	it.Stats = s.Stats
+}
+
+// measureCustomSections sets each pod's CustomBytes from its module, for
+// the fit report's advice on --release. A module it cannot read counts none.
+func measureCustomSections(p *project.Project, items []Item) {
+	for i := range items {
+		it := &items[i]
+		if it.Kind != KindPod {
+			continue
+		}
+		if wasm, err := os.ReadFile(filepath.Join(p.BuildDir(), filepath.FromSlash(it.Module))); err == nil {
+			it.CustomBytes, _ = compile.CustomSectionBytes(wasm)
+		}
+	}
 }
 
 // stale reports whether building the project in dir would change anything:

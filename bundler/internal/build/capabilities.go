@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/modcheck"
@@ -12,17 +13,16 @@ import (
 	"github.com/kube32/kube32/host/apis/manifest"
 )
 
-// capabilityWarnings warns about pods whose module imports a host function
-// that needs a capability (k32_http_call, k32_publish) while no Pod of the
-// manifests that runs its image adds that capability: the pod builds and
-// starts, and every such call returns K32_ERR_PERM. Images that no Pod of
+// capabilityWarnings warns about each Pod that runs a pod whose module
+// imports a host function that needs a capability (k32_http_call,
+// k32_publish) without adding that capability: the pod builds and starts
+// there, and every such call returns K32_ERR_PERM. Images that no Pod of
 // the manifests runs are left alone: their Pods are not known here.
 func capabilityWarnings(p *project.Project, objs []manifest.Object, items []Item) []string {
-	added := manifest.AddedCapabilities(objs)
+	runs := manifest.ImageRuns(objs)
 	var warnings []string
 	for _, it := range items {
-		caps, run := added[it.Image]
-		if it.Kind != KindPod || !run {
+		if it.Kind != KindPod || len(runs[it.Image]) == 0 {
 			continue
 		}
 		wasm, err := os.ReadFile(filepath.Join(p.BuildDir(), filepath.FromSlash(it.Module)))
@@ -35,13 +35,41 @@ func capabilityWarnings(p *project.Project, objs []manifest.Object, items []Item
 		}
 		warned := map[abi.Capability]bool{}
 		for _, f := range fns {
-			if warned[f.Capability] || slices.Contains(caps, string(f.Capability)) {
+			if warned[f.Capability] {
 				continue
 			}
 			warned[f.Capability] = true
-			warnings = append(warnings, fmt.Sprintf("pod %s imports %s but no Pod running %s adds capability %s (securityContext.capabilities.add): its calls will return %s",
-				it.Name, f.Name, it.Image, f.Capability, abi.ErrPerm.Name()))
+			if w := missingCapability(it, f, runs[it.Image]); w != "" {
+				warnings = append(warnings, w)
+			}
 		}
 	}
 	return warnings
+}
+
+// missingCapability words the warning of the Pods among runs, those that
+// run its image, that do not add the capability f needs; "" when all do.
+func missingCapability(it Item, f abi.Function, runs []manifest.ImageRun) string {
+	var lacking, pods []string
+	for _, r := range runs {
+		if !slices.Contains(pods, r.Pod) {
+			pods = append(pods, r.Pod)
+		}
+		if !slices.Contains(r.Capabilities, string(f.Capability)) && !slices.Contains(lacking, r.Pod) {
+			lacking = append(lacking, r.Pod)
+		}
+	}
+	var who string
+	switch {
+	case len(lacking) == 0:
+		return ""
+	case len(lacking) == len(pods):
+		who = "no Pod running " + it.Image + " adds"
+	case len(lacking) == 1:
+		who = "Pod " + lacking[0] + ", which runs " + it.Image + ", does not add"
+	default:
+		who = "Pods " + strings.Join(lacking, ", ") + ", which run " + it.Image + ", do not add"
+	}
+	return fmt.Sprintf("pod %s imports %s but %s capability %s (securityContext.capabilities.add): its calls will return %s",
+		it.Name, f.Name, who, f.Capability, abi.ErrPerm.Name())
 }

@@ -81,6 +81,31 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 }
 `
 
+// Issue 30, item 9: each Pod that runs a module importing k32_http_call
+// without adding SERVICE_CALL gets a build warning, even when another Pod
+// running the same image adds it.
+func TestBuildWarnsAboutEachPodMissingACapability(t *testing.T) {
+	testenv.Tools(t, "clang", "wasm-ld")
+	k32test := readFile(t, filepath.Join(testpods.Dir, "k32test.h"))
+	var manifests []string
+	for _, p := range []struct{ name, adds string }{{"a", "SERVICE_CALL"}, {"b", ""}, {"c", "CHANNEL_IPC"}} {
+		m := "apiVersion: v1\nkind: Pod\nmetadata: {name: " + p.name + "}\nspec:\n  containers:\n    - name: caller\n      image: wasm://embedded/caller\n"
+		if p.adds != "" {
+			m += "      securityContext: {capabilities: {add: [" + p.adds + "]}}\n"
+		}
+		manifests = append(manifests, m)
+	}
+	dir := writePodProject(t, "caller", nil, map[string]string{"main.c": callerPod, "k32test.h": k32test}, strings.Join(manifests, "---\n"))
+	res, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"pod caller imports k32_http_call but Pods default/b, default/c, which run wasm://embedded/caller, do not add capability SERVICE_CALL (securityContext.capabilities.add): its calls will return K32_ERR_PERM"}
+	if !slices.Equal(res.Warnings, want) {
+		t.Errorf("Warnings = %q, want %q", res.Warnings, want)
+	}
+}
+
 func TestBuildWarnsAboutAMissingCapability(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	pod := func(adds string) string {

@@ -31,15 +31,20 @@ type PodFit struct {
 	ModuleBytes   int64  `json:"moduleBytes"`
 	InitialMemory int64  `json:"initialMemoryBytes"`
 	MaxMemory     int64  `json:"maxMemoryBytes"`   // declared by the module; 0 = none
-	MemoryLimit   int64  `json:"memoryLimitBytes"` // resources.limits.memory; 0 = none
-	// Counted is what the pod counts against the board's pod memory: its
-	// memory limit, or its initial memory when no Pod sets one.
+	MemoryLimit   int64  `json:"memoryLimitBytes"` // the smallest resources.limits.memory of the Pods running it; 0 = none
+	// RunBy are the Pods of the manifests that run its image
+	// ("default/api"), [] when none does.
+	RunBy []string `json:"runBy"`
+	// Counted is what those Pods' containers of its image request
+	// together, as serve --board's scheduler counts them (nodes.go).
 	Counted int64 `json:"countedMemoryBytes"`
 	// StackBytes is the stack the module was linked with (modcheck.Report);
 	// 0 for Go, whose goroutine stacks live in its heap.
 	StackBytes   int64    `json:"stackBytes"`
 	Capabilities []string `json:"capabilities"` // what its imports need in the container's securityContext
 	OverBytes    int64    `json:"overBytes"`    // how far it exceeds the board's pod memory alone; 0 = fits
+
+	customBytes int64 // Item.CustomBytes
 }
 
 // Budget names.
@@ -58,12 +63,15 @@ type Budget struct {
 	// board's estimate of the firmware itself.
 	FirmwareBase int64 `json:"firmwareBaseBytes,omitempty"`
 	OverBytes    int64 `json:"overBytes"` // 0 = fits
-	// Node is, for the pod memory of an app whose Pods are pinned to two
-	// nodes or more (nodes.go), the node (one board) this row counts, and
-	// Pods what each of its Pods counts ("default/api 64.0 KiB"); the app
-	// has a pod memory row per node then.
-	Node string   `json:"node,omitempty"`
-	Pods []string `json:"pods,omitempty"`
+	// The pod memory has a row per node (one board) of the app (nodes.go).
+	// Node names it: "" for the one board of an app whose Pods are pinned
+	// to no node. Pods are the Pods it holds with what each requests
+	// ("default/api 64.0 KiB"); MaxPods how many Pods the board holds (0
+	// without a board), OverPods how many it holds too many (0 = fits).
+	Node     string   `json:"node,omitempty"`
+	Pods     []string `json:"pods,omitempty"`
+	MaxPods  int64    `json:"maxPods,omitempty"`
+	OverPods int64    `json:"overPods,omitempty"`
 }
 
 // FitError is the error of a build whose outputs do not fit its board. The
@@ -79,24 +87,34 @@ func (e *FitError) Error() string {
 }
 
 // fit measures the items against board (nil for none). pods are the Pods
-// of the manifests: pinned to two nodes or more, each node's count against
-// one board (nodes.go). A release build is never told to try --release.
+// of the manifests, which the pod memory counts, placed on nodes as the
+// scheduler of serve --board places them (nodes.go). A release build is
+// never told to try --release.
 func fit(items []Item, pods []placedPod, board *abi.Board, release bool) Fit {
 	f := Fit{Pods: []PodFit{}, Problems: []string{}}
-	var podMemory, firmware, sd int64
+	var firmware, sd int64
 	var firmwarePods, sdPods []PodFit
-	firmwareBundles := false
-	initial := map[string]int64{} // image → initial memory
-	for _, it := range items {
+	var firmwareBundles bool
+	var firmwareGzip, sdGzip int64 // the bundles' gzip bytes, where they have .gz files
+	byImage := map[string]*Item{}
+	var podImages []string // the image of each of f.Pods
+	for i, it := range items {
 		if it.Kind == KindPod {
+			byImage[it.Image] = &items[i]
+			podImages = append(podImages, it.Image)
 			p := PodFit{Name: it.Name, Language: it.Language, Storage: storageOf(it.Module), ModuleBytes: it.ModuleBytes,
-				InitialMemory: it.InitialMemory, MaxMemory: it.MaxMemory, MemoryLimit: it.MemoryLimit, Counted: it.MemoryLimit,
-				StackBytes: it.StackBytes, Capabilities: nonNilStrings(it.Capabilities)}
-			if p.Counted == 0 {
-				p.Counted = p.InitialMemory
+				InitialMemory: it.InitialMemory, MaxMemory: it.MaxMemory, MemoryLimit: it.MemoryLimit, RunBy: []string{},
+				StackBytes: it.StackBytes, Capabilities: nonNilStrings(it.Capabilities), customBytes: it.CustomBytes}
+			for _, pod := range pods {
+				for _, c := range pod.containers {
+					if c.image == it.Image {
+						p.Counted += c.request
+						if !slices.Contains(p.RunBy, pod.name) {
+							p.RunBy = append(p.RunBy, pod.name)
+						}
+					}
+				}
 			}
-			initial[it.Image] = it.InitialMemory
-			podMemory += p.Counted
 			if p.Storage == string(images.Firmware) {
 				firmware += p.ModuleBytes
 				firmwarePods = append(firmwarePods, p)
@@ -107,47 +125,44 @@ func fit(items []Item, pods []placedPod, board *abi.Board, release bool) Fit {
 			f.Pods = append(f.Pods, p)
 		}
 		if it.Bundle != "" {
+			var gzip int64
+			if it.Stats.Gzipped > 0 {
+				gzip = it.Stats.GzipBytes
+			}
 			if storageOf(it.Bundle) == string(images.Firmware) {
 				firmware += it.Stats.StoredBytes
 				firmwareBundles = true
+				firmwareGzip += gzip
 			} else {
 				sd += it.Stats.StoredBytes
+				sdGzip += gzip
 			}
 		}
 	}
-	loads := spreadPods(pods, func(p placedPod) int64 {
-		var n int64
-		for i, image := range p.images {
-			if p.limits[i] > 0 {
-				n += p.limits[i]
-			} else {
-				n += initial[image]
-			}
-		}
-		return n
-	})
-	var memory []Budget
-	if loads == nil {
-		memory = []Budget{{Name: BudgetPodMemory, Used: podMemory}}
-	}
+	loads := placePods(pods, board)
 	for _, l := range loads {
-		memory = append(memory, Budget{Name: BudgetPodMemory, Used: l.counted, Node: l.node, Pods: l.pods})
+		f.Budgets = append(f.Budgets, Budget{Name: BudgetPodMemory, Used: l.requested(), Node: l.node, Pods: describePods(l.pods)})
 	}
-	f.Budgets = append(memory, Budget{Name: BudgetAppImage, Used: firmware}, Budget{Name: BudgetSD, Used: sd})
+	f.Budgets = append(f.Budgets, Budget{Name: BudgetAppImage, Used: firmware}, Budget{Name: BudgetSD, Used: sd})
 	if board == nil {
 		return f
 	}
 	f.Board = board.Name
+	overAlone := map[string]bool{} // images whose pod does not fit the board alone
 	for i := range f.Pods {
-		if problem := podProblem(&f.Pods[i], board, release); problem != "" {
+		if problem := podProblem(&f.Pods[i], board); problem != "" {
 			f.Problems = append(f.Problems, problem)
+			overAlone[podImages[i]] = true
 		}
 	}
 	for i := range f.Budgets {
 		b := &f.Budgets[i]
 		switch b.Name {
 		case BudgetPodMemory:
-			b.Budget = board.PodMemory
+			b.Budget, b.MaxPods = board.PodMemory, board.MaxPods()
+			if n := int64(len(b.Pods)); n > b.MaxPods {
+				b.OverPods = n - b.MaxPods
+			}
 		case BudgetAppImage:
 			b.Budget, b.FirmwareBase = board.AppImage, board.FirmwareBase
 			b.Used += board.FirmwareBase
@@ -158,67 +173,153 @@ func fit(items []Item, pods []placedPod, board *abi.Board, release bool) Fit {
 			b.OverBytes = b.Used - b.Budget
 		}
 	}
-	for _, b := range f.Budgets {
-		if b.OverBytes == 0 {
+	for i, b := range f.Budgets {
+		if b.OverBytes == 0 && b.OverPods == 0 {
 			continue
 		}
-		// One pod alone over the pod memory is said above; a node or the
-		// total holding it alone adds nothing then.
-		switch {
-		case b.Name == BudgetPodMemory && b.Node != "" && len(b.Pods) > 1:
-			f.Problems = append(f.Problems, fmt.Sprintf(
-				"pod memory on node %s: its pods count %s (%s; each its resources.limits.memory, else its image's initial memory), over %s's %s by %s: %s",
-				b.Node, FormatSize(b.Used), strings.Join(b.Pods, ", "), board.Name, FormatSize(b.Budget), FormatSize(b.OverBytes),
-				podMemoryHint(f.Pods, true)))
-		case b.Name == BudgetPodMemory && b.Node == "" && len(f.Pods) > 1:
-			f.Problems = append(f.Problems, fmt.Sprintf(
-				"pod memory: the pods together count %s (%s; each its resources.limits.memory, else its initial memory), over %s's %s by %s: %s",
-				FormatSize(b.Used), largestCounted(f.Pods), board.Name, FormatSize(b.Budget), FormatSize(b.OverBytes),
-				podMemoryHint(f.Pods, false)))
-		case b.Name == BudgetAppImage:
+		switch b.Name {
+		case BudgetPodMemory: // the first rows, one per load
+			if problem := loadProblem(b, loads[i], board, byImage, overAlone, len(loads) > 1); problem != "" {
+				f.Problems = append(f.Problems, problem)
+			}
+		case BudgetAppImage:
 			f.Problems = append(f.Problems, fmt.Sprintf(
 				"app image: build/firmware/ (%s) and the firmware itself (%s, an estimate) take %s, over %s's app partition of %s by %s: %s",
 				FormatSize(b.Used-b.FirmwareBase), FormatSize(b.FirmwareBase), FormatSize(b.Used), board.Name, FormatSize(b.Budget), FormatSize(b.OverBytes),
-				appImageHint(firmwarePods, firmwareBundles, release)))
-		case b.Name == BudgetSD:
+				appImageHint(firmwarePods, firmwareBundles, releaseMayHelp(release, b.OverBytes, firmwarePods, firmwareGzip))))
+		case BudgetSD:
 			f.Problems = append(f.Problems, fmt.Sprintf(
 				"sd: build/sd/ takes %s, over the %s that %s's profile gives the card by %s: %s",
-				FormatSize(b.Used), FormatSize(b.Budget), board.Name, FormatSize(b.OverBytes), sdHint(sdPods, release)))
+				FormatSize(b.Used), FormatSize(b.Budget), board.Name, FormatSize(b.OverBytes),
+				sdHint(sdPods, releaseMayHelp(release, b.OverBytes, sdPods, sdGzip))))
 		}
 	}
 	return f
 }
 
-// podMemoryHint says what would bring the pods' memory under a board's:
-// smaller limits for the pods whose limit is above both their initial
-// memory and one WebAssembly page (a limit cannot go below either), and
-// spreading the pods over more boards.
-func podMemoryHint(pods []PodFit, pinned bool) string {
-	var smaller []string
-	for _, p := range largestFirst(pods) {
-		// A C or Rust module's initial memory follows its limit; Go's
-		// runtime starts at its own size.
-		if p.MemoryLimit > modcheck.PageSize && (p.Language != "go" || p.MemoryLimit > p.InitialMemory) {
-			smaller = append(smaller, fmt.Sprintf("%s %s", p.Name, FormatSize(p.MemoryLimit)))
+// loadProblem words what is over on one node (one board), b its pod
+// memory row: the memory its Pods request, how many Pods it holds, or
+// both. A node whose one Pod runs images that do not fit the board alone
+// adds nothing to what podProblem said of them.
+func loadProblem(b Budget, l nodeLoad, board *abi.Board, images map[string]*Item, overAlone map[string]bool, pinned bool) string {
+	if len(l.pods) == 1 && b.OverPods == 0 && !slices.ContainsFunc(l.pods[0].containers, func(c placedContainer) bool { return !overAlone[c.image] }) {
+		return ""
+	}
+	where := "pod memory"
+	if b.Node != "" {
+		where += " on node " + b.Node
+	}
+	var over []string
+	if b.OverBytes > 0 {
+		over = append(over, fmt.Sprintf("over %s's %s by %s", board.Name, FormatSize(b.Budget), FormatSize(b.OverBytes)))
+	}
+	if b.OverPods > 0 {
+		over = append(over, fmt.Sprintf("%s holds %s (one per %s page of its pod memory)",
+			board.Name, podCount(b.MaxPods), FormatSize(modcheck.PageSize)))
+	}
+	verb := "request"
+	if len(l.pods) == 1 {
+		verb = "requests"
+	}
+	return fmt.Sprintf("%s: %s %s %s (%s; each container its resources.requests.memory, else its limits.memory, else the default memory limit, %s, as serve --board schedules them), %s: %s",
+		where, podCount(int64(len(l.pods))), verb, FormatSize(b.Used), strings.Join(b.Pods, ", "), FormatSize(abi.DefaultMemoryLimit),
+		strings.Join(over, ", and "), podMemoryHint(l.pods, images, pinned))
+}
+
+// podCount writes n Pods: "1 Pod", "3 Pods".
+func podCount(n int64) string {
+	if n == 1 {
+		return "1 Pod"
+	}
+	return fmt.Sprintf("%d Pods", n)
+}
+
+// podMemoryHint says what would bring a node's Pods under a board's: a
+// limit for the Pods that have none (they request the default memory
+// limit), smaller limits for those whose request is above what their
+// module needs (one WebAssembly page, or for Go the runtime's initial
+// memory: a limit cannot go below either), and spreading the Pods over
+// more boards.
+func podMemoryHint(pods []placedPod, images map[string]*Item, pinned bool) string {
+	var unlimited, smaller []string
+	for _, p := range pods {
+		shrinks := false
+		for _, c := range p.containers {
+			least := int64(modcheck.PageSize)
+			if it := images[c.image]; it != nil && it.Language == "go" {
+				least = max(least, it.InitialMemory)
+			}
+			switch {
+			case c.defaulted:
+				if !slices.Contains(unlimited, p.name) {
+					unlimited = append(unlimited, p.name)
+				}
+			case c.request > least:
+				shrinks = true
+			}
+		}
+		if shrinks && !slices.Contains(unlimited, p.name) {
+			smaller = append(smaller, fmt.Sprintf("%s %s", p.name, FormatSize(p.request())))
 		}
 	}
 	var hints []string
+	if len(unlimited) > 0 {
+		hints = append(hints, fmt.Sprintf("set resources.limits.memory on %s (a container without one requests the default memory limit)",
+			strings.Join(unlimited, ", ")))
+	}
 	if len(smaller) > 0 {
 		hints = append(hints, fmt.Sprintf("set smaller limits.memory (%s; one page, %s, is the least)",
 			strings.Join(smaller, ", "), FormatSize(modcheck.PageSize)))
 	}
-	if pinned {
+	switch {
+	case len(pods) < 2:
+	case pinned:
 		hints = append(hints, "pin some of them to another node (nodeSelector kubernetes.io/hostname, docs/nodes.md)")
-	} else {
-		hints = append(hints, "run them on several boards: pin pods to nodes with nodeSelector kubernetes.io/hostname (docs/nodes.md), and the report counts each node against one board")
+	default:
+		hints = append(hints, "run them on several boards: pin Pods to nodes with nodeSelector kubernetes.io/hostname (docs/nodes.md), and the report counts each node against one board")
+	}
+	if len(hints) == 0 {
+		return "choose a board with more pod memory"
 	}
 	return strings.Join(hints, ", or ")
 }
 
+// What a --release build could save, at most, of a plain build's outputs,
+// so that "try --release" is advised only where it could plausibly make the
+// build fit: every custom section of a module (its names, producers), and
+// of the rest what wasm-opt -Oz takes off, at most releaseGoShare percent
+// of a Go module and releaseCodeShare percent of a C or Rust one (on the
+// templates it takes 4 % of Go, 12 % of Rust and 20 % of C); and at most
+// releaseGzipShare percent of a bundle's .gz files (zopfli saves about 8 %
+// on text over compress/gzip), nothing of files that do not compress.
+const (
+	releaseGoShare   = 5
+	releaseCodeShare = 25
+	releaseGzipShare = 10
+)
+
+// releaseMayHelp reports whether a plain build over a budget by over could
+// fit it built with --release: the modules of pods and the gzip bytes of
+// bundles stored there could shrink by as much.
+func releaseMayHelp(release bool, over int64, pods []PodFit, gzip int64) bool {
+	if release {
+		return false
+	}
+	saving := gzip * releaseGzipShare / 100
+	for _, p := range pods {
+		share := int64(releaseCodeShare)
+		if p.Language == "go" {
+			share = releaseGoShare
+		}
+		saving += p.customBytes + (p.ModuleBytes-p.customBytes)*share/100
+	}
+	return over <= saving
+}
+
 // sdHint says what would shrink build/sd/.
-func sdHint(sdPods []PodFit, release bool) string {
+func sdHint(sdPods []PodFit, tryRelease bool) string {
 	var hints []string
-	if !release {
+	if tryRelease {
 		hints = append(hints, "try --release")
 	}
 	for _, p := range sdPods {
@@ -232,20 +333,16 @@ func sdHint(sdPods []PodFit, release bool) string {
 }
 
 // podProblem sets p.OverBytes and words the problem of a pod that does not
-// fit the board's pod memory alone; "" when it fits.
-func podProblem(p *PodFit, board *abi.Board, release bool) string {
+// fit the board's pod memory alone; "" when it fits. --release is no help
+// here: it shrinks a module's code, never the initial memory its linker
+// laid out.
+func podProblem(p *PodFit, board *abi.Board) string {
 	switch {
 	case p.InitialMemory > board.PodMemory:
 		p.OverBytes = p.InitialMemory - board.PodMemory
-		hint := "shrink its static data, or try --release"
-		if release {
-			hint = "shrink its static data"
-		}
+		hint := "shrink its static data"
 		if p.Language == "go" {
-			hint = "Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, try --release, or choose a board with PSRAM"
-			if release {
-				hint = "Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, or choose a board with PSRAM"
-			}
+			hint = "Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, or choose a board with PSRAM"
 		}
 		return fmt.Sprintf("pod %s: initial memory %s exceeds %s's pod memory %s by %s: %s",
 			p.Name, FormatSize(p.InitialMemory), board.Name, FormatSize(board.PodMemory), FormatSize(p.OverBytes), hint)
@@ -260,7 +357,7 @@ func podProblem(p *PodFit, board *abi.Board, release bool) string {
 // appImageHint says what would shrink build/firmware/: the firmware pods
 // that could move to the card, largest first, smaller modules, and smaller
 // bundles when there are any.
-func appImageHint(firmwarePods []PodFit, bundles, release bool) string {
+func appImageHint(firmwarePods []PodFit, bundles, tryRelease bool) string {
 	sort.SliceStable(firmwarePods, func(i, j int) bool { return firmwarePods[i].ModuleBytes > firmwarePods[j].ModuleBytes })
 	var moves []string
 	hasGo := false
@@ -272,7 +369,7 @@ func appImageHint(firmwarePods []PodFit, bundles, release bool) string {
 	if len(moves) > 0 {
 		hints = append(hints, "move images to the SD card ("+strings.Join(moves, ", ")+")")
 	}
-	if !release {
+	if tryRelease {
 		hints = append(hints, "try --release")
 	}
 	if hasGo {
@@ -282,23 +379,6 @@ func appImageHint(firmwarePods []PodFit, bundles, release bool) string {
 		hints = append(hints, "shrink the bundles (gzipOnly: true stores only the .gz of each file)")
 	}
 	return strings.Join(hints, ", ")
-}
-
-// largestCounted names the pods by what they count, largest first.
-func largestCounted(pods []PodFit) string {
-	sorted := largestFirst(pods)
-	names := make([]string, len(sorted))
-	for i, p := range sorted {
-		names[i] = fmt.Sprintf("%s %s", p.Name, FormatSize(p.Counted))
-	}
-	return strings.Join(names, ", ")
-}
-
-// largestFirst sorts a copy of pods by what they count, largest first.
-func largestFirst(pods []PodFit) []PodFit {
-	sorted := append([]PodFit(nil), pods...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Counted > sorted[j].Counted })
-	return sorted
 }
 
 // storageOf is the storage of a path under build/.

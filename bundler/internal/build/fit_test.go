@@ -88,14 +88,15 @@ func TestFitAcceptsACPodOnESP32(t *testing.T) {
 	}
 	p := f.Pods[0]
 	if p.Language != "c" || p.Storage != "firmware" || p.InitialMemory != 64<<10 || p.MemoryLimit != 64<<10 ||
-		p.Counted != 64<<10 || p.StackBytes != 8192 || p.OverBytes != 0 || !slices.Equal(p.Capabilities, []string{string(abi.ChannelIPC)}) {
+		p.Counted != 64<<10 || !slices.Equal(p.RunBy, []string{"default/p0"}) || p.StackBytes != 8192 || p.OverBytes != 0 || !slices.Equal(p.Capabilities, []string{string(abi.ChannelIPC)}) {
 		t.Errorf("pod fit %+v", p)
 	}
 	esp32, _ := abi.LookupBoard("esp32")
 	if app := budget(f, BudgetAppImage); app.Used != esp32.FirmwareBase+p.ModuleBytes || app.Budget != esp32.AppImage || app.OverBytes != 0 {
 		t.Errorf("app image %+v", app)
 	}
-	if pm := budget(f, BudgetPodMemory); pm.Used != 64<<10 || pm.Budget != 128<<10 {
+	if pm := budget(f, BudgetPodMemory); pm.Used != 64<<10 || pm.Budget != 128<<10 || pm.MaxPods != 2 || pm.OverPods != 0 ||
+		pm.Node != "" || !slices.Equal(pm.Pods, []string{"default/p0 64.0 KiB"}) {
 		t.Errorf("pod memory %+v", pm)
 	}
 	if fmt.Sprint(fits[1]) != fmt.Sprint(f) {
@@ -110,11 +111,11 @@ func TestFitRefusesPodsThatTogetherExceedThePodMemory(t *testing.T) {
 	dir := cProject(t, 3, "64Ki", nil)
 	res, err := Build(context.Background(), dir, Options{Board: "esp32"})
 	ferr := fitError(t, err)
-	want := "pod memory: the pods together count 192.0 KiB (p0 64.0 KiB, p1 64.0 KiB, p2 64.0 KiB; each its resources.limits.memory, else its initial memory), over esp32's 128.0 KiB by 64.0 KiB: run them on several boards"
+	want := "pod memory: 3 Pods request 192.0 KiB (default/p0 64.0 KiB, default/p1 64.0 KiB, default/p2 64.0 KiB; each container its resources.requests.memory, else its limits.memory, else the default memory limit, 8.0 MiB, as serve --board schedules them), over esp32's 128.0 KiB by 64.0 KiB, and esp32 holds 2 Pods (one per 64.0 KiB page of its pod memory): run them on several boards"
 	if len(ferr.Problems) != 1 || !strings.HasPrefix(ferr.Problems[0], want) {
 		t.Errorf("problems %q\nwant one starting %q", ferr.Problems, want)
 	}
-	if pm := budget(res.Fit, BudgetPodMemory); pm.OverBytes != 64<<10 || pm.Used != 192<<10 {
+	if pm := budget(res.Fit, BudgetPodMemory); pm.OverBytes != 64<<10 || pm.Used != 192<<10 || pm.MaxPods != 2 || pm.OverPods != 1 {
 		t.Errorf("pod memory %+v", pm)
 	}
 	if len(res.Items) != 3 || res.Items[2].ModuleBytes == 0 {
@@ -164,7 +165,7 @@ func TestFitGoPodRefusedOnESP32AcceptedOnESP32S3(t *testing.T) {
 	if p.Language != "go" || p.Storage != "sd" || p.StackBytes != 0 || p.OverBytes != p.InitialMemory-128<<10 || p.InitialMemory < 2<<20 {
 		t.Errorf("pod fit %+v", p)
 	}
-	want := fmt.Sprintf("pod api: initial memory %s exceeds esp32's pod memory 128.0 KiB by %s: Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, try --release, or choose a board with PSRAM",
+	want := fmt.Sprintf("pod api: initial memory %s exceeds esp32's pod memory 128.0 KiB by %s: Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, or choose a board with PSRAM",
 		FormatSize(p.InitialMemory), FormatSize(p.OverBytes))
 	if len(ferr.Problems) != 1 || ferr.Problems[0] != want {
 		t.Errorf("problems %q\nwant [%q]", ferr.Problems, want)

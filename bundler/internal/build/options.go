@@ -91,6 +91,9 @@ type Item struct {
 	MaxMemory    int64    // the module's declared maximum memory; 0 = none
 	StackBytes   int64    // modcheck.Report.StackBytes
 	Capabilities []string // what its imports need, sorted
+	// CustomBytes is what the module's custom sections take (names,
+	// producers), which a release build drops.
+	CustomBytes int64
 	// CompilerWarnings is what the compiler printed while building the
 	// module (kept from the last build when the module is up to date).
 	CompilerWarnings string

@@ -6,17 +6,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// AddedCapabilities maps each container image reference of the Pods in objs
-// to the capabilities (securityContext.capabilities.add) that some container
-// running it adds, sorted; an image that a container runs without adding any
-// maps to an empty slice, and an image no Pod runs is absent.
-func AddedCapabilities(objs []Object) map[string][]string {
-	added := map[string][]string{}
-	eachContainer(objs, func(_ *corev1.Pod, c corev1.Container) {
-		caps := added[c.Image]
-		if caps == nil {
-			caps = []string{}
-		}
+// ImageRun is a container of a Pod of the manifests that runs an image,
+// with the capabilities it adds (securityContext.capabilities.add).
+type ImageRun struct {
+	Pod          string   // "default/api"
+	Capabilities []string // sorted, [] for none
+}
+
+// ImageRuns maps each container image reference of the Pods in objs to
+// the containers that run it, in the order of objs; an image no Pod runs
+// is absent.
+func ImageRuns(objs []Object) map[string][]ImageRun {
+	runs := map[string][]ImageRun{}
+	eachContainer(objs, func(pod *corev1.Pod, c corev1.Container) {
+		caps := []string{}
 		if sc := c.SecurityContext; sc != nil && sc.Capabilities != nil {
 			for _, capability := range sc.Capabilities.Add {
 				if !slices.Contains(caps, string(capability)) {
@@ -25,7 +28,7 @@ func AddedCapabilities(objs []Object) map[string][]string {
 			}
 		}
 		slices.Sort(caps)
-		added[c.Image] = caps
+		runs[c.Image] = append(runs[c.Image], ImageRun{Pod: pod.Namespace + "/" + pod.Name, Capabilities: caps})
 	})
-	return added
+	return runs
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestAddedCapabilitiesUnitesThePodsOfAnImage(t *testing.T) {
+func TestImageRunsListsEachPodOfAnImage(t *testing.T) {
 	objs, err := Decode("m.yaml", []byte(`
 apiVersion: v1
 kind: Pod
@@ -15,7 +15,7 @@ spec: {containers: [{name: c, image: "wasm://embedded/x", securityContext: {capa
 apiVersion: v1
 kind: Pod
 metadata: {name: b}
-spec: {containers: [{name: c, image: "wasm://embedded/x", securityContext: {capabilities: {add: [CHANNEL_IPC, SERVICE_CALL]}}}]}
+spec: {containers: [{name: c, image: "wasm://embedded/x", securityContext: {capabilities: {add: [SERVICE_CALL, CHANNEL_IPC, SERVICE_CALL]}}}]}
 ---
 apiVersion: v1
 kind: Pod
@@ -25,8 +25,11 @@ spec: {containers: [{name: c, image: "wasm://embedded/y"}]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{"wasm://embedded/x": {"CHANNEL_IPC", "SERVICE_CALL"}, "wasm://embedded/y": {}}
-	if got := AddedCapabilities(objs); !reflect.DeepEqual(got, want) {
-		t.Fatalf("AddedCapabilities = %q, want %q", got, want)
+	want := map[string][]ImageRun{
+		"wasm://embedded/x": {{"default/a", []string{"SERVICE_CALL"}}, {"default/b", []string{"CHANNEL_IPC", "SERVICE_CALL"}}},
+		"wasm://embedded/y": {{"default/c", []string{}}},
+	}
+	if got := ImageRuns(objs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("ImageRuns = %+v, want %+v", got, want)
 	}
 }

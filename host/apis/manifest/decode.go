@@ -41,6 +41,25 @@ type Object struct {
 	File string         // the file's path as given
 	Doc  int            // 1-based index of the document in the file
 	Obj  runtime.Object // *corev1.Pod, *corev1.Service, *networkingv1.Ingress, …
+	// Warnings say what of the object kube32 accepts and does not do, as
+	// the API's Warning headers say it (admission.Warnings).
+	Warnings []string
+}
+
+// Warnings lists the warnings of objs, each naming the file, the document
+// and the object as errors do: "app.yaml: document 3 (NetworkPolicy
+// default/web): spec.ingress: …". `kube32 serve -f` and `kube32 build`
+// print them.
+func Warnings(objs []Object) []string {
+	var out []string
+	for _, o := range objs {
+		m := o.Meta()
+		who := describe(o.Kind(), m.GetNamespace(), m.GetName())
+		for _, w := range o.Warnings {
+			out = append(out, fmt.Sprintf("%s: document %d%s: %s", o.File, o.Doc, who, w))
+		}
+	}
+	return out
 }
 
 // Kind is the object's kind, e.g. "Pod".
@@ -103,7 +122,7 @@ func Decode(name string, data []byte) ([]Object, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d%s", name, doc, err)
 		}
-		objs = append(objs, Object{File: name, Doc: doc, Obj: obj})
+		objs = append(objs, Object{File: name, Doc: doc, Obj: obj, Warnings: admission.Warnings(obj)})
 	}
 }
 

@@ -41,3 +41,29 @@ func eachContainer(objs []Object, f func(*corev1.Pod, corev1.Container)) {
 		}
 	}
 }
+
+// MemoryRequest is the memory a container requests, in bytes, as
+// kube-scheduler's NodeResourcesFit counts it and so serve --board's
+// scheduler and kube32 build's fit report (docs/serve.md, "Board
+// budgets"): its resources.requests.memory, else its limits.memory (as the
+// API server defaults a request), else defaultLimit, the cap a node gives
+// a container without a limit, which is what it may grow to.
+func MemoryRequest(c corev1.Container, defaultLimit int64) int64 {
+	if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok {
+		return q.Value()
+	}
+	if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+		return q.Value()
+	}
+	return defaultLimit
+}
+
+// PodMemoryRequest is what a Pod requests: the sum of its containers'
+// MemoryRequest.
+func PodMemoryRequest(p *corev1.Pod, defaultLimit int64) int64 {
+	var sum int64
+	for _, c := range p.Spec.Containers {
+		sum += MemoryRequest(c, defaultLimit)
+	}
+	return sum
+}

@@ -39,3 +39,15 @@ func AdmitUpdate(obj, old runtime.Object) field.ErrorList {
 	}
 	return errs
 }
+
+// Warnings says what of obj, admitted, kube32 accepts but does not do, one
+// sentence each starting with the field, as kube-apiserver's warnings do:
+// the API sends each as a Warning header (which kubectl prints), and
+// `kube32 serve -f` and `kube32 build` print each for the manifests they
+// read. None for a kind whose every field is heeded.
+func Warnings(obj runtime.Object) []string {
+	if s := StrategyOf(obj); s != nil && s.Warnings != nil {
+		return s.Warnings(obj)
+	}
+	return nil
+}

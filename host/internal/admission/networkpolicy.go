@@ -41,6 +41,31 @@ func defaultNetworkPolicy(np *networkingv1.NetworkPolicy) {
 	}
 }
 
+// networkPolicyWarnings says what of a NetworkPolicy kube32 does not
+// enforce: nodes check the connections their pods open (egress) and
+// nothing of those that reach them (docs/networkpolicy.md), so ingress
+// rules and the Ingress policy type, which kube-apiserver defaults, change
+// nothing. A policy without Egress then changes nothing at all.
+func networkPolicyWarnings(np *networkingv1.NetworkPolicy) []string {
+	ingressType, egressType := false, false
+	for _, t := range np.Spec.PolicyTypes {
+		ingressType = ingressType || t == networkingv1.PolicyTypeIngress
+		egressType = egressType || t == networkingv1.PolicyTypeEgress
+	}
+	const unenforced = "kube32 enforces the egress of NetworkPolicies only (docs/networkpolicy.md): the pods this policy selects still accept every connection"
+	var warnings []string
+	switch {
+	case len(np.Spec.Ingress) > 0:
+		warnings = append(warnings, "spec.ingress: ingress rules are not enforced: "+unenforced)
+	case ingressType && egressType:
+		warnings = append(warnings, "spec.policyTypes: Ingress is not enforced: "+unenforced+"; list only Egress for a policy of egress rules")
+	}
+	if ingressType && !egressType {
+		warnings = append(warnings, "spec.policyTypes: without Egress this policy changes nothing in kube32, which enforces the egress of NetworkPolicies only (docs/networkpolicy.md)")
+	}
+	return warnings
+}
+
 // validateNetworkPolicy checks what kube-apiserver checks of a
 // NetworkPolicy: its selectors, peers, ports and policy types.
 func validateNetworkPolicy(np *networkingv1.NetworkPolicy) field.ErrorList {

@@ -59,6 +59,10 @@ type Strategy struct {
 	// CopyStatus sets dst's status to src's: a status update takes only
 	// it, any other update keeps it. Nil for kinds without a status.
 	CopyStatus func(dst, src runtime.Object)
+	// Warnings says what of an admitted object kube32 accepts but does
+	// not do, as kube-apiserver's WarningsOnCreate and WarningsOnUpdate
+	// do; nil when nothing of the kind goes unheeded.
+	Warnings func(runtime.Object) []string
 
 	// FieldLabels are the fields, beyond metadata.name and
 	// metadata.namespace, that a field selector may name, and Fields their
@@ -107,7 +111,7 @@ var Strategies = []*Strategy{
 		Printer: ingressPrinter},
 	{Group: "networking.k8s.io", Version: "v1", Name: "networkpolicies", Singular: "networkpolicy", Kind: kinds.NetworkPolicy, Namespaced: true, ShortNames: []string{"netpol"},
 		New:     func() runtime.Object { return &networkingv1.NetworkPolicy{} },
-		Default: defaults(defaultNetworkPolicy), Validate: typed(validateNetworkPolicy),
+		Default: defaults(defaultNetworkPolicy), Validate: typed(validateNetworkPolicy), Warnings: typed(networkPolicyWarnings),
 		Printer: networkPolicyPrinter},
 	{Group: "coordination.k8s.io", Version: "v1", Name: "leases", Singular: "lease", Kind: kinds.Lease, Namespaced: true,
 		New:      func() runtime.Object { return &coordinationv1.Lease{} },

@@ -1,6 +1,9 @@
 package apiserver
 
 import (
+	"fmt"
+	"net/http"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,4 +29,13 @@ func admitUpdate(res *resource, obj, cur runtime.Object) error {
 		return nil
 	}
 	return apierrors.NewInvalid(res.groupKind(), obj.(metav1.Object).GetName(), errs)
+}
+
+// warn adds a Warning header for each of admission's warnings about obj,
+// an object written (what kube32 accepts and does not do), in
+// kube-apiserver's form, 299 - "text", which kubectl prints.
+func warn(w http.ResponseWriter, obj runtime.Object) {
+	for _, text := range admission.Warnings(obj) {
+		w.Header().Add("Warning", fmt.Sprintf("299 - %q", text))
+	}
 }

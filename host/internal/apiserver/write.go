@@ -62,6 +62,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req request, obj
 		}
 	}
 	if dryRun(r) {
+		warn(w, obj)
 		writeJSON(w, http.StatusCreated, obj)
 		return nil
 	}
@@ -69,6 +70,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req request, obj
 	if err != nil {
 		return storeError(req.res, meta.GetName(), err)
 	}
+	warn(w, created)
 	writeJSON(w, http.StatusCreated, created)
 	return nil
 }
@@ -175,12 +177,18 @@ func (s *Server) replace(w http.ResponseWriter, r *http.Request, req request, ne
 		if err != nil {
 			return err
 		}
+		if req.subresource != "status" {
+			warn(w, obj)
+		}
 		writeJSON(w, http.StatusOK, obj)
 		return nil
 	}
 	updated, err := s.cfg.Store.Modify(req.key(), change)
 	if err != nil {
 		return storeError(req.res, req.name, err)
+	}
+	if req.subresource != "status" {
+		warn(w, updated)
 	}
 	writeJSON(w, http.StatusOK, updated)
 	return nil

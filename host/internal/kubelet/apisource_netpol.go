@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 )
 
 // apiPolicies is what a worker knows for NetworkPolicy: the labels of the
@@ -56,26 +57,44 @@ func (s *apiSource) PodsSynced(ctx context.Context, pods []*corev1.Pod) {
 		}
 	}
 	np.mu.Unlock()
-	for _, ns := range missing {
-		_ = s.loadPolicies(ctx, ns) // a failure leaves ns unloaded: its pods' calls are denied until a later load
-	}
+	s.loadAllPolicies(ctx, missing) // a failure leaves a namespace unloaded: its pods' calls are denied until a later load
 }
 
-// policyListTimeout bounds one list of a namespace's policies. It is
-// shorter than abi.PolicyRelist, so that a list that hangs ends before the
-// next relist is due, and the spec's "within about 7 s" holds once the API
-// server answers again.
+// policyListTimeout bounds one list of a namespace's policies, however the
+// API server fails it (a request held unanswered, a connection accepted
+// and never read, one refused). It is shorter than abi.PolicyRelist, so
+// that a list that hangs ends before the next relist is due: once the API
+// server answers again, the policies load within one relist period and one
+// list's deadline, the spec's "within about 7 s" (docs/networkpolicy.md).
 const policyListTimeout = abi.PolicyRelist / 2
 
+// loadAllPolicies lists the policies of every namespace of namespaces at
+// once, so that a relist takes one list's deadline at most, not one per
+// namespace: lists one after another, each held to its deadline, would
+// push the next relist of the last namespaces past abi.PolicyRelist.
+func (s *apiSource) loadAllPolicies(ctx context.Context, namespaces []string) {
+	var wg sync.WaitGroup
+	for _, ns := range namespaces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.loadPolicies(ctx, ns) // a failure is kept in np.failed, for the denial's reason
+		}()
+	}
+	wg.Wait()
+}
+
 // loadPolicies lists the policies of namespace and keeps them. The list is
-// tried once: client-go would retry an answer with Retry-After (up to ten
-// times, sleeping past any deadline), and the relist retries soon enough.
+// one request, with no backoff before it: client-go would retry an answer
+// with Retry-After (up to ten times, sleeping past any deadline), or wait
+// out a backoff that grows with each failure when its environment asks
+// for one (KUBE_CLIENT_BACKOFF_BASE); the next relist retries soon enough.
 func (s *apiSource) loadPolicies(ctx context.Context, namespace string) error {
 	ctx, cancel := context.WithTimeout(ctx, policyListTimeout)
 	defer cancel()
 	list := &networkingv1.NetworkPolicyList{}
 	err := s.client.networking.Get().Namespace(namespace).Resource("networkpolicies").
-		MaxRetries(0).Do(ctx).Into(list)
+		MaxRetries(0).BackOffWithContext(&rest.NoBackoff{}).Do(ctx).Into(list)
 	np := &s.netpol
 	np.mu.Lock()
 	defer np.mu.Unlock()
@@ -111,15 +130,16 @@ func (s *apiSource) refreshPolicies(ctx context.Context) {
 		case <-t.C:
 		}
 		s.netpol.mu.Lock()
-		namespaces := map[string]bool{}
+		seen := map[string]bool{}
+		var namespaces []string
 		for key := range s.netpol.labels {
-			ns, _, _ := abi.SplitPodID(key)
-			namespaces[ns] = true
+			if ns, _, _ := abi.SplitPodID(key); !seen[ns] {
+				seen[ns] = true
+				namespaces = append(namespaces, ns)
+			}
 		}
 		s.netpol.mu.Unlock()
-		for ns := range namespaces {
-			_ = s.loadPolicies(ctx, ns) // on failure the last list stays in force
-		}
+		s.loadAllPolicies(ctx, namespaces) // on failure the last list stays in force
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/abi/modcheck"
 	"github.com/kube32/kube32/host/internal/pod"
 )
 
@@ -77,7 +76,7 @@ func (k *Kubelet) addresses() []corev1.NodeAddress {
 // places pods by labels alone.
 func (k *Kubelet) capacity() corev1.ResourceList {
 	if b := k.cfg.Board; b != nil {
-		return resources(b.PodRAM(), b.PodMemory/modcheck.PageSize)
+		return resources(b.PodRAM(), b.MaxPods())
 	}
 	return k.unbounded()
 }
@@ -87,7 +86,7 @@ func (k *Kubelet) capacity() corev1.ResourceList {
 // pods.
 func (k *Kubelet) allocatable() corev1.ResourceList {
 	if b := k.cfg.Board; b != nil {
-		return resources(b.PodMemory, b.PodMemory/modcheck.PageSize)
+		return resources(b.PodMemory, b.MaxPods())
 	}
 	return k.unbounded()
 }

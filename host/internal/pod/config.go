@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // EnvVar is one environment variable, in order (container env, then injected).
@@ -83,7 +85,7 @@ type Termination struct {
 // resources.limits.memory: 8 MiB, the PSRAM of the largest board (an
 // ESP32-S3 with 8 MiB), so a pod that runs under serve without a limit
 // could run on some board, and a runaway memory.grow costs the host no more.
-const DefaultMemoryLimit = 8 << 20
+const DefaultMemoryLimit = abi.DefaultMemoryLimit
 
 // Phases of a pod.
 const (

@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube32/kube32/host/apis/manifest"
 )
 
 // The reasons a node that matches a pod's nodeSelector cannot take it, as
@@ -19,7 +21,7 @@ type usage struct {
 
 func (u *usage) add(p *corev1.Pod, opts Options) {
 	u.pods++
-	u.memory += memoryRequest(p, opts.DefaultMemoryLimit)
+	u.memory += manifest.PodMemoryRequest(p, opts.DefaultMemoryLimit)
 }
 
 // misfit says why node n, already holding u, cannot take p: none when it
@@ -32,27 +34,8 @@ func misfit(p *corev1.Pod, n *corev1.Node, u *usage, opts Options) []string {
 	if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok && int64(u.pods+1) > q.Value() {
 		why = append(why, reasonTooMany)
 	}
-	if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok && u.memory+memoryRequest(p, opts.DefaultMemoryLimit) > q.Value() {
+	if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok && u.memory+manifest.PodMemoryRequest(p, opts.DefaultMemoryLimit) > q.Value() {
 		why = append(why, reasonMemory)
 	}
 	return why
-}
-
-// memoryRequest is the memory p requests, in bytes: the sum over its
-// containers of resources.requests.memory, or limits.memory where a
-// container sets no request (as the API server defaults it), or
-// defaultLimit where it sets neither: the cap the node gives such a
-// container, which is what it may grow to.
-func memoryRequest(p *corev1.Pod, defaultLimit int64) int64 {
-	var sum int64
-	for _, c := range p.Spec.Containers {
-		if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok {
-			sum += q.Value()
-		} else if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
-			sum += q.Value()
-		} else {
-			sum += defaultLimit
-		}
-	}
-	return sum
 }

@@ -5,7 +5,7 @@
  *
  * The test builds it with kube32 build's C flags (internal/compile's
  * BaseCFlags: clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry
- * -Wl,-z,stack-size=8192 -Wl,--stack-first -Wl,--strip-all), plus
+ * -Wl,-z,stack-size=8192 -Wl,--stack-first), plus
  * -Wl,--initial-memory=65536 -Wall -Wextra -Werror -I sdk/c.
  */
 #include "k32.h"
