@@ -17,35 +17,7 @@ import (
 // test --watch runs the tests again after each edit: of a test file
 // (nothing to rebuild) and of a manifest (swapped into the cluster first).
 func TestKube32TestWatchRunsAgainAfterEachEdit(t *testing.T) {
-	newApp(t, "c-http", "app")
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &testserve.Output{}
-	runs := make(chan apptest.Count, 8)
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.RunTest(ctx, cli.TestOptions{
-			Serve: cli.ServeOptions{IO: cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}, Dir: "app", Watch: true, CacheDir: testserve.CacheDir},
-			Ran:   func(c apptest.Count) { runs <- c },
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("RunTest ended with %v\n%s", err, out)
-		}
-	})
-	next := func(what string) apptest.Count {
-		t.Helper()
-		select {
-		case c := <-runs:
-			return c
-		case err := <-done:
-			t.Fatalf("RunTest ended (%v) before the run %s:\n%s", err, what, out)
-		case <-time.After(3 * time.Minute):
-			t.Fatalf("no run %s after 3 minutes:\n%s", what, out)
-		}
-		return apptest.Count{}
-	}
+	out, next := watchTemplateTests(t)
 	if c := next("at start"); c.Passed != 1 || c.Failed != 0 {
 		t.Fatalf("first run: %s, want the template's test passing:\n%s", c, out)
 	}
@@ -77,35 +49,7 @@ func TestKube32TestWatchRunsAgainAfterEachEdit(t *testing.T) {
 // kubelet counts an image change, and the test asserts that the pod did
 // not crash (pod "app" crashed == false), which the swap is not.
 func TestKube32TestWatchTemplateTestPassesAfterASourceEdit(t *testing.T) {
-	newApp(t, "c-http", "app")
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &testserve.Output{}
-	runs := make(chan apptest.Count, 8)
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.RunTest(ctx, cli.TestOptions{
-			Serve: cli.ServeOptions{IO: cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}, Dir: "app", Watch: true, CacheDir: testserve.CacheDir},
-			Ran:   func(c apptest.Count) { runs <- c },
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("RunTest ended with %v\n%s", err, out)
-		}
-	})
-	next := func(what string) apptest.Count {
-		t.Helper()
-		select {
-		case c := <-runs:
-			return c
-		case err := <-done:
-			t.Fatalf("RunTest ended (%v) before the run %s:\n%s", err, what, out)
-		case <-time.After(3 * time.Minute):
-			t.Fatalf("no run %s after 3 minutes:\n%s", what, out)
-		}
-		return apptest.Count{}
-	}
+	out, next := watchTemplateTests(t)
 	if c := next("at start"); c.Passed != 1 || c.Failed != 0 {
 		t.Fatalf("first run: %s, want the template's test passing:\n%s", c, out)
 	}
@@ -132,4 +76,41 @@ func TestKube32TestWatchTemplateTestPassesAfterASourceEdit(t *testing.T) {
 			t.Fatalf("after edit %d no swap of the pod:\n%s", i, out)
 		}
 	}
+}
+
+// watchTemplateTests runs kube32 test --watch on a new c-http app "app"
+// until the test ends, and returns its output and a function that waits
+// for its next run (what names the run in a failure).
+func watchTemplateTests(t *testing.T) (out *testserve.Output, next func(what string) apptest.Count) {
+	t.Helper()
+	newApp(t, "c-http", "app")
+	ctx, cancel := context.WithCancel(context.Background())
+	out = &testserve.Output{}
+	runs := make(chan apptest.Count, 8)
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.RunTest(ctx, cli.TestOptions{
+			Serve: cli.ServeOptions{IO: cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}, Dir: "app", Watch: true, CacheDir: testserve.CacheDir},
+			Ran:   func(c apptest.Count) { runs <- c },
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("RunTest ended with %v\n%s", err, out)
+		}
+	})
+	next = func(what string) apptest.Count {
+		t.Helper()
+		select {
+		case c := <-runs:
+			return c
+		case err := <-done:
+			t.Fatalf("RunTest ended (%v) before the run %s:\n%s", err, what, out)
+		case <-time.After(3 * time.Minute):
+			t.Fatalf("no run %s after 3 minutes:\n%s", what, out)
+		}
+		return apptest.Count{}
+	}
+	return out, next
 }
