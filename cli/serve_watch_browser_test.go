@@ -214,7 +214,13 @@ func (d *devTools) waitEvent(t *testing.T, what string, match func(method string
 
 // evalErr evaluates a JavaScript expression of string value in the page.
 func (d *devTools) evalErr(expr string) (string, error) {
-	result, err := d.send("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+	return d.evaluate(expr, false)
+}
+
+// evaluate evaluates expr in the page, awaiting its value first when it is
+// a promise (await), and returns the string it comes to.
+func (d *devTools) evaluate(expr string, await bool) (string, error) {
+	result, err := d.send("Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": await, "returnByValue": true})
 	if err != nil {
 		return "", err
 	}

@@ -240,29 +240,7 @@ func (d *devTools) status(t *testing.T, r sentRequest) int {
 // evalAwait evaluates a JavaScript expression whose value is a promise of
 // a string and returns that string.
 func (d *devTools) evalAwait(expr string) (string, error) {
-	result, err := d.send("Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true})
-	if err != nil {
-		return "", err
-	}
-	var r struct {
-		Result struct {
-			Value any `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text string `json:"text"`
-		} `json:"exceptionDetails"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return "", err
-	}
-	if r.ExceptionDetails != nil {
-		return "", fmt.Errorf("%s: %s", expr, r.ExceptionDetails.Text)
-	}
-	s, ok := r.Result.Value.(string)
-	if !ok {
-		return "", fmt.Errorf("%s = %v, not a string", expr, r.Result.Value)
-	}
-	return s, nil
+	return d.evaluate(expr, true)
 }
 
 // networkLog is the page's network events (keep), one a line, for a
