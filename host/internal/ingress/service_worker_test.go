@@ -21,36 +21,11 @@ import (
 // keep-alive to the pod's node IP ... with the header X-Kube32-Pod:
 // <namespace>/<name>." Pods on the control plane stay in-process.
 func TestServiceBackendProxiesToWorkerPods(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns atomic.Int32
-	node := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	worker, conns := startWorkerW1(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "node w1 %s chain=%q path=%s", r.Header.Get("X-Kube32-Pod"), r.Header.Get("X-Kube32-Call-Chain"), r.URL.Path)
 	}))
-	node.Listener.Close()
-	node.Listener = l
-	node.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	node.Start()
-	defer node.Close()
-	port := l.Addr().(*net.TCPAddr).Port
-
-	worker := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Status: corev1.NodeStatus{
-		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.2"}},
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}}}}
-	onWorker := func(name string) *corev1.Pod {
-		p := pod("default", name, map[string]string{"app": "web"}, corev1.PodRunning)
-		p.Spec.NodeName = "w1"
-		p.Status.PodIP = "127.0.0.2"
-		return p
-	}
 	e := start(t, worker, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))), service("default", "web"),
-		pod("default", "web-a", map[string]string{"app": "web"}, corev1.PodRunning), onWorker("web-b"), onWorker("web-c"))
+		pod("default", "web-a", map[string]string{"app": "web"}, corev1.PodRunning), onWorkerW1("web-b"), onWorkerW1("web-c"))
 	e.pods.setDown("default/web-b") // the control plane's kubelet does not run them
 	e.pods.setDown("default/web-c")
 
@@ -81,12 +56,7 @@ func TestServiceBackendProxiesToWorkerPods(t *testing.T) {
 // pod, before anything is written to the client; the connection to the
 // node stays in the pool. A pod's own 404 is its answer.
 func TestServiceBackendSkipsAPodItsNodeNoLongerRuns(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns atomic.Int32
-	node := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	worker, conns := startWorkerW1(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(abi.HeaderPod)
 		switch {
 		case id == "default/web-b":
@@ -99,28 +69,8 @@ func TestServiceBackendSkipsAPodItsNodeNoLongerRuns(t *testing.T) {
 			fmt.Fprintf(w, "node w1 %s", id)
 		}
 	}))
-	node.Listener.Close()
-	node.Listener = l
-	node.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	node.Start()
-	defer node.Close()
-	port := l.Addr().(*net.TCPAddr).Port
-
-	worker := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Status: corev1.NodeStatus{
-		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.2"}},
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}}}}
-	onWorker := func(name string) *corev1.Pod {
-		p := pod("default", name, map[string]string{"app": "web"}, corev1.PodRunning)
-		p.Spec.NodeName = "w1"
-		p.Status.PodIP = "127.0.0.2"
-		return p
-	}
 	e := start(t, worker, ingress("default", "site", nil, rule("", toService(prefix, "/", "web"))), service("default", "web"),
-		onWorker("web-b"), onWorker("web-c"))
+		onWorkerW1("web-b"), onWorkerW1("web-c"))
 	e.pods.setDown("default/web-b")
 	e.pods.setDown("default/web-c")
 	for i := range 6 {
@@ -134,4 +84,38 @@ func TestServiceBackendSkipsAPodItsNodeNoLongerRuns(t *testing.T) {
 	if n := conns.Load(); n != 1 {
 		t.Errorf("%d connections to the node, want 1 kept alive", n)
 	}
+}
+
+// startWorkerW1 serves handler as the pod port of a worker node "w1" on
+// 127.0.0.2 until the test ends, and returns its Node and the count of
+// connections it took.
+func startWorkerW1(t *testing.T, handler http.Handler) (*corev1.Node, *atomic.Int32) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := &atomic.Int32{}
+	node := httptest.NewUnstartedServer(handler)
+	node.Listener.Close()
+	node.Listener = l
+	node.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	node.Start()
+	t.Cleanup(node.Close)
+	port := l.Addr().(*net.TCPAddr).Port
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Status: corev1.NodeStatus{
+		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.2"}},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}}}}, conns
+}
+
+// onWorkerW1 is a running pod "default/NAME" of app web bound to w1.
+func onWorkerW1(name string) *corev1.Pod {
+	p := pod("default", name, map[string]string{"app": "web"}, corev1.PodRunning)
+	p.Spec.NodeName = "w1"
+	p.Status.PodIP = "127.0.0.2"
+	return p
 }
