@@ -15,7 +15,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testk8s"
 )
 
 // TestMistypedImageWaitsOnKubernetes is docs/oci.md's "Pull errors" for a
@@ -25,16 +24,7 @@ import (
 // replaced by its ReplicaSet, which made hundreds); once the module is in
 // the node's images, the pod starts by itself and the Deployment rolls out.
 func TestMistypedImageWaitsOnKubernetes(t *testing.T) {
-	testenv.Tools(t, "clang", "kubectl", "go")
-	c := testk8s.Start(t)
-	k := buildKube32(t, c)
-	cs := clientset(t, c)
-	t.Cleanup(func() {
-		if t.Failed() {
-			out, _ := kubectlErr(c, "", "get", "nodes,pods,events", "-o", "wide")
-			t.Logf("--- the cluster ---\n%s", out)
-		}
-	})
+	c, k, cs := startCluster(t)
 	images, probe := imagesDir(t)
 	t.Log(k.run(t, "install", "--kubeconfig", c.Kubeconfig))
 	nodeKubeconfig := c.TokenKubeconfig(t, kubectl(t, c, "", "create", "token", "kube32-node", "-n", abi.NamespaceSystem, "--duration=1h"))

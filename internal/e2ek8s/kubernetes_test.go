@@ -43,6 +43,23 @@ type kube32 struct {
 	env             []string
 }
 
+// startCluster starts the real control plane and builds kube32 for it;
+// the cluster's nodes, pods and events are logged if the test fails.
+func startCluster(t *testing.T) (*testk8s.Cluster, *kube32, *kubernetes.Clientset) {
+	t.Helper()
+	testenv.Tools(t, "clang", "kubectl", "go")
+	c := testk8s.Start(t)
+	k := buildKube32(t, c)
+	cs := clientset(t, c)
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := kubectlErr(c, "", "get", "nodes,pods,events", "-o", "wide")
+			t.Logf("--- the cluster ---\n%s", out)
+		}
+	})
+	return c, k, cs
+}
+
 // buildKube32 builds the kube32 binary of this checkout.
 func buildKube32(t *testing.T, c *testk8s.Cluster) *kube32 {
 	t.Helper()
@@ -286,16 +303,7 @@ func waitRollout(t *testing.T, c *testk8s.Cluster, name string) {
 // a NetworkPolicy, the kube32 Ingress, a rolling update to an image pushed
 // with kube32 push, and a node killed turning NotReady.
 func TestKube32OnKubernetes(t *testing.T) {
-	testenv.Tools(t, "clang", "kubectl", "go")
-	c := testk8s.Start(t)
-	k := buildKube32(t, c)
-	cs := clientset(t, c)
-	t.Cleanup(func() {
-		if t.Failed() {
-			out, _ := kubectlErr(c, "", "get", "nodes,pods,events", "-o", "wide")
-			t.Logf("--- the cluster ---\n%s", out)
-		}
-	})
+	c, k, cs := startCluster(t)
 	images, probe := imagesDir(t)
 
 	t.Log(k.run(t, "install", "--kubeconfig", c.Kubeconfig))
