@@ -1,0 +1,171 @@
+package abi
+
+import (
+	"math"
+	"time"
+)
+
+// Time on the board. The boards run pods on a WebAssembly interpreter on a
+// 160–240 MHz core; kube32 serve runs them compiled on a fast one. The local
+// runtime counts what each callback does, the WebAssembly instructions it
+// executes by class and the host functions it calls, and a board's
+// TimeModel turns that into the time the board takes (docs/boards.md, "Time
+// on the board", gives the sources of every figure and how far off the
+// estimate may be). Everything that shows or enforces board time asks the
+// model; nothing else holds a speed.
+
+// InstrClass is a class of WebAssembly instructions that the boards'
+// interpreter executes at about the same cost.
+type InstrClass int
+
+// The instruction classes.
+const (
+	// InstrPlain: constants, locals, globals, integer arithmetic,
+	// comparisons and conversions, drop, select, nop.
+	InstrPlain InstrClass = iota
+	// InstrBlock: block, loop, end and else, which an interpreter mostly
+	// resolves when it loads the function.
+	InstrBlock
+	// InstrBranch: br, br_if, br_table, if, return, unreachable.
+	InstrBranch
+	// InstrMemory: loads and stores, each with its bounds check.
+	InstrMemory
+	// InstrCall: call, a frame on the interpreter's stack.
+	InstrCall
+	// InstrCallIndirect: call_indirect, a call through the table with its
+	// type check.
+	InstrCallIndirect
+	// InstrDivide: integer division and remainder (64-bit ones are a
+	// library routine on the boards' 32-bit cores).
+	InstrDivide
+	// InstrFloat32: f32 arithmetic, comparisons and conversions.
+	InstrFloat32
+	// InstrFloat64: f64 arithmetic, comparisons and conversions, in
+	// software on every board (no double-precision unit).
+	InstrFloat64
+	// InstrBulk: memory.grow, the bulk memory instructions (memory.copy,
+	// memory.fill, memory.init, data.drop) and the table instructions.
+	InstrBulk
+
+	InstrClasses = iota // how many classes there are
+)
+
+// InstructionCycles is what the board's interpreter takes, in cycles of
+// its core, for one instruction of each class.
+type InstructionCycles struct {
+	Plain        float64 `json:"plain"`
+	Block        float64 `json:"block"`
+	Branch       float64 `json:"branch"`
+	Memory       float64 `json:"memory"`
+	Call         float64 `json:"call"`
+	CallIndirect float64 `json:"callIndirect"`
+	Divide       float64 `json:"divide"`
+	Float32      float64 `json:"float32"`
+	Float64      float64 `json:"float64"`
+	Bulk         float64 `json:"bulk"`
+}
+
+// Of returns the cycles of one instruction of class c.
+func (ic InstructionCycles) Of(c InstrClass) float64 {
+	return [InstrClasses]float64{ic.Plain, ic.Block, ic.Branch, ic.Memory, ic.Call,
+		ic.CallIndirect, ic.Divide, ic.Float32, ic.Float64, ic.Bulk}[c]
+}
+
+// Cost is what one host operation takes on the board, in cycles of its
+// core: a fixed part and a part per byte it moves.
+type Cost struct {
+	Fixed   float64 `json:"fixed"`
+	PerByte float64 `json:"perByte"`
+}
+
+// Of returns the cycles of one operation on n bytes.
+func (c Cost) Of(n int) float64 { return c.Fixed + c.PerByte*float64(n) }
+
+// HostCycles is what the host functions the boards run natively take, in
+// cycles of the core, beside the instructions of the guest.
+type HostCycles struct {
+	// Call is every host function's way out of the interpreter and back.
+	Call Cost `json:"call"`
+	// RespWrite is k32_resp_write, the bytes handed to lwIP and sent over
+	// Wi-Fi.
+	RespWrite Cost `json:"respWrite"`
+	// RespAsset is k32_resp_asset, a file read from the SD card and sent.
+	RespAsset Cost `json:"respAsset"`
+	// Log is k32_log and a line of stdout or stderr.
+	Log Cost `json:"log"`
+	// InProcessCall is a k32_http_call to a pod of the same node, for the
+	// request and the answer (the callee's own work adds its board time).
+	InProcessCall Cost `json:"inProcessCall"`
+	// NodeCall is a k32_http_call to another node or outside the cluster:
+	// a round trip over Wi-Fi, per byte of the request and the answer (the
+	// other side's own board time adds to it when it reports one).
+	NodeCall Cost `json:"nodeCall"`
+	// TLSHandshake is the handshake of an https:// call, which the
+	// control plane makes (docs/calls.md).
+	TLSHandshake float64 `json:"tlsHandshake"`
+	// Publish is k32_publish, the message handed to the channel.
+	Publish Cost `json:"publish"`
+}
+
+// TimeModel is a board's cost model: its core's clock and what its
+// interpreter and its host functions take.
+type TimeModel struct {
+	ClockMHz     float64           `json:"clockMHz"`
+	Instructions InstructionCycles `json:"instructionCycles"`
+	Host         HostCycles        `json:"hostCycles"`
+}
+
+// Duration is the time the board's core takes for cycles cycles.
+func (m TimeModel) Duration(cycles float64) time.Duration {
+	ns := cycles * 1e3 / m.ClockMHz
+	if ns >= math.MaxInt64 {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ns)
+}
+
+// Cycles is the cycles of the board's core in d, the inverse of Duration.
+func (m TimeModel) Cycles(d time.Duration) float64 { return float64(d) * m.ClockMHz / 1e3 }
+
+// Millicores is the CPU a pod takes that spent busy of the board's core in
+// window, as kubectl top reports it (1000 for the whole core).
+func Millicores(busy, window time.Duration) int64 {
+	if window <= 0 {
+		return 0
+	}
+	return busy.Milliseconds() * 1000 / max(window.Milliseconds(), 1)
+}
+
+// The models of the boards' cores (docs/boards.md, "Time on the board").
+// ESP32: Xtensa LX6 at 240 MHz, single-precision FPU, pod memory in
+// internal RAM; with PSRAM, pod memory is behind the flash cache. ESP32-S3:
+// Xtensa LX7 at 240 MHz, a faster pipeline and octal PSRAM.
+var (
+	timeESP32 = TimeModel{
+		ClockMHz: 240,
+		Instructions: InstructionCycles{Plain: 25, Block: 8, Branch: 30, Memory: 32, Call: 220,
+			CallIndirect: 260, Divide: 60, Float32: 45, Float64: 350, Bulk: 150},
+		Host: hostESP32,
+	}
+	timeESP32PSRAM = func() TimeModel {
+		m := timeESP32
+		m.Instructions.Memory = 45
+		return m
+	}()
+	timeESP32S3 = TimeModel{
+		ClockMHz: 240,
+		Instructions: InstructionCycles{Plain: 21, Block: 7, Branch: 25, Memory: 32, Call: 185,
+			CallIndirect: 220, Divide: 50, Float32: 38, Float64: 300, Bulk: 130},
+		Host: hostESP32,
+	}
+	hostESP32 = HostCycles{
+		Call:          Cost{Fixed: 500},
+		RespWrite:     Cost{Fixed: 20_000, PerByte: 60},
+		RespAsset:     Cost{Fixed: 250_000, PerByte: 180},
+		Log:           Cost{Fixed: 3_000, PerByte: 20},
+		InProcessCall: Cost{Fixed: 30_000, PerByte: 10},
+		NodeCall:      Cost{Fixed: 1_200_000, PerByte: 60},
+		TLSHandshake:  180_000_000,
+		Publish:       Cost{Fixed: 20_000, PerByte: 10},
+	}
+)
