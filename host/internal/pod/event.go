@@ -10,6 +10,12 @@ import (
 // was not handled: no k32_event, the pod is unavailable, or the callback
 // trapped or ran out of time.
 func (p *Pod) Event(ctx context.Context, topic string, data []byte) (int32, error) {
+	if t := p.cfg.Timing; t != nil && t.Clock { // one callback at a time (ServeHTTP)
+		if err := p.acquireInterpreter(ctx); err != nil {
+			return 0, err
+		}
+		defer t.release()
+	}
 	inst, release, err := p.acquire(ctx)
 	if err != nil {
 		return 0, err

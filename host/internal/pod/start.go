@@ -62,7 +62,10 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 	if err != nil {
 		return &startError{reasonModuleInvalid, err.Error()}
 	}
-	compiled, key, err := acquireModule(ctx, p.cfg.Cache, p.cfg.Module)
+	compiled, key, unmetered, err := acquireModule(ctx, p.cfg.Cache, p.cfg.Module, p.cfg.Timing)
+	if unmetered != nil {
+		p.nodef(2, "board time not counted: %v", unmetered)
+	}
 	if err != nil {
 		releaseRuntime(p.cfg.Cache)
 		return &startError{reasonModuleInvalid, "compiling module: " + err.Error()}
@@ -169,6 +172,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 		handle:    mod.ExportedFunction("k32_handle"),
 		event:     mod.ExportedFunction("k32_event"),
 		startedAt: time.Now(),
+		counters:  countersOf(mod),
 	}
 	for _, name := range []string{"k32_main", "_start"} {
 		if fn := mod.ExportedFunction(name); fn != nil && inst.handle == nil {

@@ -1,0 +1,414 @@
+package pod
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/meter"
+)
+
+// Timing is the board time of a node's pods (docs/boards.md, "Time on the
+// board"): the board whose cost model turns the work counted in each
+// callback into time, and under --board-clock the node's one interpreter,
+// which runs one callback at a time for at least its board time. One per
+// node, shared by its pods.
+type Timing struct {
+	Board abi.Board
+	// Clock runs callbacks on the board's clock (serve --board-clock).
+	Clock bool
+	// Standing: the node stands for the board (serve --board), so the
+	// pods' CPU is reported as the board would spend it.
+	Standing bool
+	// Slow is the board time past which a callback is slow: one [POD]
+	// line, and the web view marks the pod.
+	Slow time.Duration
+
+	interpreter chan struct{} // held by the callback that runs, under Clock
+}
+
+// NewTiming makes the Timing of one node.
+func NewTiming(board abi.Board, standing, clock bool, slow time.Duration) *Timing {
+	return &Timing{Board: board, Standing: standing, Clock: clock, Slow: slow, interpreter: make(chan struct{}, 1)}
+}
+
+// acquire waits for the node's interpreter, at most until ctx ends.
+func (t *Timing) acquire(ctx context.Context) bool {
+	select {
+	case t.interpreter <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (t *Timing) release() { <-t.interpreter }
+
+// counters are the work counters of an instance of an instrumented module
+// (meter.Instrument); nil for a module that is not.
+type counters struct {
+	instructions, millicycles, limit api.MutableGlobal
+}
+
+// countersOf finds the counters of mod, nil when it has none.
+func countersOf(mod api.Module) *counters {
+	g := func(name string) api.MutableGlobal {
+		mg, _ := mod.ExportedGlobal(name).(api.MutableGlobal)
+		return mg
+	}
+	c := &counters{g(meter.InstructionsGlobal), g(meter.MillicyclesGlobal), g(meter.LimitGlobal)}
+	if c.instructions == nil || c.millicycles == nil || c.limit == nil {
+		return nil
+	}
+	return c
+}
+
+// callMeter counts the board time of one callback: the guest's own, read
+// from its counters, and what its host functions cost on the board.
+type callMeter struct {
+	model    *abi.TimeModel // nil when the pod's work is not counted
+	counters *counters
+	host     float64 // cycles of host functions and in-process callees
+	limit    float64 // cycles the callback may take; 0 for no limit
+	// clock: the callback runs on the board's clock (keepClock); waited
+	// is the time it spent waiting (sleeps, calls, a slow client), which
+	// its board time does not count.
+	clock  bool
+	waited time.Duration
+}
+
+// begin zeroes the counters for a callback that may take limit of board
+// time (0 for no limit).
+func (m *callMeter) begin(model *abi.TimeModel, c *counters, limit time.Duration, clock bool) {
+	*m = callMeter{model: model, counters: c, clock: clock}
+	if c == nil {
+		m.model = nil
+		return
+	}
+	c.instructions.Set(0)
+	c.millicycles.Set(0)
+	if limit > 0 {
+		m.limit = model.Cycles(limit)
+	}
+	m.setLimit()
+}
+
+// setLimit gives the guest what is left of the limit once the host
+// functions have taken theirs.
+func (m *callMeter) setLimit() {
+	lim := uint64(meter.NoLimit)
+	if m.limit > 0 {
+		lim = uint64(max(m.limit-m.host, 0) * 1000)
+	}
+	m.counters.limit.Set(lim)
+}
+
+// charge adds what a host operation costs on the board.
+func (m *callMeter) charge(cycles float64) {
+	if m == nil || m.model == nil {
+		return
+	}
+	m.host += cycles
+	if m.limit > 0 {
+		m.setLimit()
+	}
+}
+
+// overHost reports whether the host functions alone took the callback past
+// its limit.
+func (m *callMeter) overHost() bool { return m.limit > 0 && m.host > m.limit }
+
+// cycles is the board time so far, in cycles of the board's core.
+func (m *callMeter) cycles() float64 {
+	if m.model == nil {
+		return 0
+	}
+	return float64(m.counters.millicycles.Get())/1000 + m.host
+}
+
+// elapsed is the board time so far.
+func (m *callMeter) elapsed() time.Duration {
+	if m.model == nil {
+		return 0
+	}
+	return m.model.Duration(m.cycles())
+}
+
+// overLimit reports whether the guest stopped itself at its limit.
+func (m *callMeter) overLimit() bool {
+	return m.model != nil && m.counters.millicycles.Get() > m.counters.limit.Get()
+}
+
+// BoardTime is what one callback took on the board.
+type BoardTime struct {
+	Duration     time.Duration
+	Instructions uint64
+}
+
+// result is the callback's board time once it is over.
+func (m *callMeter) result() BoardTime {
+	if m.model == nil {
+		return BoardTime{}
+	}
+	return BoardTime{Duration: m.elapsed(), Instructions: m.counters.instructions.Get()}
+}
+
+// meterOf is the meter of the callback whose context ctx is; nil outside
+// one.
+func meterOf(ctx context.Context) *callMeter {
+	if c, ok := ctx.(*callCtx); ok {
+		return &c.meter
+	}
+	c, _ := ctx.Value(callCtxKey{}).(*callCtx)
+	if c == nil {
+		return nil
+	}
+	return &c.meter
+}
+
+type callCtxKey struct{}
+
+// BoardStats is the board time of a pod's recent callbacks, for the web
+// view.
+type BoardStats struct {
+	Board    string        // the board of the cost model
+	Count    int           // callbacks counted since the pod was made
+	P50, P99 time.Duration // of the recent ones
+	Slow     int           // callbacks past Timing.Slow since the pod was made
+	SlowOver time.Duration // Timing.Slow
+	Total    time.Duration // the board time of all of them: the pod's CPU on the board
+}
+
+// boardStats keeps the board time of a pod's callbacks.
+type boardStats struct {
+	mu     sync.Mutex
+	recent [boardRecent]time.Duration
+	next   int
+	count  int
+	slow   int
+	total  time.Duration
+}
+
+// boardRecent is how many callbacks the percentiles cover.
+const boardRecent = 256
+
+func (s *boardStats) add(d time.Duration, slow bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recent[s.next] = d
+	s.next = (s.next + 1) % boardRecent
+	s.count++
+	s.total += d
+	if slow {
+		s.slow++
+	}
+}
+
+func (s *boardStats) snapshot() (recent []time.Duration, count, slow int, total time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recent = slices.Clone(s.recent[:min(s.count, boardRecent)])
+	return recent, s.count, s.slow, s.total
+}
+
+// BoardStats returns the board time of p's callbacks; ok is false when
+// its work is not counted.
+func (p *Pod) BoardStats() (BoardStats, bool) {
+	t := p.cfg.Timing
+	if t == nil {
+		return BoardStats{}, false
+	}
+	recent, count, slow, total := p.board.snapshot()
+	st := BoardStats{Board: t.Board.Name, Count: count, Slow: slow, SlowOver: t.Slow, Total: total}
+	if len(recent) > 0 {
+		slices.Sort(recent)
+		st.P50 = recent[(len(recent)-1)*50/100]
+		st.P99 = recent[(len(recent)-1)*99/100]
+	}
+	return st, true
+}
+
+// beginMeter readies the meter of c, a callback of inst: under
+// --board-clock one with a deadline may take HandlerTimeout of board time,
+// and one that a client waits for (not an in-process call, which runs
+// inside its caller's time) keeps the board's clock.
+func (p *Pod) beginMeter(c *callCtx, inst *instance, st *callState, deadline bool) {
+	c.started = time.Now()
+	t := p.cfg.Timing
+	if t == nil {
+		c.meter = callMeter{}
+		return
+	}
+	var limit time.Duration
+	if t.Clock && deadline {
+		limit = p.timeout
+	}
+	c.meter.begin(&t.Board.Time, inst.counters, limit, t.Clock && !inProcess(st))
+}
+
+// endMeter records the board time of the callback c and returns it. An
+// in-process callee's time is its caller's too: the board's one
+// interpreter runs both.
+func (p *Pod) endMeter(c *callCtx, st *callState) BoardTime {
+	t := p.cfg.Timing
+	if t == nil || c.meter.model == nil {
+		return BoardTime{}
+	}
+	if inProcess(st) {
+		if caller := meterOf(st.req.Context()); caller != nil {
+			caller.charge(c.meter.cycles())
+		}
+	}
+	p.keepClock(c)
+	bt := c.meter.result()
+	slow := t.Slow > 0 && bt.Duration > t.Slow
+	p.board.add(bt.Duration, slow)
+	if slow {
+		p.nodef(2, "%s took %s on the board (%s, %d instructions), over %s",
+			describeCallback(st), bt.Duration.Round(time.Microsecond), t.Board.Name, bt.Instructions, t.Slow)
+	}
+	return bt
+}
+
+// inProcess reports whether st is the k32_handle of an in-process call.
+func inProcess(st *callState) bool {
+	return st != nil && st.req != nil && inProcessCall(st.req.Context())
+}
+
+// describeCallback names a callback in a log line: its request, its
+// event's topic, or neither for a lifecycle export.
+func describeCallback(st *callState) string {
+	switch {
+	case st == nil:
+		return "a lifecycle callback"
+	case st.req != nil:
+		return "k32_handle of " + st.req.Method + " " + st.req.URL.RequestURI()
+	case st.event:
+		return "k32_event on topic " + string(st.topic)
+	}
+	return "a callback"
+}
+
+// keepClock, under --board-clock, holds the callback c until the wall
+// clock has caught up with its board time (and what it waited): called
+// before each write to the client, so that the answer leaves when it
+// would leave the board, and at the end, while the node's interpreter is
+// still held. Past its limit by the host functions' time alone, the
+// callback ends as the board's watchdog would end it.
+func (p *Pod) keepClock(c *callCtx) {
+	m := &c.meter
+	if !m.clock || m.model == nil {
+		return
+	}
+	if m.overHost() {
+		c.end(context.DeadlineExceeded)
+		return
+	}
+	d := m.elapsed() + m.waited - time.Since(c.started)
+	if d <= 0 {
+		return
+	}
+	held := c.timer != nil
+	if held {
+		c.hold() // the budget is the board time, which the limit holds
+		defer c.resume()
+	}
+	p.cpu.wait()
+	defer p.cpu.resume()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.Done():
+	}
+}
+
+// waitedSince adds the time since start to what the callback in progress
+// waited: a sleep or a call, which the board spends as it does here (a
+// call's own board time is charged by the model instead).
+func (p *Pod) waitedSince(start time.Time) {
+	if c := p.current.Load(); c != nil {
+		c.meter.waited += time.Since(start)
+	}
+}
+
+// charge adds the board cost of a host operation to the callback in
+// progress.
+func (p *Pod) charge(cycles float64) {
+	if c := p.current.Load(); c != nil {
+		c.meter.charge(cycles)
+	}
+}
+
+// hostCosts is the board's host function costs; nil when work is not
+// counted.
+func (p *Pod) hostCosts() *abi.HostCycles {
+	if p.cfg.Timing == nil {
+		return nil
+	}
+	return &p.cfg.Timing.Board.Time.Host
+}
+
+// chargeCall charges a k32_http_call to url with a body of reqBytes: an
+// in-process call for the request and answer it copies (the callee charged
+// its own time), any other one the board's network round trip, the TLS
+// handshake of https://, and the board time of the pod that answered, which
+// its answer's Server-Timing reports; that entry is then dropped, since a
+// board sends none.
+func (p *Pod) chargeCall(url string, reqBytes int, res CallResult, err error) {
+	hc := p.hostCosts()
+	if hc == nil {
+		return
+	}
+	bytes := reqBytes + len(res.Body)
+	if res.InProcess {
+		p.charge(hc.InProcessCall.Of(bytes))
+		return
+	}
+	cycles := hc.NodeCall.Of(bytes)
+	if strings.HasPrefix(strings.ToLower(url), "https://") {
+		cycles += hc.TLSHandshake
+	}
+	if err == nil && res.Header != nil {
+		values := res.Header.Values(abi.HeaderServerTiming)
+		if d, _, ok := abi.ParseBoardTiming(values); ok {
+			cycles += p.cfg.Timing.Board.Time.Cycles(d)
+			res.Header.Del(abi.HeaderServerTiming)
+			for _, v := range abi.WithoutBoardTiming(values) {
+				res.Header.Add(abi.HeaderServerTiming, v)
+			}
+		}
+	}
+	p.charge(cycles)
+}
+
+// onBoardClock, before a write to the client, holds the callback in
+// progress until the board would write (keepClock).
+func (p *Pod) onBoardClock() {
+	if c := p.current.Load(); c != nil {
+		p.keepClock(c)
+	}
+}
+
+// acquireInterpreter waits for the node's interpreter under --board-clock,
+// as long as a request waits for a busy pod (acquire).
+func (p *Pod) acquireInterpreter(ctx context.Context) error {
+	wait, cancel := context.WithTimeout(ctx, p.timeout+p.waitGrace)
+	defer cancel()
+	if p.cfg.Timing.acquire(wait) {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return &unavailable{http.StatusServiceUnavailable, time.Second,
+		fmt.Sprintf("pod %s: the node's interpreter was busy with other callbacks for %s (--board-clock runs one at a time)",
+			p.id, p.timeout+p.waitGrace)}
+}
