@@ -169,3 +169,18 @@ var (
 		Publish:       Cost{Fixed: 20_000, PerByte: 10},
 	}
 )
+
+// TimeBoard is the board whose model gives a node's board time: the board
+// it stands for (serve --board), else the smallest, on which an app that
+// is fast enough is fast enough everywhere.
+func TimeBoard(b *Board) Board {
+	if b != nil {
+		return *b
+	}
+	return Boards[0]
+}
+
+// SlowCallbackDefault is the board time past which a callback is slow (one
+// [POD] line, marked in the web view) unless serve --slow-callback says
+// otherwise: a tenth of a second, past which a person notices the wait.
+const SlowCallbackDefault = 100 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -82,3 +83,12 @@ func (b boardName) String() string {
 }
 
 func (b boardName) Type() string { return "name" }
+
+// addBoardTimeFlags adds the flags of time on the board to serve, test
+// and node (docs/boards.md, "Time on the board").
+func addBoardTimeFlags(f *pflag.FlagSet, clock *bool, slow *time.Duration) {
+	f.BoolVar(clock, "board-clock", false,
+		"run the pods on the board's clock: one callback at a time per node, each taking at least its board time, and --handler-timeout counting board time")
+	f.DurationVar(slow, "slow-callback", abi.SlowCallbackDefault,
+		"board time past which a callback is slow: one [POD] line each, and the web view marks the pod")
+}

@@ -211,6 +211,12 @@ func (s *boardStats) add(d time.Duration, slow bool) {
 	}
 }
 
+func (s *boardStats) totalTime() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
 func (s *boardStats) snapshot() (recent []time.Duration, count, slow int, total time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -57,7 +57,7 @@ type Pod struct {
 	// logRestart is the restart count of the instance starting or
 	// running, which each log line records (Line.Restart).
 	logRestart atomic.Int32
-	cpu        cpuMeter // the callbacks' running time (usage.go)
+	cpu        cpuMeter   // the callbacks' running time (usage.go)
 	board      boardStats // the callbacks' board time (boardtime.go)
 
 	// starting counts a Start in progress, which Stop waits for: a module
