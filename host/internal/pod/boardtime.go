@@ -418,3 +418,12 @@ func (p *Pod) acquireInterpreter(ctx context.Context) error {
 		fmt.Sprintf("pod %s: the node's interpreter was busy with other callbacks for %s (--board-clock runs one at a time)",
 			p.id, p.timeout+p.waitGrace)}
 }
+
+// budgetWords names a callback's time budget in a message: HandlerTimeout,
+// of board time under --board-clock, where the board's watchdog keeps it.
+func (p *Pod) budgetWords() string {
+	if t := p.cfg.Timing; t != nil && t.Clock {
+		return fmt.Sprintf("%s of board time on %s (--board-clock)", p.timeout, t.Board.Name)
+	}
+	return p.timeout.String()
+}

@@ -128,7 +128,7 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) *Terminatio
 			fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: k32_handle returned %d", p.id, code))
 		}
 	case o.deadline:
-		msg := fmt.Sprintf("k32_handle exceeded %s", p.timeout)
+		msg := fmt.Sprintf("k32_handle exceeded %s", p.budgetWords())
 		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance", exitKilled)
 		p.nodef(3, "%s; %s", msg, next)
 		fail(http.StatusGatewayTimeout, fmt.Sprintf("pod %s: %s", p.id, msg))

@@ -191,7 +191,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 		var msg string
 		switch {
 		case o.deadline:
-			msg = fmt.Sprintf("%s ran longer than %s; the node stopped it", name, p.timeout)
+			msg = fmt.Sprintf("%s ran longer than %s; the node stopped it", name, p.budgetWords())
 		case o.err != nil:
 			msg = fmt.Sprintf("%s failed: %v", name, o.err)
 		case name == "k32_init" && int32(o.results[0]) != 0:
