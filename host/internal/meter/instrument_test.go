@@ -201,3 +201,29 @@ func oneFunctionExporting(code []byte, name string) []byte {
 	m = append(m, 10, byte(len(body)+1), 1)
 	return append(m, body...)
 }
+
+// The modules compilers make for pods, C and Go (the largest: its
+// runtime, its scheduler's br_tables), instrument to modules that wazero
+// compiles and that behave as built: a Go pod's start runs to the same
+// end, its work counted.
+func TestInstrumentsWhatCompilersMake(t *testing.T) {
+	ctx := context.Background()
+	for name, wasm := range map[string][]byte{
+		"c relay":    testpods.Fixture(t, "relay", 65536),
+		"c faults":   testpods.Fixture(t, "faults", 65536),
+		"go membomb": testpods.Go(t, "membomb"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Instrument(wasm, model)
+			if err != nil {
+				t.Fatalf("Instrument: %v", err)
+			}
+			rt := wazero.NewRuntime(ctx)
+			defer rt.Close(ctx)
+			if _, err := rt.CompileModule(ctx, out); err != nil {
+				t.Fatalf("the instrumented module does not compile: %v", err)
+			}
+			t.Logf("%d bytes, %d instrumented (+%.0f%%)", len(wasm), len(out), 100*float64(len(out)-len(wasm))/float64(len(wasm)))
+		})
+	}
+}
