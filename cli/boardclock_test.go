@@ -87,9 +87,12 @@ func TestBoardClockStopsACallbackByItsBoardTime(t *testing.T) {
 		clocked.BoardClock = true
 		c, out := serve(t, clocked)
 		waitPodAnswers(t, c)
-		code, _, body := spin(t, c, rounds)
+		code, board, body := spin(t, c, rounds)
 		if code != http.StatusGatewayTimeout || !strings.Contains(body, "k32_handle exceeded 300ms of board time on esp32 (--board-clock)") {
 			t.Fatalf("?%d: %d %s; want 504 naming 300ms of board time", rounds, code, body)
+		}
+		if board <= 300*time.Millisecond || board > 400*time.Millisecond {
+			t.Errorf("the 504 reports %s of board time; the board's watchdog stops the callback just past 300ms", board)
 		}
 		testenv.Eventually(t, "the pod to answer again", func() bool { code, _, _ := spin(t, c, 1000); return code == http.StatusOK })
 		if code, board, _ := spin(t, c, 1000); code != http.StatusOK || board <= 0 || board > 300*time.Millisecond {

@@ -74,9 +74,7 @@ func (s *callState) sendHead(status int) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if c := s.timing; c != nil && c.meter.model != nil {
-		s.header.Add(abi.HeaderServerTiming, abi.FormatBoardTiming(c.meter.elapsed(), c.pod.cfg.Timing.Board.Name))
-	}
+	s.addTiming(s.header)
 	if n := valueCount(s.header); n > 0 {
 		// One backing array for the values of the names the writer does
 		// not have yet, rather than one per name.
@@ -93,6 +91,14 @@ func (s *callState) sendHead(status int) {
 		}
 	}
 	s.w.WriteHeader(status)
+}
+
+// addTiming adds to h the board time of the callback so far, for an answer
+// that goes to a client (abi.HeaderServerTiming).
+func (s *callState) addTiming(h http.Header) {
+	if c := s.timing; c != nil && c.meter.model != nil {
+		h.Add(abi.HeaderServerTiming, abi.FormatBoardTiming(c.meter.elapsed(), c.pod.cfg.Timing.Board.Name))
+	}
 }
 
 func valueCount(h http.Header) int {

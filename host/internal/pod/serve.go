@@ -105,6 +105,7 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) *Terminatio
 	fail := func(status int, text string) {
 		if !st.headSent {
 			st.headSent = true
+			st.addTiming(st.w.Header())
 			http.Error(st.w, text, status)
 		}
 	}
