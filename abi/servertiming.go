@@ -1,7 +1,6 @@
 package abi
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -19,8 +18,11 @@ const ServerTimingMetric = "board"
 // FormatBoardTiming writes the Server-Timing entry of a callback that
 // took d on board: `board;dur=1.234;desc="esp32"`, dur in milliseconds.
 func FormatBoardTiming(d time.Duration, board string) string {
-	return fmt.Sprintf(`%s;dur=%s;desc=%q`, ServerTimingMetric,
-		strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64), board)
+	b := make([]byte, 0, 40)
+	b = append(b, ServerTimingMetric+";dur="...)
+	b = strconv.AppendFloat(b, float64(d)/float64(time.Millisecond), 'f', -1, 64)
+	b = append(b, ";desc="...)
+	return string(strconv.AppendQuote(b, board))
 }
 
 // ParseBoardTiming finds the board entry in the values of Server-Timing
@@ -61,12 +63,13 @@ func WithoutBoardTiming(values []string) []string {
 	for _, v := range values {
 		var kept []string
 		for _, entry := range strings.Split(v, ",") {
+			entry = strings.TrimSpace(entry)
 			if name, _, _ := strings.Cut(entry, ";"); strings.TrimSpace(name) != ServerTimingMetric {
 				kept = append(kept, entry)
 			}
 		}
 		if len(kept) > 0 {
-			out = append(out, strings.Join(kept, ","))
+			out = append(out, strings.Join(kept, ", "))
 		}
 	}
 	return out
