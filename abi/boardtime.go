@@ -136,36 +136,74 @@ func Millicores(busy, window time.Duration) int64 {
 	return busy.Milliseconds() * 1000 / max(window.Milliseconds(), 1)
 }
 
-// The models of the boards' cores (docs/boards.md, "Time on the board").
-// ESP32: Xtensa LX6 at 240 MHz, single-precision FPU, pod memory in
-// internal RAM; with PSRAM, pod memory is behind the flash cache. ESP32-S3:
-// Xtensa LX7 at 240 MHz, a faster pipeline and octal PSRAM.
+// The models of the boards' cores (docs/boards.md, "Time on the board",
+// gives every source with its link and the error of each figure).
+//
+// The instruction figures are those of a threaded WebAssembly interpreter
+// (wasm3) on the ESP32 at 240 MHz, fitted to its published measurements:
+// fib(24) in 297 ms (wasm3's own table, 150,048 calls and 1.35 million
+// other instructions), CoreMark at 8.78 iterations a second (27 million
+// cycles for the 804,000 instructions of one iteration), and a thesis's
+// matrix product and memory walk. The fit puts a plain instruction at 30
+// cycles and a call, with its frame and the register-window spills of an
+// interpreter that cannot tail-call on Xtensa, at 220; the measured
+// workloads come out within -13% and +6% of it, except tight memory loops,
+// which it puts up to 60% slow. The other classes add to the dispatch of a
+// plain instruction what the core itself takes: a bounds check and the
+// address for memory; the libgcc routine for 64-bit division (89 cycles,
+// 32-bit division is in hardware) and for every f64 operation (add 37,
+// multiply 108, divide 500 cycles); the FPU's 1 to 4 cycles for f32, but
+// 169 for a division, in software on the LX6.
+//
+// ESP32-S3: Xtensa LX7 at 240 MHz, 2.46 CoreMark/MHz per core against the
+// LX6's 2.07, so the interpreter's figures are the ESP32's times 0.84 (no
+// interpreter measurement on the S3 is published); its f32 division takes
+// 54 cycles. Pod memory is in PSRAM behind the data cache on the boards
+// with PSRAM (quad SPI on the ESP32, octal on the S3), which a load or store
+// that misses waits for: an estimate of 10 cycles more on average on the
+// ESP32 and 6 on the S3.
 var (
 	timeESP32 = TimeModel{
 		ClockMHz: 240,
-		Instructions: InstructionCycles{Plain: 25, Block: 8, Branch: 30, Memory: 32, Call: 220,
-			CallIndirect: 260, Divide: 60, Float32: 45, Float64: 350, Bulk: 150},
+		Instructions: InstructionCycles{Plain: 30, Block: 6, Branch: 30, Memory: 40, Call: 220,
+			CallIndirect: 260, Divide: 60, Float32: 35, Float64: 110, Bulk: 150},
 		Host: hostESP32,
 	}
 	timeESP32PSRAM = func() TimeModel {
 		m := timeESP32
-		m.Instructions.Memory = 45
+		m.Instructions.Memory = 50
 		return m
 	}()
 	timeESP32S3 = TimeModel{
 		ClockMHz: 240,
-		Instructions: InstructionCycles{Plain: 21, Block: 7, Branch: 25, Memory: 32, Call: 185,
-			CallIndirect: 220, Divide: 50, Float32: 38, Float64: 300, Bulk: 130},
+		Instructions: InstructionCycles{Plain: 25, Block: 5, Branch: 25, Memory: 40, Call: 185,
+			CallIndirect: 220, Divide: 50, Float32: 27, Float64: 95, Bulk: 130},
 		Host: hostESP32,
 	}
+	// The host functions, the same on every board (the same Wi-Fi, lwIP,
+	// FAT and mbedTLS), in cycles at 240 MHz:
+	//   - Call: leaving the interpreter for a native function and back,
+	//     under 600 cycles measured with wasm3 on the ESP32;
+	//   - RespWrite: lwIP's send path (an estimate of 80 µs) and 96 cycles a
+	//     byte, the 20 Mbit/s of TCP over the air that ESP-IDF gives;
+	//   - RespAsset: opening the file on the card's FAT (about 1 ms) and 240
+	//     cycles a byte, reading it over SPI at 1.67 MB/s and sending it;
+	//   - Log: a line copied to the node's log buffer (an estimate);
+	//   - InProcessCall: copying the request and answer between two pods'
+	//     memories and entering the callee (an estimate of 125 µs);
+	//   - NodeCall: a TCP connection and an exchange, two Wi-Fi round trips
+	//     of about 2.5 ms, and the bytes at 20 Mbit/s;
+	//   - TLSHandshake: an ECDHE-ECDSA handshake of mbedTLS, about 1 s on
+	//     the ESP32 (measured from 0.8 to 2 s);
+	//   - Publish: handing a message to the channel (an estimate).
 	hostESP32 = HostCycles{
 		Call:          Cost{Fixed: 500},
-		RespWrite:     Cost{Fixed: 20_000, PerByte: 60},
-		RespAsset:     Cost{Fixed: 250_000, PerByte: 180},
+		RespWrite:     Cost{Fixed: 20_000, PerByte: 96},
+		RespAsset:     Cost{Fixed: 250_000, PerByte: 240},
 		Log:           Cost{Fixed: 3_000, PerByte: 20},
 		InProcessCall: Cost{Fixed: 30_000, PerByte: 10},
-		NodeCall:      Cost{Fixed: 1_200_000, PerByte: 60},
-		TLSHandshake:  180_000_000,
+		NodeCall:      Cost{Fixed: 1_200_000, PerByte: 96},
+		TLSHandshake:  240_000_000,
 		Publish:       Cost{Fixed: 20_000, PerByte: 10},
 	}
 )

@@ -20,8 +20,10 @@ func newBoardsCommand(io IOStreams) *cobra.Command {
 		Use:   "boards",
 		Short: "List the board profiles that kube32.yaml's board: and --board name",
 		Long: `List the board profiles: each board's memory, the memory its pods may
-take together, its app image and SD budgets, its stacks and the WebAssembly
-features its interpreter runs beyond the MVP. docs/boards.md explains them.`,
+take together, its app image and SD budgets, its stacks, the WebAssembly
+features its interpreter runs beyond the MVP and its core's clock (-o json
+adds the whole cost model of time on the board). docs/boards.md explains
+them.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if format == outputJSON {
@@ -36,11 +38,11 @@ features its interpreter runs beyond the MVP. docs/boards.md explains them.`,
 }
 
 // printBoards writes abi.Boards as an aligned table, sizes as Kubernetes
-// quantities.
+// quantities, the clock last (the columns before it keep their places).
 func printBoards(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	defer tw.Flush()
-	fmt.Fprintln(tw, "NAME\tSRAM\tPSRAM\tFLASH\tPOD-MEMORY\tAPP-IMAGE\tFIRMWARE\tSD\tINGRESS-STACK\tEVENTS-STACK\tINTERP-STACK\tINPROC-CALLS\tWASM-FEATURES")
+	fmt.Fprintln(tw, "NAME\tSRAM\tPSRAM\tFLASH\tPOD-MEMORY\tAPP-IMAGE\tFIRMWARE\tSD\tINGRESS-STACK\tEVENTS-STACK\tINTERP-STACK\tINPROC-CALLS\tWASM-FEATURES\tCLOCK")
 	size := func(n int64) string {
 		if n == 0 {
 			return "-"
@@ -52,9 +54,9 @@ func printBoards(w io.Writer) {
 		for i, f := range b.Features {
 			features[i] = string(f)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", b.Name, size(b.SRAM), size(b.PSRAM), size(b.Flash),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%gMHz\n", b.Name, size(b.SRAM), size(b.PSRAM), size(b.Flash),
 			size(b.PodMemory), size(b.AppImage), size(b.FirmwareBase), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack),
-			size(b.InterpreterStack), b.InProcessCalls(), strings.Join(features, ","))
+			size(b.InterpreterStack), b.InProcessCalls(), strings.Join(features, ","), b.Time.ClockMHz)
 	}
 }
 
