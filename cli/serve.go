@@ -232,7 +232,7 @@ func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ so
 		return nil, source{}, nil, err
 	}
 	if opts.BoardClock && board == nil {
-		return nil, source{}, nil, &usageError{fmt.Errorf("--board-clock runs the pods on a board's clock: name the board with --board (%s) or kube32.yaml's board:",
+		return nil, source{}, nil, &usageError{fmt.Errorf("--board-clock runs the pods on a board's clock: name the board with --board (%s) or kube32.yaml's board: field",
 			strings.Join(abi.BoardNames(), ", "))}
 	}
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
