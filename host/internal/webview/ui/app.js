@@ -1,8 +1,7 @@
 // The web view of a kube32 cluster (docs/ui.md): the API objects through
 // list and watch, as kubectl sees them, live memory and board time from
-// the Metrics API,
-// and the activity stream of /ui/events for requests, calls and messages;
-// topology.js draws them as a picture.
+// the Metrics API, and the activity stream of /ui/events for requests,
+// calls and messages; topology.js draws them as a picture.
 
 import * as topology from './topology.js';
 
