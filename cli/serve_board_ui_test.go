@@ -27,7 +27,7 @@ func TestWebViewShowsBoardTime(t *testing.T) {
 	// The cell as the page draws it: its text, its class and its count of
 	// slow callbacks.
 	const row = `document.querySelector('#pods tr[data-pod="default/spin"] td.boardtime')`
-	figures := regexp.MustCompile(`^([0-9.]+) / ([0-9.]+) ms(?: · (\d+) slow)?$`)
+	figures := regexp.MustCompile(`^(?:(\d+) slow · )?([0-9.]+) / ([0-9.]+)$`) // in ms
 	shows := func(what string, p50, p99 time.Duration, slow int) {
 		t.Helper()
 		testenv.EventuallyNil(t, "the web view to show "+what, func() error {
@@ -44,12 +44,13 @@ func TestWebViewShowsBoardTime(t *testing.T) {
 			if m == nil {
 				return fmt.Errorf("the board time cell reads %q", text)
 			}
-			got50, _ := strconv.ParseFloat(m[1], 64)
-			got99, _ := strconv.ParseFloat(m[2], 64)
-			gotSlow, _ := strconv.Atoi(m[3]) // none without the mark
+			gotSlow, _ := strconv.Atoi(m[1]) // none without the mark
+			got50, _ := strconv.ParseFloat(m[2], 64)
+			got99, _ := strconv.ParseFloat(m[3], 64)
 			marked := regexp.MustCompile(`\bbad\b`).MatchString(class)
-			// Three significant digits on the page.
-			if !near(got50, ms(p50), 0.01) || !near(got99, ms(p99), 0.01) || gotSlow != slow || marked != (slow > 0) {
+			// Three significant digits on the page; Server-Timing leaves out
+			// what a callback does after its answer's head, a few cycles.
+			if !near(got50, ms(p50), 0.02) || !near(got99, ms(p99), 0.02) || gotSlow != slow || marked != (slow > 0) {
 				return fmt.Errorf("the board time cell reads %q (class %q); want p50 %v, p99 %v, %d slow, marked %v", text, class, p50, p99, slow, slow > 0)
 			}
 			return nil

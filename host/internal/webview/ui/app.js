@@ -228,12 +228,13 @@ function boardTime(m) {
 }
 // millis writes a time in milliseconds with three significant digits.
 const millis = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toPrecision(3));
-// boardCell is the Pods table's board time: p50 / p99 in ms, and a pod
-// with slow callbacks marked as trouble, its count beside the figures.
+// boardCell is the Pods table's board time: p50 / p99 in ms (the
+// column's unit), and a pod with slow callbacks marked as trouble, their
+// count first, where a cut cell keeps it.
 function boardCell(bt) {
   if (!bt || !bt.callbacks) return `<td class="boardtime dim" title="${bt ? `no callback yet (${esc(bt.board)})` : ''}">–</td>`;
   const slow = bt.slow > 0;
-  const text = `${millis(bt.p50Ms)} / ${millis(bt.p99Ms)} ms${slow ? ` · ${bt.slow} slow` : ''}`;
+  const text = `${slow ? `${bt.slow} slow · ` : ''}${millis(bt.p50Ms)} / ${millis(bt.p99Ms)}`;
   const title = `on ${bt.board}: p50 ${millis(bt.p50Ms)} ms, p99 ${millis(bt.p99Ms)} ms of the recent callbacks; ` +
     `${bt.callbacks} callbacks, ${bt.slow} over ${millis(bt.slowMs)} ms, ${millis(bt.totalMs)} ms in all`;
   return `<td class="boardtime${slow ? ' bad' : ''}" data-slow="${bt.slow}" title="${esc(title)}">${esc(text)}</td>`;
@@ -261,7 +262,7 @@ function render() {
   // terminated state next to the restarts that it explains: "updated" for
   // a rebuilt image swapped in, which is no crash; the board time of its
   // callbacks, red when some were slow.
-  table('#pods', [['Pod', '19%'], ['Status', '12%'], ['Restarts', '12%'], ['Memory', '25%'], ['Board p50 / p99', '20%'], ['Node', '12%']], pods.map((p) => {
+  table('#pods', [['Pod', '17%'], ['Status', '10%'], ['Restarts', '10%'], ['Memory', '25%'], ['Board p50/p99 ms', '24%'], ['Node', '14%']], pods.map((p) => {
     const cs = (p.status?.containerStatuses || [])[0] || {};
     const lt = cs.lastState?.terminated;
     const restarts = `${cs.restartCount || 0}${lt ? ` (${swapped(lt) ? 'updated' : lt.reason || 'Terminated'})` : ''}`;
