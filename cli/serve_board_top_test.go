@@ -85,7 +85,10 @@ func spinOnce(t *testing.T, c *host.Cluster, n int) (board, latency time.Duratio
 // carries the pod's board time in abi.AnnotationBoardTime.
 func TestKubectlTopReportsBoardCPU(t *testing.T) {
 	kubectl := testenv.Tool(t, "kubectl")
-	c := serveSpin(t, cli.ServeOptions{})
+	// Each callback is past the default --slow-callback: not this test's
+	// subject, so the threshold is above them.
+	const slowOver = time.Second
+	c := serveSpin(t, cli.ServeOptions{SlowCallback: slowOver})
 	cacheDir := t.TempDir()
 	run := func(args ...string) string {
 		t.Helper()
@@ -107,10 +110,10 @@ func TestKubectlTopReportsBoardCPU(t *testing.T) {
 		return millicores
 	}
 
-	// A steady load: a request of n rounds every pace, each some 36 ms on
-	// the board (so about 600m) and well under a millisecond of this
-	// host's CPU.
-	const n, pace = 50_000, 60 * time.Millisecond
+	// A steady load: a request of n rounds every pace, each some 110 ms
+	// on the board (so about 600m) and under a millisecond of this host's
+	// CPU, so that even a loaded host's waits stay far below.
+	const n, pace = 150_000, 180 * time.Millisecond
 	var (
 		mu      sync.Mutex
 		results []spinResult
@@ -167,7 +170,7 @@ func TestKubectlTopReportsBoardCPU(t *testing.T) {
 	hostAtMost := abi.Millicores(waited, window)
 	t.Logf("window %v: %d requests of %d rounds, board time %v (%v each): %dm on the board; host at most %dm; kubectl top: %dm",
 		window.Round(time.Millisecond), count, n, board.Round(time.Millisecond), (board / time.Duration(max(count, 1))).Round(time.Microsecond), want, hostAtMost, got)
-	if count < 50 {
+	if count < 30 {
 		t.Fatalf("only %d requests in the %v window: the load did not run", count, window)
 	}
 	// The window is sampled (the node's samples, the reads' own time), so
@@ -191,10 +194,10 @@ func TestKubectlTopReportsBoardCPU(t *testing.T) {
 	mu.Lock()
 	last := results[len(results)-1].board
 	mu.Unlock()
-	if !ok || bt.Board != "esp32" || bt.Callbacks < count || bt.Slow != 0 || bt.SlowMs != ms(abi.SlowCallbackDefault) ||
+	if !ok || bt.Board != "esp32" || bt.Callbacks < count || bt.Slow != 0 || bt.SlowMs != ms(slowOver) ||
 		!near(bt.P50Ms, ms(last), 0.05) || !near(bt.P99Ms, ms(last), 0.05) {
-		t.Errorf("Metrics API: spin's %s is %+v (found %v); want esp32, at least %d callbacks, none slow past 100 ms, p50 and p99 about %v (every callback does the same work)",
-			abi.AnnotationBoardTime, bt, ok, count, last)
+		t.Errorf("Metrics API: spin's %s is %+v (found %v); want esp32, at least %d callbacks, none slow past %v, p50 and p99 about %v (every callback does the same work)",
+			abi.AnnotationBoardTime, bt, ok, count, slowOver, last)
 	}
 }
 
