@@ -110,9 +110,10 @@ func TestKubectlTopReportsBoardCPU(t *testing.T) {
 		return millicores
 	}
 
-	// A steady load: a request of n rounds every pace, each some 110 ms
-	// on the board (so about 600m) and under a millisecond of this host's
-	// CPU, so that even a loaded host's waits stay far below.
+	// A steady load: a request of n rounds every pace, each about a tenth
+	// of a second on the board (so more than half its core) and under a
+	// millisecond of this host's CPU, so that even a loaded host's waits
+	// stay far below.
 	const n, pace = 150_000, 180 * time.Millisecond
 	var (
 		mu      sync.Mutex
