@@ -76,6 +76,7 @@ type callMeter struct {
 	model    *abi.TimeModel // nil when the pod's work is not counted
 	counters *counters
 	host     float64 // cycles of host functions and in-process callees
+	callees  float64 // of host, the cycles of in-process callees
 	limit    float64 // cycles the callback may take; 0 for no limit
 	// clock: the callback runs on the board's clock (keepClock); waited
 	// is the time it spent waiting (sleeps, calls, a slow client), which
@@ -148,7 +149,10 @@ func (m *callMeter) overLimit() bool {
 
 // BoardTime is what one callback took on the board.
 type BoardTime struct {
-	Duration     time.Duration
+	Duration time.Duration
+	// Own is Duration less the in-process callees' time: what the pod
+	// itself spent of the board's core, its CPU.
+	Own          time.Duration
 	Instructions uint64
 }
 
@@ -157,7 +161,8 @@ func (m *callMeter) result() BoardTime {
 	if m.model == nil {
 		return BoardTime{}
 	}
-	return BoardTime{Duration: m.elapsed(), Instructions: m.counters.instructions.Get()}
+	return BoardTime{Duration: m.elapsed(), Own: m.model.Duration(m.cycles() - m.callees),
+		Instructions: m.counters.instructions.Get()}
 }
 
 // meterOf is the meter of the callback whose context ctx is; nil outside
@@ -183,29 +188,29 @@ type BoardStats struct {
 	P50, P99 time.Duration // of the recent ones
 	Slow     int           // callbacks past Timing.Slow since the pod was made
 	SlowOver time.Duration // Timing.Slow
-	Total    time.Duration // the board time of all of them: the pod's CPU on the board
+	Total    time.Duration // their own board time (less in-process callees'): the pod's CPU on the board
 }
 
 // boardStats keeps the board time of a pod's callbacks.
 type boardStats struct {
 	mu     sync.Mutex
-	recent [boardRecent]time.Duration
+	recent [abi.BoardTimeWindow]time.Duration
 	next   int
 	count  int
 	slow   int
 	total  time.Duration
 }
 
-// boardRecent is how many callbacks the percentiles cover.
-const boardRecent = 256
 
-func (s *boardStats) add(d time.Duration, slow bool) {
+// add records a callback: its board time for the percentiles, its own
+// for the total, so that a callee's time counts once, as its own.
+func (s *boardStats) add(bt BoardTime, slow bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.recent[s.next] = d
-	s.next = (s.next + 1) % boardRecent
+	s.recent[s.next] = bt.Duration
+	s.next = (s.next + 1) % abi.BoardTimeWindow
 	s.count++
-	s.total += d
+	s.total += bt.Own
 	if slow {
 		s.slow++
 	}
@@ -220,7 +225,7 @@ func (s *boardStats) totalTime() time.Duration {
 func (s *boardStats) snapshot() (recent []time.Duration, count, slow int, total time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recent = slices.Clone(s.recent[:min(s.count, boardRecent)])
+	recent = slices.Clone(s.recent[:min(s.count, abi.BoardTimeWindow)])
 	return recent, s.count, s.slow, s.total
 }
 
@@ -228,7 +233,7 @@ func (s *boardStats) snapshot() (recent []time.Duration, count, slow int, total 
 // its work is not counted.
 func (p *Pod) BoardStats() (BoardStats, bool) {
 	t := p.cfg.Timing
-	if t == nil {
+	if t == nil || p.uncounted.Load() {
 		return BoardStats{}, false
 	}
 	recent, count, slow, total := p.board.snapshot()
@@ -268,14 +273,15 @@ func (p *Pod) endMeter(c *callCtx, st *callState) BoardTime {
 		return BoardTime{}
 	}
 	if inProcess(st) {
-		if caller := meterOf(st.req.Context()); caller != nil {
+		if caller := meterOf(st.req.Context()); caller != nil && caller.model != nil {
+			caller.callees += c.meter.cycles()
 			caller.charge(c.meter.cycles())
 		}
 	}
 	p.keepClock(c)
 	bt := c.meter.result()
 	slow := t.Slow > 0 && bt.Duration > t.Slow
-	p.board.add(bt.Duration, slow)
+	p.board.add(bt, slow)
 	if slow {
 		p.nodef(2, "%s took %s on the board (%s, %d instructions), over %s",
 			describeCallback(st), bt.Duration.Round(time.Microsecond), t.Board.Name, bt.Instructions, t.Slow)

@@ -57,8 +57,9 @@ type Pod struct {
 	// logRestart is the restart count of the instance starting or
 	// running, which each log line records (Line.Restart).
 	logRestart atomic.Int32
-	cpu        cpuMeter   // the callbacks' running time (usage.go)
-	board      boardStats // the callbacks' board time (boardtime.go)
+	cpu        cpuMeter    // the callbacks' running time (usage.go)
+	board      boardStats  // the callbacks' board time (boardtime.go)
+	uncounted  atomic.Bool // the module runs uncounted (meter.Instrument refused it)
 
 	// starting counts a Start in progress, which Stop waits for: a module
 	// compiles into a runtime and a compilation cache that its owner

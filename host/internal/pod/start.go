@@ -63,6 +63,7 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 		return &startError{reasonModuleInvalid, err.Error()}
 	}
 	compiled, key, unmetered, err := acquireModule(ctx, p.cfg.Cache, p.cfg.Module, p.cfg.Timing)
+	p.uncounted.Store(unmetered != nil)
 	if unmetered != nil {
 		p.nodef(2, "board time not counted: %v", unmetered)
 	}
