@@ -27,6 +27,9 @@ type answer struct {
 	url      string // the last URL requested (after redirects)
 	ip       string // the server's address
 	duration time.Duration
+	// redirects are the redirects followed ([Options] location), each
+	// {"location": URL, "status": code} as Hurl's redirects query lists them.
+	redirects []any
 
 	decoded []byte // raw, its Content-Encoding undone
 	decErr  error

@@ -57,7 +57,7 @@ func (p *parser) stringBody(start int, line string) (Body, error) {
 	if after := strings.TrimSpace(strings.SplitN(rest[n:], "\n", 2)[0]); after != "" && !strings.HasPrefix(after, "#") {
 		return Body{}, p.errorf(p.i+1, "unexpected %q after the body", after)
 	}
-	b := Body{Line: start, NoVars: t.noVars}
+	b := Body{Line: start, NoVars: t.noVars, Hint: t.hint}
 	switch t.kind {
 	case tBytes:
 		b.Kind, b.Bytes = "bytes", t.bytes
@@ -65,13 +65,8 @@ func (p *parser) stringBody(start int, line string) (Body, error) {
 		b.Kind, b.File = "file", t.text
 	default:
 		b.Kind, b.Text = "text", t.text
-		if kind, _, _ := fenceHeader(firstLine(rest)); strings.HasPrefix(line, "```") && n > len(firstLine(rest)) {
-			switch kind {
-			case "json", "xml":
-				b.Hint = kind
-			case "graphql":
-				b.Kind = kind
-			}
+		if t.hint == "graphql" {
+			b.Kind, b.Hint = "graphql", ""
 		}
 	}
 	return b, nil

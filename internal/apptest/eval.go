@@ -59,7 +59,14 @@ func (r *entryRun) expandArgs(args []any, b *budget) ([]any, error) {
 // query reads one query's value.
 func (r *entryRun) query(kind string, args []any, strs []string, deadline time.Time) (any, bool, error) {
 	a := r.answer
+	if why, ok := unrunQueries[kind]; ok {
+		return nil, false, fmt.Errorf("query %s is not supported by kube32 test: %s (docs/testing.md)", kind, why)
+	}
 	switch kind {
+	case "redirects":
+		return a.redirects, true, nil
+	case "rawbytes":
+		return a.raw, true, nil
 	case "status":
 		return int64(a.status), true, nil
 	case "version":
@@ -113,6 +120,9 @@ func (r *entryRun) query(kind string, args []any, strs []string, deadline time.T
 			doc, err := decodeJSON([]byte(body))
 			if err != nil {
 				return nil, false, fmt.Errorf("not JSON (%v): %s", err, clip(show(body)))
+			}
+			if r.opts.noCoercion {
+				return pathNodes(strs[0], doc)
 			}
 			return evalPath(strs[0], doc)
 		case "regex":

@@ -22,21 +22,14 @@ var filters = map[string]string{
 	"format": "s", "dateFormat": "s", "htmlEscape": "", "htmlUnescape": "", "jsonpath": "s",
 	"regex": "r", "replace": "rs", "replaceRegex": "rs", "split": "s", "toDate": "s",
 	"toFloat": "", "toHex": "", "toInt": "", "toString": "", "urlDecode": "", "urlEncode": "",
-	"urlQueryParam": "s", "utf8Decode": "", "utf8Encode": "",
-}
-
-// refusedFilters are Hurl's filters kube32 test does not run, and why.
-var refusedFilters = map[string]string{
-	"xpath": "kube32 test has no XPath engine",
+	"urlQueryParam": "s", "utf8Decode": "", "utf8Encode": "", "charsetDecode": "s", "location": "",
+	"xpath": "s",
 }
 
 // parseFilter reads a filter at the start of toks; ok is false when the
 // first token is not a filter's name (it is then the predicate's).
 func parseFilter(toks []token) (Filter, []token, bool, error) {
 	name := toks[0].text
-	if why, refused := refusedFilters[name]; refused {
-		return Filter{}, nil, false, fmt.Errorf("filter %s is not supported by kube32 test: %s (docs/testing.md)", name, why)
-	}
 	spec, ok := filters[name]
 	if !ok {
 		return Filter{}, nil, false, nil
@@ -174,7 +167,14 @@ func applyFilter(f Filter, v any, args []any) (any, bool, error) {
 			return fail("a string")
 		}
 		return []byte(str), true, nil
-	case "decode":
+	case "xpath":
+		return nil, false, fmt.Errorf("filter xpath is not supported by kube32 test: %s (docs/testing.md)", unrunQueries["xpath"])
+	case "location":
+		if r, ok := v.(map[string]any); ok && r["location"] != nil {
+			return r["location"], true, nil
+		}
+		return fail("a redirect (redirects nth 0)")
+	case "decode", "charsetDecode":
 		if !isBytes {
 			return fail("bytes")
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -26,7 +27,8 @@ type token struct {
 	kind   tokKind
 	text   string
 	bytes  []byte // of tBytes
-	noVars bool   // a ```novariable string
+	noVars bool   // a ```novariable or ```raw string
+	hint   string // a ```string's type: json, xml, graphql
 }
 
 func (t token) bare(word string) bool { return t.kind == tWord && t.text == word }
@@ -180,7 +182,7 @@ func oneline(s string) (token, int, error) {
 	content := rest[:end]
 	switch kind {
 	case "file":
-		path := strings.TrimSpace(content)
+		path := strings.TrimSpace(fileEscapes.ReplaceAllString(content, "$1"))
 		if path == "" {
 			return token{}, 0, fmt.Errorf("file,; names no file")
 		}
@@ -198,6 +200,9 @@ func oneline(s string) (token, int, error) {
 	}
 	return token{kind: tBytes, text: s[:n], bytes: b}, n, nil
 }
+
+// fileEscapes are a file name's escapes: \ followed by the character.
+var fileEscapes = regexp.MustCompile(`\\(.)`)
 
 // decodeBase64 reads standard base64, padded or not.
 func decodeBase64(s string) ([]byte, error) {
@@ -222,7 +227,7 @@ func multiline(s string) (token, int, error) {
 	if !ok {
 		return token{}, 0, fmt.Errorf("the ``` string is never closed")
 	}
-	t := token{kind: tRaw, text: body, noVars: attrs["novariable"]}
+	t := token{kind: tRaw, text: body, noVars: attrs["novariable"] || kind == "raw", hint: kind}
 	if attrs["escape"] {
 		if t.text, err = unescapeAll(body); err != nil {
 			return token{}, 0, err
@@ -252,12 +257,12 @@ func fenceHeader(line string) (kind string, attrs map[string]bool, err error) {
 	for i, w := range words {
 		w = strings.TrimSpace(w)
 		switch {
-		case i == 0 && (w == "" || w == "json" || w == "xml" || w == "graphql" || w == "hex" || w == "base64"):
+		case i == 0 && (w == "" || w == "json" || w == "xml" || w == "graphql" || w == "hex" || w == "base64" || w == "raw"):
 			kind = w
 		case w == "escape" || w == "novariable":
 			attrs[w] = true
 		default:
-			return "", nil, fmt.Errorf("```%s: unknown multiline string type or attribute %q (want base64, hex, json, xml, graphql, escape, novariable)", strings.Join(words, ","), w)
+			return "", nil, fmt.Errorf("```%s: unknown multiline string type or attribute %q (want base64, hex, json, xml, graphql, raw, escape, novariable)", strings.Join(words, ","), w)
 		}
 	}
 	return kind, attrs, nil
@@ -322,10 +327,18 @@ func literal(t token) (any, error) {
 	case tString:
 		return tmpl(t.text), nil
 	case tRaw:
-		if t.noVars {
-			return t.text, nil
+		s := t.text
+		if t.hint == "graphql" {
+			b, err := graphQL(s) // as a GraphQL body is sent
+			if err != nil {
+				return nil, err
+			}
+			s = string(b)
 		}
-		return tmpl(t.text), nil
+		if t.noVars {
+			return s, nil
+		}
+		return tmpl(s), nil
 	case tBytes:
 		return t.bytes, nil
 	case tFile:

@@ -23,6 +23,7 @@ type options struct {
 	user           string // user:password, sent as Basic authentication
 	maxTime        time.Duration
 	connectTimeout time.Duration
+	noCoercion     bool        // no-jsonpath-coercion: a jsonpath query is always a list
 	headers        [][2]string // header: Name: value
 	variables      []Field     // variable: name=value, set before the request
 }
@@ -41,7 +42,8 @@ var optionKinds = map[string]string{
 	"max-redirs": "i", "compressed": "b", "user": "str", "max-time": "s", "connect-timeout": "s",
 	"variable": "var", "header": "str", "verbose": "b", "very-verbose": "b",
 	"http1.1": "b", "path-as-is": "b", "ipv4": "b", "insecure": "b",
-	"http1.0": "b", "http2": "b", "http3": "b", "ipv6": "b",
+	"http1.0": "b", "http2": "b", "http3": "b", "ipv6": "b", "http2-prior-knowledge": "b",
+	"no-jsonpath-coercion": "b", "variables-file": "str",
 }
 
 // noOps are options that change nothing against a local cluster when true:
@@ -54,11 +56,12 @@ var noOps = map[string]string{
 // onlyFalse are options kube32 test accepts set false only (their
 // default), with why they cannot be true.
 var onlyFalse = map[string]string{
-	"insecure": "the cluster's Ingress answers plain HTTP: there is no certificate to check",
-	"http1.0":  "kube32 test speaks HTTP/1.1",
-	"http2":    "kube32 test speaks HTTP/1.1 to the Ingress",
-	"http3":    "kube32 test speaks HTTP/1.1 to the Ingress",
-	"ipv6":     "the cluster listens on 127.0.0.1",
+	"insecure":              "the cluster's Ingress answers plain HTTP: there is no certificate to check",
+	"http1.0":               "kube32 test speaks HTTP/1.1",
+	"http2":                 "kube32 test speaks HTTP/1.1 to the Ingress",
+	"http3":                 "kube32 test speaks HTTP/1.1 to the Ingress",
+	"http2-prior-knowledge": "kube32 test speaks HTTP/1.1 to the Ingress",
+	"ipv6":                  "the cluster listens on 127.0.0.1",
 }
 
 // refusedOptions are Hurl's options that make no sense against a local
@@ -80,7 +83,7 @@ func checkOption(f Field) error {
 	if _, ok := optionKinds[f.Name]; !ok {
 		return fmt.Errorf("option %q is not supported by kube32 test (docs/testing.md lists %s)", f.Name, known(optionKinds))
 	}
-	if variable.MatchString(f.Value) && f.Name != "variable" && f.Name != "header" && f.Name != "user" {
+	if variable.MatchString(f.Value) && optionKinds[f.Name] != "str" && optionKinds[f.Name] != "var" {
 		return nil
 	}
 	o := defaultOptions()
@@ -140,6 +143,12 @@ func (o *options) apply(name, value string) error {
 		o.repeat = n
 	case "location", "location-trusted", "follow-redirect", "follow-redirect-trusted":
 		o.location = b
+	case "no-jsonpath-coercion":
+		o.noCoercion = b
+	case "variables-file":
+		if strings.TrimSpace(value) == "" {
+			return fmt.Errorf("variables-file: want a file of name=value lines")
+		}
 	case "max-redirs":
 		o.maxRedirs = n
 	case "compressed":

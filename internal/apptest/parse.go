@@ -14,7 +14,11 @@ var requestLine = regexp.MustCompile(`^([A-Z]+)\s+([^\s#]+)\s*(#.*)?$`)
 // fieldLine is a name: value line (a header, a parameter, an option, a
 // capture). A name is Hurl's key-string: letters, digits, _ - . [ ] @ $
 // and the characters of a header name, {{variables}} and \escapes.
-var fieldLine = regexp.MustCompile(`^((?:[A-Za-z0-9!$%&'*+.^_|~@\[\]-]|\{\{[^}]*\}\}|\\.)+)\s*:(.*)$`)
+var fieldLine = regexp.MustCompile(`^((?:[A-Za-z0-9!$%&'*+.^_|~@\[\]-]|\{\{[^}]*\}\}|\\u\{[0-9A-Fa-f]+\}|\\.)+)\s*:(.*)$`)
+
+// emptyHeader is Name; a header sent with an empty value, as curl writes
+// it.
+var emptyHeader = regexp.MustCompile(`^([A-Za-z0-9!$%&'*+.^_|~-]+);\s*(#.*)?$`)
 
 // sectionLine is [Name].
 var sectionLine = regexp.MustCompile(`^\[([A-Za-z]+)\]\s*(#.*)?$`)
@@ -133,6 +137,8 @@ func (p *parser) request(e *Entry) error {
 			if err := p.requestField(e, section, n, line); err != nil {
 				return err
 			}
+		case section == "" && e.Body == nil && emptyHeader.MatchString(line):
+			e.Headers = append(e.Headers, Field{Line: n, Name: emptyHeader.FindStringSubmatch(line)[1]})
 		default:
 			return p.errorf(n, "want a header (Name: value), a [Section], a body, or the answer's HTTP line, got %q", line)
 		}

@@ -182,6 +182,10 @@ func graphQL(s string) ([]byte, error) {
 
 // readFile reads a file,…; of the test file, relative to its folder.
 func (r *entryRun) readFile(line int, name string) ([]byte, error) {
+	name, err := r.vars.expand(name, newBudget())
+	if err != nil {
+		return nil, fmt.Errorf("line %d: file,%s;: %v", line, name, err)
+	}
 	p := name
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.dir, filepath.FromSlash(name))

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptrace"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -152,12 +154,42 @@ func (fr *fileRun) options(e Entry) (options, *lineError) {
 		if err := o.apply(f.Name, val); err != nil {
 			return o, &lineError{f.Line, err}
 		}
-		if f.Name == "variable" {
+		switch f.Name {
+		case "variable":
 			name, value, _ := strings.Cut(val, "=")
 			fr.vars[strings.TrimSpace(name)] = variableValue(value)
+		case "variables-file":
+			if err := fr.variablesFile(val); err != nil {
+				return o, &lineError{f.Line, err}
+			}
 		}
 	}
 	return o, nil
+}
+
+// variablesFile sets the variables of a file of name=value lines (blank
+// lines and # comments aside), relative to the test file's folder.
+func (fr *fileRun) variablesFile(name string) error {
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(fr.file.Dir, filepath.FromSlash(name))
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("variables-file: %v", err)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !variableName.MatchString(strings.TrimSpace(k)) {
+			return fmt.Errorf("variables-file %s:%d: want name=value, got %q", name, i+1, line)
+		}
+		fr.vars[strings.TrimSpace(k)] = variableValue(v)
+	}
+	return nil
 }
 
 // sleep waits d, or until ctx ends: false then.
@@ -209,7 +241,7 @@ func (r *entryRun) failf(line int, format string, args ...any) {
 
 // httpClient sends the entry's request: the file's cookies, redirects
 // followed when [Options] location says so.
-func (r *entryRun) httpClient() *http.Client {
+func (r *entryRun) httpClient(redirects *[]any) *http.Client {
 	return &http.Client{Transport: transport, Jar: r.jar, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if !r.opts.location {
 			return http.ErrUseLastResponse
@@ -217,6 +249,11 @@ func (r *entryRun) httpClient() *http.Client {
 		if len(via) > r.opts.maxRedirs {
 			return fmt.Errorf("more than %d redirects ([Options] max-redirs)", r.opts.maxRedirs)
 		}
+		status := int64(0)
+		if req.Response != nil {
+			status = int64(req.Response.StatusCode)
+		}
+		*redirects = append(*redirects, map[string]any{"location": req.URL.String(), "status": status})
 		return nil
 	}}
 }
@@ -247,7 +284,8 @@ func (r *entryRun) do(ctx context.Context) {
 		}
 	}})
 	start := time.Now()
-	resp, err := r.httpClient().Do(req.WithContext(ctx))
+	redirects := []any{}
+	resp, err := r.httpClient(&redirects).Do(req.WithContext(ctx))
 	if err != nil {
 		r.failf(e.Line, "%s %s: no answer: %v", e.Method, req.URL, err)
 		return
@@ -259,7 +297,7 @@ func (r *entryRun) do(ctx context.Context) {
 		return
 	}
 	r.answer = &answer{status: resp.StatusCode, proto: resp.Status, version: version(resp), header: resp.Header,
-		raw: body, url: resp.Request.URL.String(), ip: ip, duration: time.Since(start)}
+		raw: body, url: resp.Request.URL.String(), ip: ip, duration: time.Since(start), redirects: redirects}
 	deadline := time.Now().Add(r.env.Wait)
 	for _, c := range e.Captures {
 		val, ok, err := r.eval(c.Query, deadline, newBudget())
