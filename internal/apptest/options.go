@@ -46,15 +46,10 @@ var optionKinds = map[string]string{
 	"no-jsonpath-coercion": "b", "variables-file": "str",
 }
 
-// noOps are options that change nothing against a local cluster when true:
-// what kube32 test does anyway. Set true, the others of onlyFalse are
-// refused.
-var noOps = map[string]string{
-	"verbose": "", "very-verbose": "", "http1.1": "", "path-as-is": "", "ipv4": "",
-}
-
 // onlyFalse are options kube32 test accepts set false only (their
-// default), with why they cannot be true.
+// default), with why they cannot be true. verbose, very-verbose, http1.1,
+// path-as-is and ipv4 change nothing: kube32 test speaks HTTP/1.1 to
+// 127.0.0.1 and sends paths as written.
 var onlyFalse = map[string]string{
 	"insecure":              "the cluster's Ingress answers plain HTTP: there is no certificate to check",
 	"http1.0":               "kube32 test speaks HTTP/1.1",

@@ -9,7 +9,7 @@ import (
 )
 
 // requestLine is METHOD URL: Hurl's methods are upper-case words.
-var requestLine = regexp.MustCompile(`^([A-Z]+)\s+([^\s#]+)\s*(#.*)?$`)
+var requestLine = regexp.MustCompile(`^([A-Z]+)\s+((?:\{\{[^}]*\}\}|[^\s#])+)\s*(#.*)?$`)
 
 // fieldLine is a name: value line (a header, a parameter, an option, a
 // capture). A name is Hurl's key-string: letters, digits, _ - . [ ] @ $

@@ -14,6 +14,9 @@ import (
 // variable is {{name}} in a URL, header, body, argument or value.
 var variable = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}`)
 
+// anyTemplate is {{…}}: a variable, or one of Hurl's functions.
+var anyTemplate = regexp.MustCompile(`\{\{[^{}]*\}\}`)
+
 // variableName is a variable's name alone.
 var variableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
@@ -52,6 +55,13 @@ func newBudget() *budget { return &budget{left: abi.TestExpandBytesMax} }
 // megabyte that uses a captured body a hundred thousand times would make
 // gigabytes).
 func (v vars) expand(s string, b *budget) (string, error) {
+	if strings.Contains(s, "{{") {
+		for _, t := range anyTemplate.FindAllString(s, -1) {
+			if !variable.MatchString(t) {
+				return "", fmt.Errorf("template %s: kube32 test expands {{variable}}, {{newUuid}} and {{newDate}} (docs/testing.md)", t)
+			}
+		}
+	}
 	matches := variable.FindAllStringSubmatchIndex(s, -1)
 	if len(matches) == 0 {
 		return s, b.take(len(s), "", 0)
