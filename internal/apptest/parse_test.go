@@ -155,3 +155,54 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		})
 	}
 }
+
+// Hurl's grammar: names with {{variables}}, brackets and escapes, Name;,
+// every request section by both its names, every body form, comments
+// after values and sections, and an answer's body as its last assert.
+func TestParseReadsHurlsGrammar(t *testing.T) {
+	src := "POST {{ingress}}/a # comment\n" +
+		"{{key}}: v # comment\n" +
+		"X-Id: \\#1\n" +
+		"Empty;\n" +
+		"[QueryStringParams] # comment\n" +
+		"values[1]: 1\n" +
+		"values\\u{5b}0\\u{5d}: 0\n" +
+		"[FormParams]\n$top: 5\n" +
+		"[MultipartFormData]\nf: file,a\\ b.txt; text/plain\n" +
+		"[Cookies]\nc: 1\n[BasicAuth]\nbob: secret\n[Options]\nretry: 2\nvariable: key=X-K\n" +
+		"hex,00ff;\n" +
+		"HTTP/2 201\nX-A: b\n[Captures]\nid: jsonpath \"$.id\" redact\n[Asserts]\n" +
+		"body == ```\nx\n```\n" +
+		"{\"id\": {{id}}}\n"
+	f, err := Parse("tests/g.hurl", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.Entries[0]
+	want := Entry{Line: 1, Method: "POST", URL: "{{ingress}}/a",
+		Headers:   []Field{{2, "{{key}}", "v"}, {3, "X-Id", "#1"}, {4, "Empty", ""}},
+		Query:     []Field{{6, "values[1]", "1"}, {7, "values[0]", "0"}},
+		Form:      []Field{{9, "$top", "5"}},
+		Multipart: []Part{{Field: Field{Line: 11, Name: "f"}, File: "a b.txt", ContentType: "text/plain"}},
+		Cookies:   []Field{{13, "c", "1"}},
+		BasicAuth: &Field{15, "bob", "secret"},
+		Options:   []Field{{17, "retry", "2"}, {18, "variable", "key=X-K"}},
+		Body:      &Body{Line: 19, Kind: "bytes", Bytes: []byte{0, 0xff}},
+	}
+	got := e
+	got.Captures, got.Asserts = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("request:\n%+v\nwant\n%+v", got, want)
+	}
+	if len(e.Captures) != 1 || !e.Captures[0].Redact {
+		t.Errorf("captures: %+v", e.Captures)
+	}
+	var asserts []string
+	for _, a := range e.Asserts {
+		asserts = append(asserts, strconv.Itoa(a.Line)+" "+a.Query.String()+" "+a.Pred.String())
+	}
+	wantAsserts := []string{`20 version == "2"`, `20 status == 201`, `21 header "X-A" == "b"`, "25 body == \"x\\n\"", `28 body == ` + showLiteral(bodyRef{Line: 28, Kind: "json", Text: "{\"id\": {{id}}}\n"})}
+	if !reflect.DeepEqual(asserts, wantAsserts) {
+		t.Errorf("asserts:\n%s\nwant\n%s", strings.Join(asserts, "\n"), strings.Join(wantAsserts, "\n"))
+	}
+}
