@@ -137,10 +137,10 @@ func TestKube32TestRefusesWhatItCannotRun(t *testing.T) {
 	if code, out := run(t, "new", "app", "--template", "static-site"); code != 0 {
 		t.Fatalf("new: exit %d: %s", code, out)
 	}
-	if err := os.WriteFile(filepath.Join("app", "tests", "bad.hurl"), []byte("GET {{ingress}}/\nHTTP 200\n[Asserts]\nstatus equals 200\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("app", "tests", "bad.hurl"), []byte("GET {{ingress}}/\nHTTP 200\n[Asserts]\nstatus is 200\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out := run(t, "test", "app"); code != 1 || !strings.Contains(out, "kube32: tests/bad.hurl:4: want a predicate (") || strings.Contains(out, "Testing") {
+	if code, out := run(t, "test", "app"); code != 1 || !strings.Contains(out, "kube32: tests/bad.hurl:4: want a filter (") || strings.Contains(out, "Testing") {
 		t.Errorf("a bad test file: exit %d, want 1 naming tests/bad.hurl:4 before starting a cluster:\n%s", code, out)
 	}
 	if err := os.RemoveAll(filepath.Join("app", "tests")); err != nil {
