@@ -122,13 +122,11 @@ func RunAdd(opts AddOptions) error {
 	if err := plan.apply(p); err != nil {
 		return err
 	}
-	sdk := ""
-	if tmpl.Language == bundler.Go {
-		if sdk, err = writeGoSDK(dir); err != nil {
-			return err
-		}
+	sdks, err := writeSDKs(dir)
+	if err != nil {
+		return err
 	}
-	plan.report(opts, tmpl, sdk, dir)
+	plan.report(opts, tmpl, sdks, dir)
 	return nil
 }
 
@@ -385,7 +383,7 @@ func missingDirs(root, dir string) ([]string, error) {
 }
 
 // report says what was added and how to reach it.
-func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdk, dir string) {
+func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdks []string, dir string) {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "Added %s %s to %s (template %s):\n", opts.Kind, opts.Name, bundler.ProjectFileName, tmpl.Name)
 	for _, f := range a.files {
@@ -395,11 +393,11 @@ func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdk, dir stri
 			fmt.Fprintf(w, "  %s\n", f.Path)
 		}
 	}
-	if sdk != "" {
+	for _, sdk := range sdks {
 		if rel, err := filepath.Rel(dir, sdk); err == nil {
 			sdk = rel
 		}
-		fmt.Fprintf(w, "  %s (the Go SDK, for go vet, go test and editors)\n", filepath.ToSlash(sdk))
+		fmt.Fprintf(w, "  %s (the SDK, for the toolchain and editors)\n", filepath.ToSlash(sdk))
 	}
 	fmt.Fprintf(w, "\nTry GET /%s/ on the Ingress of `kube32 serve`; `kube32 test` runs tests/%s.hurl.\n", opts.Name, opts.Name)
 }
