@@ -79,7 +79,7 @@ no existing file or entry is ever overwritten.`,
 		}
 		if kind == addPod {
 			sub.Short = "Add a pod: pods/NAME, manifests/NAME.yaml (Pod, Service, Ingress /NAME), tests/NAME.hurl"
-			sub.Flags().StringVarP(&opts.Template, "template", "t", "", "c-http, go-http, go-wit or rust-http (default: the language of most of the project's pods, else c-http)")
+			sub.Flags().StringVarP(&opts.Template, "template", "t", "", strings.Join(podTemplates(), ", ")+" (default: the language of most of the project's pods, else "+defaultPodTemplate+")")
 		} else {
 			sub.Short = "Add a StaticBundle: bundles/NAME, manifests/NAME.yaml (StaticBundle, Ingress /NAME), tests/NAME.hurl"
 			sub.Flags().StringVarP(&opts.Template, "template", "t", bundleTemplate, "the template of the site")
@@ -156,12 +156,7 @@ func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error
 		t, _ := templates.Lookup(bundleTemplate)
 		return t, nil
 	}
-	var pods []string
-	for _, t := range templates.All {
-		if t.Language != "" {
-			pods = append(pods, t.Name)
-		}
-	}
+	pods := podTemplates()
 	if opts.Template != "" {
 		if t, ok := templates.Lookup(opts.Template); ok && t.Language != "" {
 			return t, nil
@@ -183,6 +178,17 @@ func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error
 	}
 	t, _ := templates.Lookup(defaultPodTemplate)
 	return t, nil
+}
+
+// podTemplates names the templates that make a pod.
+func podTemplates() []string {
+	var pods []string
+	for _, t := range templates.All {
+		if t.Language != "" {
+			pods = append(pods, t.Name)
+		}
+	}
+	return pods
 }
 
 // addPlan is what kube32 add writes, checked before anything is.
