@@ -95,12 +95,13 @@ func ascEntry(dir string) (string, error) {
 // the most optimisation for size; the start function exported as WASI's
 // _initialize, so that the pod's top-level code runs when the node starts
 // it, inside a callback's context; and abort, trace and Math.random's seed
-// routed to the SDK, so that the module imports nothing but module k32.
+// routed to the SDK's hooks (lib/k32_hooks.ts, given with --lib), so that
+// the module imports nothing but module k32.
 var ascBaseFlags = []string{
 	"--runtime", "stub", "-O3z", "--exportStart", "_initialize",
-	"--use", "abort=~lib/k32/abort/k32Abort",
-	"--use", "trace=~lib/k32/abort/k32Trace",
-	"--use", "seed=~lib/k32/abort/k32Seed",
+	"--use", "abort=~lib/k32_hooks/k32Abort",
+	"--use", "trace=~lib/k32_hooks/k32Trace",
+	"--use", "seed=~lib/k32_hooks/k32Seed",
 	"--noColors",
 }
 
@@ -171,7 +172,7 @@ func compileAssemblyScript(ctx context.Context, job Job) (*Module, error) {
 	// a path an editor opened at the project finds. The pod's asconfig.json,
 	// when it has one, adds what these flags do not set.
 	args := append([]string{asc.script, job.fromRoot(filepath.Join(job.SourceDir, filepath.FromSlash(entry))),
-		"--path", job.fromRoot(sdk), "--config", job.fromRoot(filepath.Join(job.SourceDir, "asconfig.json")), "-o", out}, ascFlags(job)...)
+		"--path", job.fromRoot(sdk), "--lib", job.fromRoot(filepath.Join(sdk, "lib")), "--config", job.fromRoot(filepath.Join(job.SourceDir, "asconfig.json")), "-o", out}, ascFlags(job)...)
 	cmd := exec.CommandContext(ctx, asc.node, args...)
 	cmd.Dir = job.rootDir()
 	if job.Log != nil {

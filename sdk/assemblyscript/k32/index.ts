@@ -22,7 +22,6 @@ export * from "./request";
 export * from "./response";
 export * from "./http";
 export * from "./channel";
-export { k32Abort, k32Trace, k32Seed } from "./abort";
 // The raw imports are the module "k32/sys": import * as sys from "k32/sys".
 
 /** A request handler: it answers req through res. */

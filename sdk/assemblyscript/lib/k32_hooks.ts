@@ -1,9 +1,11 @@
-// kube32 build compiles every AssemblyScript pod with --use
-// abort=~lib/k32/abort/k32Abort: a failed assertion, a throw, an index out of
-// range or the runtime's out-of-memory end here, are logged through k32_log
-// with their file and line, and trap. The node then starts a fresh instance
-// for the next callback, as after any trap (docs/assemblyscript.md).
-import * as sys from "./sys";
+// kube32 build compiles every AssemblyScript pod with this file as a library
+// (--lib) and --use abort=~lib/k32_hooks/k32Abort: a failed assertion, a
+// throw, an index out of range or the runtime's "allocation too large" end
+// here, are logged through k32_log with their file and line, and trap. The
+// node then starts a fresh instance for the next callback, as after any trap
+// (docs/assemblyscript.md). trace and Math.random's seed come here too, so
+// that a pod imports nothing but module k32.
+import * as sys from "k32/sys";
 
 /** AssemblyScript's abort, routed to the pod's log. */
 export function k32Abort(message: string | null, fileName: string | null, line: u32, column: u32): void {
