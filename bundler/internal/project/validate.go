@@ -145,7 +145,7 @@ func (p *Project) checkSourceFile(field, rel string, lang *compile.Language) err
 	case err != nil:
 		return fieldError(field, "%v", err)
 	case !info.Mode().IsRegular():
-		return fieldError(field, "%s is not a file (language %s takes %s)", rel, lang.Name, lang.Source)
+		return fieldError(field, "%s is not a file (language %s takes the %s)", rel, lang.Name, strings.TrimPrefix(lang.Source, "the pod's "))
 	case !strings.HasSuffix(rel, lang.SourceExt):
 		return fieldError(field, "%s: want a %s file (language %s)", rel, lang.SourceExt, lang.Name)
 	case info.Size() > abi.PrebuiltBytesMax:
