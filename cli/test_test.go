@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/internal/testasc"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/templates"
 )
@@ -24,10 +25,17 @@ func newApp(t *testing.T, tmpl, name string) {
 		testenv.Tool(t, "clang")
 	case "rust-http":
 		testenv.Tool(t, "rustc")
+	case "as-http":
+		testasc.Install(t)
 	}
 	t.Chdir(t.TempDir())
 	if code, out := run(t, "new", name, "--template", tmpl); code != 0 {
 		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	if tmpl == "as-http" {
+		// What `npm install` in the pod's folder does: the asc that its
+		// package.json pins, in its node_modules.
+		testasc.Link(t, filepath.Join(name, "pods", name))
 	}
 }
 
