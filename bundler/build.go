@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kube32/kube32/bundler/internal/build"
+	"github.com/kube32/kube32/internal/compile"
 )
 
 // The build's options, result and what the result is made of.
@@ -45,3 +46,11 @@ func FormatSize(n int64) string { return build.FormatSize(n) }
 // only editors read (compile_commands.json, Cargo files; docs/project.md
 // "Editors"), whose changes need no new build.
 func IsEditorFile(rel string) bool { return build.IsEditorFile(rel) }
+
+// IsToolDir reports whether a folder of this name in a pod's source holds a
+// language's toolchain (node_modules), which no build reads as sources.
+func IsToolDir(name string) bool { return compile.IsToolDir(name) }
+
+// WriteSDKs writes the SDK copies the project's pods use outside the build
+// (go vet, asc, editors) and returns their folders.
+func WriteSDKs(p *Project) ([]string, error) { return build.WriteSDKs(p) }

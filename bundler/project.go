@@ -5,11 +5,10 @@ import "github.com/kube32/kube32/bundler/internal/project"
 // A Project is a decoded and validated kube32.yaml.
 type Project = project.Project
 
-// The project file's name, the build folder's, and the Go language's name.
+// The project file's name and the build folder's.
 const (
 	ProjectFileName = project.FileName
 	BuildDirName    = project.BuildDirName
-	Go              = project.Go
 )
 
 // ErrNoProject is FindProject's error when no kube32.yaml is found.

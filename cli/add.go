@@ -79,7 +79,7 @@ no existing file or entry is ever overwritten.`,
 		}
 		if kind == addPod {
 			sub.Short = "Add a pod: pods/NAME, manifests/NAME.yaml (Pod, Service, Ingress /NAME), tests/NAME.hurl"
-			sub.Flags().StringVarP(&opts.Template, "template", "t", "", "c-http, go-http, go-wit or rust-http (default: the language of most of the project's pods, else c-http)")
+			sub.Flags().StringVarP(&opts.Template, "template", "t", "", strings.Join(podTemplates(), ", ")+" (default: the language of most of the project's pods, else "+defaultPodTemplate+")")
 		} else {
 			sub.Short = "Add a StaticBundle: bundles/NAME, manifests/NAME.yaml (StaticBundle, Ingress /NAME), tests/NAME.hurl"
 			sub.Flags().StringVarP(&opts.Template, "template", "t", bundleTemplate, "the template of the site")
@@ -122,13 +122,11 @@ func RunAdd(opts AddOptions) error {
 	if err := plan.apply(p); err != nil {
 		return err
 	}
-	sdk := ""
-	if tmpl.Language == bundler.Go {
-		if sdk, err = writeGoSDK(dir); err != nil {
-			return err
-		}
+	sdks, err := writeSDKs(dir)
+	if err != nil {
+		return err
 	}
-	plan.report(opts, tmpl, sdk, dir)
+	plan.report(opts, tmpl, sdks, dir)
 	return nil
 }
 
@@ -158,12 +156,7 @@ func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error
 		t, _ := templates.Lookup(bundleTemplate)
 		return t, nil
 	}
-	var pods []string
-	for _, t := range templates.All {
-		if t.Language != "" {
-			pods = append(pods, t.Name)
-		}
-	}
+	pods := podTemplates()
 	if opts.Template != "" {
 		if t, ok := templates.Lookup(opts.Template); ok && t.Language != "" {
 			return t, nil
@@ -185,6 +178,17 @@ func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error
 	}
 	t, _ := templates.Lookup(defaultPodTemplate)
 	return t, nil
+}
+
+// podTemplates names the templates that make a pod.
+func podTemplates() []string {
+	var pods []string
+	for _, t := range templates.All {
+		if t.Language != "" {
+			pods = append(pods, t.Name)
+		}
+	}
+	return pods
 }
 
 // addPlan is what kube32 add writes, checked before anything is.
@@ -385,7 +389,7 @@ func missingDirs(root, dir string) ([]string, error) {
 }
 
 // report says what was added and how to reach it.
-func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdk, dir string) {
+func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdks []string, dir string) {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "Added %s %s to %s (template %s):\n", opts.Kind, opts.Name, bundler.ProjectFileName, tmpl.Name)
 	for _, f := range a.files {
@@ -395,11 +399,11 @@ func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdk, dir stri
 			fmt.Fprintf(w, "  %s\n", f.Path)
 		}
 	}
-	if sdk != "" {
+	for _, sdk := range sdks {
 		if rel, err := filepath.Rel(dir, sdk); err == nil {
 			sdk = rel
 		}
-		fmt.Fprintf(w, "  %s (the Go SDK, for go vet, go test and editors)\n", filepath.ToSlash(sdk))
+		fmt.Fprintf(w, "  %s (the SDK, for the toolchain and editors)\n", filepath.ToSlash(sdk))
 	}
 	fmt.Fprintf(w, "\nTry GET /%s/ on the Ingress of `kube32 serve`; `kube32 test` runs tests/%s.hurl.\n", opts.Name, opts.Name)
 }

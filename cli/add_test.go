@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kube32/kube32/internal/testasc"
+	"github.com/kube32/kube32/templates"
 )
 
 // readFile returns a file's text, failing the test when it cannot.
@@ -22,7 +25,7 @@ func readFile(t *testing.T, path string) string {
 // comments or order; the project then builds, and kube32 test passes,
 // the new pod's test included. Adding the name again is refused.
 func TestAddPodBuildsAndPassesItsTestForEachTemplate(t *testing.T) {
-	for _, tmpl := range []string{"c-http", "go-http", "rust-http"} {
+	for _, tmpl := range []string{"c-http", "go-http", "rust-http", "as-http"} {
 		t.Run(tmpl, func(t *testing.T) {
 			newApp(t, tmpl, "app")
 			file := filepath.Join("app", "kube32.yaml")
@@ -39,7 +42,8 @@ func TestAddPodBuildsAndPassesItsTestForEachTemplate(t *testing.T) {
 			if !strings.Contains(out, "manifests/extra.yaml (Pod, Service, Ingress at /extra)") || !strings.Contains(out, "GET /extra/") {
 				t.Errorf("add does not say what it wrote and where to try it:\n%s", out)
 			}
-			lang := strings.TrimSuffix(tmpl, "-http")
+			tt, _ := templates.Lookup(tmpl)
+			lang := tt.Language
 			want := strings.Replace(before, "manifests: [app.yaml]", "manifests: [app.yaml, manifests/extra.yaml]", 1)
 			want = strings.Replace(want, "    source: pods/app\n",
 				"    source: pods/app\n  - name: extra\n    language: "+lang+"\n    source: pods/extra\n", 1)
@@ -47,6 +51,9 @@ func TestAddPodBuildsAndPassesItsTestForEachTemplate(t *testing.T) {
 				t.Errorf("kube32.yaml is not the user's text plus the pod:\n%s\nwant:\n%s", got, want)
 			}
 
+			if tmpl == "as-http" {
+				testasc.Link(t, filepath.Join("app", "pods", "extra"))
+			}
 			if code, out := run(t, "build", "app"); code != 0 {
 				t.Fatalf("build: exit %d: %s", code, out)
 			}
@@ -70,6 +77,28 @@ func TestAddPodBuildsAndPassesItsTestForEachTemplate(t *testing.T) {
 				t.Errorf("add without --template: exit %d, want template %s: %s", code, tmpl, out)
 			}
 		})
+	}
+}
+
+// Issue 32: an AssemblyScript pod added to a Go project (kube32 add pod api
+// --template as-http) builds with the real asc beside the Go pod, and
+// kube32 test passes both pods' tests.
+func TestAddAssemblyScriptPodToAGoProject(t *testing.T) {
+	newApp(t, "go-http", "app")
+	code, out := run(t, "add", "pod", "api", "--template", "as-http", "--dir", "app")
+	if code != 0 {
+		t.Fatalf("add: exit %d: %s", code, out)
+	}
+	if !strings.Contains(out, "pods/api/package.json") || !strings.Contains(out, ".kube32/sdk/assemblyscript") {
+		t.Errorf("add does not list the pod's package.json and the SDK copy:\n%s", out)
+	}
+	testasc.Link(t, filepath.Join("app", "pods", "api"))
+	if code, out := run(t, "build", "app"); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, out)
+	}
+	code, out = run(t, "test", "app")
+	if code != 0 || !strings.Contains(out, "PASS tests/api.hurl") || !strings.Contains(out, "PASS tests/app.hurl") || strings.Contains(out, "FAIL") {
+		t.Fatalf("kube32 test: exit %d, want 0 with both pods' tests passing:\n%s", code, out)
 	}
 }
 

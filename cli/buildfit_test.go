@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kube32/kube32/cli"
+	"github.com/kube32/kube32/internal/testasc"
 	"github.com/kube32/kube32/internal/testenv"
 )
 
@@ -36,6 +38,35 @@ type fitJSON struct {
 	} `json:"fit"`
 }
 
+// Issue 32: the AssemblyScript pod of the as-http template fits esp32 (one
+// 64 KiB page) in the same project where the Go pod of go-http does not:
+// the report says ok for one and why not for the other.
+func TestBuildFitsAnAssemblyScriptPodOnESP32WhereGoDoesNot(t *testing.T) {
+	testenv.Tool(t, "go")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := filepath.Join(t.TempDir(), "app")
+	if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: &strings.Builder{}}, Name: "app", Template: "as-http", Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	testasc.Link(t, filepath.Join(dir, "pods", "app"))
+	if code, out := run(t, "add", "pod", "gopod", "--template", "go-http", "--dir", dir); code != 0 {
+		t.Fatalf("add: exit %d: %s", code, out)
+	}
+	code, stdout, stderr := runCLI(t, "build", "--release", "--board", "esp32", dir)
+	if code != 1 || !strings.Contains(stderr, "pod gopod: initial memory") || strings.Contains(stderr, "pod app:") {
+		t.Fatalf("build --board esp32: exit %d, want 1 for the Go pod alone:\n%s", code, stderr)
+	}
+	asRow := regexp.MustCompile(`\napp\tassemblyscript\tfirmware\t([0-9.]+) KiB\t64\.0 KiB\t-\t64\.0 KiB\t-\t-\t1\tok\n`)
+	m := asRow.FindStringSubmatch(stdout)
+	if m == nil || !regexp.MustCompile(`\ngopod\tgo\tfirmware\t.*\tover by `).MatchString(stdout) {
+		t.Fatalf("the report does not say ok for the AssemblyScript pod and over for the Go pod:\n%s", stdout)
+	}
+	if kib, _ := strconv.ParseFloat(m[1], 64); kib > 4 {
+		t.Errorf("the as-http module is %s KiB, want at most 4 KiB", m[1])
+	}
+}
+
 // The Go pod of the go-http template does not fit esp32: the build exits 1,
 // prints its table with the verdicts, and says on stderr why and what would
 // help. With a limit that esp32s3's PSRAM holds, it fits there.
@@ -51,7 +82,7 @@ func TestBuildRefusesAGoPodOnESP32(t *testing.T) {
 	}
 	problem := regexp.MustCompile(`^kube32: the build does not fit board esp32:\n` +
 		`  pod gopod: initial memory [0-9]+\.[0-9] MiB exceeds esp32's pod memory 128\.0 KiB by [0-9]+\.[0-9] MiB: ` +
-		`Go's runtime alone starts above 2\.0 MiB: write the pod in C or Rust, or choose a board with PSRAM\n`)
+		`Go's runtime alone starts above 2\.0 MiB: write the pod in C, Rust or AssemblyScript, or choose a board with PSRAM\n`)
 	if !problem.MatchString(stderr) {
 		t.Errorf("stderr does not say why the Go pod does not fit:\n%s", stderr)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/templates"
 )
 
@@ -51,7 +50,7 @@ func RunNew(opts NewOptions) error {
 	if err != nil {
 		return err
 	}
-	sdk, err := writeGoSDK(dir)
+	sdks, err := writeSDKs(dir)
 	if err != nil {
 		return err
 	}
@@ -59,44 +58,33 @@ func RunNew(opts NewOptions) error {
 	for _, f := range written {
 		fmt.Fprintf(opts.IO.Out, "  %s\n", filepath.Join(dir, f))
 	}
-	if sdk != "" {
-		fmt.Fprintf(opts.IO.Out, "  %s (the Go SDK, for go vet, go test and editors)\n", sdk)
+	for _, sdk := range sdks {
+		fmt.Fprintf(opts.IO.Out, "  %s (the SDK, for the toolchain and editors)\n", sdk)
 	}
 	fmt.Fprintf(opts.IO.Out, "\nNext:\n  cd %s\n  kube32 build\n  kube32 test\n  kube32 serve\n", dir)
 	return nil
 }
 
-// writeGoSDK writes the Go SDK copy that the Go pods of the new app's go.mod
-// files point to, and the Go bindings of the WIT world for the pods that
-// require them, so that the Go toolchain and editors work before the first
-// build. It returns the SDK's folder, "" when the app has no Go pod.
-func writeGoSDK(dir string) (string, error) {
+// writeSDKs writes the SDK copies that the new app's pods use outside the
+// build (the Go SDK that go.mod files point at, the AssemblyScript SDK that
+// asc and editors read), so that the toolchains and editors work before the
+// first build. It returns their folders under dir.
+func writeSDKs(dir string) ([]string, error) {
 	p, err := bundler.LoadProject(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	sdk := ""
-	for _, pod := range p.Pods {
-		if pod.Language != bundler.Go {
-			continue
-		}
-		if sdk == "" {
-			rel, err := filepath.Rel(p.Dir, p.GoSDKDir())
-			if err != nil {
-				return "", err
-			}
-			sdk = filepath.Join(dir, rel)
-			if err := compile.WriteGoSDK(p.GoSDKDir()); err != nil {
-				return "", err
-			}
-		}
-		// A pod on the WIT world's Go bindings (template go-wit) gets them
-		// too, for the same tools.
-		if uses, err := compile.UsesWIT(p.Path(pod.Source)); err == nil && uses {
-			if err := compile.WriteGoWIT(p.GoWITDir()); err != nil {
-				return "", err
-			}
-		}
+	abs, err := bundler.WriteSDKs(p)
+	if err != nil {
+		return nil, err
 	}
-	return sdk, nil
+	var out []string
+	for _, a := range abs {
+		rel, err := filepath.Rel(p.Dir, a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, filepath.Join(dir, rel))
+	}
+	return out, nil
 }

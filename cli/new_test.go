@@ -58,6 +58,7 @@ func TestEachTemplateNewBuildServe(t *testing.T) {
 		"go-wit":      "hello from app-go-wit\nGET /",
 		"c-http":      "hello from app-c-http",
 		"rust-http":   "hello from app-rust-http\nGET /",
+		"as-http":     "hello from app-as-http\nGET /",
 		"static-site": "<h1>app-static-site</h1>",
 	}
 	for _, tmpl := range templates.All {
@@ -71,11 +72,8 @@ func TestEachTemplateNewBuildServe(t *testing.T) {
 			} else if tmpl.Name == "rust-http" {
 				testenv.Tool(t, "rustc")
 			}
-			t.Chdir(t.TempDir())
 			name := "app-" + tmpl.Name
-			if code, out := run(t, "new", name, "--template", tmpl.Name); code != 0 {
-				t.Fatalf("new: exit %d: %s", code, out)
-			}
+			newApp(t, tmpl.Name, name)
 			code, out := run(t, "build", name)
 			if code != 0 {
 				t.Fatalf("build: exit %d: %s", code, out)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/internal/testasc"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/templates"
 )
@@ -24,10 +25,17 @@ func newApp(t *testing.T, tmpl, name string) {
 		testenv.Tool(t, "clang")
 	case "rust-http":
 		testenv.Tool(t, "rustc")
+	case "as-http":
+		testasc.Install(t)
 	}
 	t.Chdir(t.TempDir())
 	if code, out := run(t, "new", name, "--template", tmpl); code != 0 {
 		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	if tmpl == "as-http" {
+		// What `npm install` in the pod's folder does: the asc that its
+		// package.json pins, in its node_modules.
+		testasc.Link(t, filepath.Join(name, "pods", name))
 	}
 }
 
@@ -137,10 +145,10 @@ func TestKube32TestRefusesWhatItCannotRun(t *testing.T) {
 	if code, out := run(t, "new", "app", "--template", "static-site"); code != 0 {
 		t.Fatalf("new: exit %d: %s", code, out)
 	}
-	if err := os.WriteFile(filepath.Join("app", "tests", "bad.hurl"), []byte("GET {{ingress}}/\nHTTP 200\n[Asserts]\nstatus equals 200\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("app", "tests", "bad.hurl"), []byte("GET {{ingress}}/\nHTTP 200\n[Asserts]\nstatus is 200\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out := run(t, "test", "app"); code != 1 || !strings.Contains(out, "kube32: tests/bad.hurl:4: want a predicate (") || strings.Contains(out, "Testing") {
+	if code, out := run(t, "test", "app"); code != 1 || !strings.Contains(out, "kube32: tests/bad.hurl:4: want a filter (") || strings.Contains(out, "Testing") {
 		t.Errorf("a bad test file: exit %d, want 1 naming tests/bad.hurl:4 before starting a cluster:\n%s", code, out)
 	}
 	if err := os.RemoveAll(filepath.Join("app", "tests")); err != nil {

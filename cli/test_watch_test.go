@@ -17,7 +17,7 @@ import (
 // test --watch runs the tests again after each edit: of a test file
 // (nothing to rebuild) and of a manifest (swapped into the cluster first).
 func TestKube32TestWatchRunsAgainAfterEachEdit(t *testing.T) {
-	out, next := watchTemplateTests(t)
+	out, next := watchTemplateTests(t, "c-http")
 	if c := next("at start"); c.Passed != 1 || c.Failed != 0 {
 		t.Fatalf("first run: %s, want the template's test passing:\n%s", c, out)
 	}
@@ -49,7 +49,7 @@ func TestKube32TestWatchRunsAgainAfterEachEdit(t *testing.T) {
 // kubelet counts an image change, and the test asserts that the pod did
 // not crash (pod "app" crashed == false), which the swap is not.
 func TestKube32TestWatchTemplateTestPassesAfterASourceEdit(t *testing.T) {
-	out, next := watchTemplateTests(t)
+	out, next := watchTemplateTests(t, "c-http")
 	if c := next("at start"); c.Passed != 1 || c.Failed != 0 {
 		t.Fatalf("first run: %s, want the template's test passing:\n%s", c, out)
 	}
@@ -78,12 +78,12 @@ func TestKube32TestWatchTemplateTestPassesAfterASourceEdit(t *testing.T) {
 	}
 }
 
-// watchTemplateTests runs kube32 test --watch on a new c-http app "app"
+// watchTemplateTests runs kube32 test --watch on a new app "app" of tmpl
 // until the test ends, and returns its output and a function that waits
 // for its next run (what names the run in a failure).
-func watchTemplateTests(t *testing.T) (out *testserve.Output, next func(what string) apptest.Count) {
+func watchTemplateTests(t *testing.T, tmpl string) (out *testserve.Output, next func(what string) apptest.Count) {
 	t.Helper()
-	newApp(t, "c-http", "app")
+	newApp(t, tmpl, "app")
 	ctx, cancel := context.WithCancel(context.Background())
 	out = &testserve.Output{}
 	runs := make(chan apptest.Count, 8)
@@ -113,4 +113,32 @@ func watchTemplateTests(t *testing.T) (out *testserve.Output, next func(what str
 		return apptest.Count{}
 	}
 	return out, next
+}
+
+// Issue 32: test --watch (serve --watch's loop) rebuilds an AssemblyScript
+// pod when its .ts source is saved, swaps the module in, and the template's
+// tests pass again.
+func TestKube32TestWatchRebuildsAnAssemblyScriptPodOnATsEdit(t *testing.T) {
+	out, next := watchTemplateTests(t, "as-http")
+	if c := next("at start"); c.Passed == 0 || c.Failed != 0 {
+		t.Fatalf("first run: %s, want the template's tests passing:\n%s", c, out)
+	}
+	source := filepath.Join("app", "pods", "app", "main.ts")
+	b, err := os.ReadFile(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `GREETING is not set\n`, `GREETING is not set in the pod's env\n`, 1)
+	if edited == string(b) {
+		t.Fatal("the template's main.ts lost its error message: this test's edit no longer applies")
+	}
+	if err := os.WriteFile(source, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := next("after the edit"); c.Passed == 0 || c.Failed != 0 {
+		t.Fatalf("after the edit: %s, want the template's tests passing:\n%s", c, out)
+	}
+	if !strings.Contains(out.String(), "pod app rebuilt") {
+		t.Fatalf("no swap of the pod after the .ts edit:\n%s", out)
+	}
 }

@@ -16,9 +16,11 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+
+	assdk "github.com/kube32/kube32/sdk/assemblyscript"
 )
 
-//go:embed all:go-http all:go-wit all:c-http all:rust-http all:static-site
+//go:embed all:go-http all:go-wit all:c-http all:rust-http all:as-http all:static-site
 var files embed.FS
 
 // Template is one app template.
@@ -37,6 +39,7 @@ var All = []Template{
 	{Name: "go-wit", Description: "Go pod on Go bindings generated from the WIT world kube32:app/pod (`kube32 wit`)", Language: "go"},
 	{Name: "c-http", Description: "C pod in one 64 KiB page behind a Service and an Ingress", Language: "c"},
 	{Name: "rust-http", Description: "Rust pod (no_std) in one 64 KiB page behind a Service and an Ingress", Language: "rust"},
+	{Name: "as-http", Description: "AssemblyScript pod in one 64 KiB page behind a Service and an Ingress (asc from npm)", Language: "assemblyscript"},
 	{Name: "static-site", Description: "static site served from a StaticBundle by the Ingress"},
 }
 
@@ -47,6 +50,10 @@ type Data struct {
 	// kube32 add routes an added pod or bundle at /<name>.
 	Prefix string
 }
+
+// AssemblyScriptVersion is the assemblyscript release a template's
+// package.json pins: the one the SDK is written for.
+func (d Data) AssemblyScriptVersion() string { return assdk.Version }
 
 // Path is the Ingress path of the app: Prefix, or "/" when it is "".
 func (d Data) Path() string {

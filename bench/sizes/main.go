@@ -2,7 +2,8 @@
 // and `--release` (wasm-opt -Oz, no custom sections, the Go linker's size
 // flags, the smallest .gz):
 //
-//   - per language (C, Rust no_std, Rust std, Go, Go with k32http), the
+//   - per language (C, Rust no_std, Rust std, Go, Go with k32http,
+//     AssemblyScript, whose compiler npm installs), the
 //     module's bytes and initial linear memory of a pod built from the
 //     `kube32 new` templates;
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +28,18 @@ var pods = []pod{
 	{"Rust std", "rust-std", "rust-http", rustStd},
 	{"Go", "go", "go-http", nil},
 	{"Go with k32http", "go-k32http", "go-http", goK32http},
+	{"AssemblyScript", "assemblyscript", "as-http", npmInstall},
+}
+
+// npmInstall installs the compiler that the AssemblyScript template's
+// package.json pins, as the template's kube32.yaml tells its user to.
+func npmInstall(_, dir string) error {
+	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--prefer-offline")
+	cmd.Dir = filepath.Join(dir, "pods", "app")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm install in pods/app: %v\n%s", err, out)
+	}
+	return nil
 }
 
 // rustStd opts the Rust template's pod into std as docs/rust.md says (a

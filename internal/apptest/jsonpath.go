@@ -1,84 +1,115 @@
 package apptest
 
 import (
+	"encoding/json"
 	"fmt"
-	"strconv"
+	"math/big"
+	"regexp"
 	"strings"
+
+	"github.com/theory/jsonpath"
 )
 
-// step is one step of a JSONPath: an object's member or an array's index.
-type step struct {
-	key   string
-	index int
-	isKey bool
-}
-
-// compilePath reads the JSONPath subset kube32 test knows: $ followed by
-// .name, ['name'] and [n] steps (docs/testing.md).
-func compilePath(expr string) ([]step, error) {
-	if !strings.HasPrefix(expr, "$") {
-		return nil, fmt.Errorf("jsonpath %q: starts with $", expr)
-	}
-	var steps []step
-	rest := expr[1:]
-	for rest != "" {
-		switch {
-		case rest[0] == '.':
-			end := strings.IndexAny(rest[1:], ".[")
-			if end < 0 {
-				end = len(rest) - 1
-			}
-			name := rest[1 : 1+end]
-			if name == "" {
-				return nil, fmt.Errorf("jsonpath %q: an empty name after '.' (kube32 test has no '..')", expr)
-			}
-			steps = append(steps, step{key: name, isKey: true})
-			rest = rest[1+end:]
-		case rest[0] == '[':
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				return nil, fmt.Errorf("jsonpath %q: '[' without ']'", expr)
-			}
-			inside := rest[1:end]
-			if len(inside) >= 2 && (inside[0] == '\'' || inside[0] == '"') && inside[len(inside)-1] == inside[0] {
-				steps = append(steps, step{key: inside[1 : len(inside)-1], isKey: true})
-			} else if n, err := strconv.Atoi(inside); err == nil && n >= 0 {
-				steps = append(steps, step{index: n})
-			} else {
-				return nil, fmt.Errorf("jsonpath %q: [%s]: want an index or a 'name' (kube32 test has no filters or wildcards)", expr, inside)
-			}
-			rest = rest[end+1:]
-		default:
-			return nil, fmt.Errorf("jsonpath %q: want '.' or '[' at %q", expr, rest)
+// compilePath reads an RFC 9535 JSONPath ($.a, $..a, $[*], $[1:3],
+// $[0,1], $[?@.a == 1], …).
+func compilePath(expr string) (*jsonpath.Path, error) {
+	p, err := jsonpath.Parse(expr)
+	if err != nil && strings.Contains(err.Error(), "out of range") {
+		// RFC 9535 bounds indexes to I-JSON's integers, not the numbers
+		// a filter compares with; the library reads both as int64: a
+		// larger integer literal is read as the float it equals.
+		if p2, err2 := jsonpath.Parse(bigLiteral.ReplaceAllString(expr, "${1}${2}.0")); err2 == nil {
+			return p2, nil
 		}
 	}
-	return steps, nil
+	if err != nil {
+		return nil, fmt.Errorf("jsonpath %q: %v", expr, err)
+	}
+	return p, nil
 }
 
-// evalPath returns the value at expr in doc (decoded JSON), and whether
-// there is one.
-func evalPath(expr string, doc any) (any, bool, error) {
-	steps, err := compilePath(expr)
+// bigLiteral is an integer of 19 digits or more outside a string.
+var bigLiteral = regexp.MustCompile(`([=<>!]\s*-?)([0-9]{19,})\b`)
+
+// selectNodes runs p on doc. The library compares json.Number but not
+// *big.Int: big integers go to it as json.Number and come back as they
+// were.
+func selectNodes(p *jsonpath.Path, doc any) []any {
+	if !hasBig(doc) {
+		return p.Select(doc)
+	}
+	nodes := p.Select(bigToNumber(doc))
+	for i := range nodes {
+		nodes[i] = numbers(nodes[i])
+	}
+	return nodes
+}
+
+func hasBig(v any) bool {
+	switch x := v.(type) {
+	case *big.Int:
+		return true
+	case []any:
+		for _, e := range x {
+			if hasBig(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if hasBig(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bigToNumber copies v with each *big.Int as a json.Number.
+func bigToNumber(v any) any {
+	switch x := v.(type) {
+	case *big.Int:
+		return json.Number(x.String())
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = bigToNumber(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = bigToNumber(e)
+		}
+		return out
+	}
+	return v
+}
+
+// pathNodes returns the nodes at expr in doc as a list, however many
+// ([Options] no-jsonpath-coercion).
+func pathNodes(expr string, doc any) (any, bool, error) {
+	p, err := compilePath(expr)
 	if err != nil {
 		return nil, false, err
 	}
-	v := doc
-	for _, s := range steps {
-		if s.isKey {
-			obj, ok := v.(map[string]any)
-			if !ok {
-				return nil, false, nil
-			}
-			if v, ok = obj[s.key]; !ok {
-				return nil, false, nil
-			}
-			continue
-		}
-		arr, ok := v.([]any)
-		if !ok || s.index >= len(arr) {
-			return nil, false, nil
-		}
-		v = arr[s.index]
+	return []any(selectNodes(p, doc)), true, nil
+}
+
+// evalPath returns the value at expr in doc (decoded JSON), as Hurl does:
+// nothing when no node matches; the node when one does; otherwise the
+// list of the nodes.
+func evalPath(expr string, doc any) (any, bool, error) {
+	p, err := compilePath(expr)
+	if err != nil {
+		return nil, false, err
 	}
-	return v, true, nil
+	nodes := selectNodes(p, doc)
+	switch len(nodes) {
+	case 0:
+		return nil, false, nil
+	case 1:
+		return nodes[0], true, nil
+	}
+	return nodes, true, nil
 }

@@ -69,6 +69,9 @@ func WriteJUnit(w io.Writer, results []Result) error {
 			s.Failures++
 		case Skip:
 			c.Skipped = &junitSkipped{Message: "an earlier entry of this file failed"}
+			if r.Note != "" {
+				c.Skipped.Message = r.Note
+			}
 			s.Skipped++
 		}
 		s.Tests++

@@ -43,6 +43,7 @@ func Load(project string) ([]*File, error) {
 		if err != nil {
 			return nil, err
 		}
+		f.Dir = filepath.Dir(p) // file,…; paths are relative to it
 		files = append(files, f)
 	}
 	return files, nil

@@ -1,33 +1,43 @@
 package apptest
 
 import (
-	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// maxRetry bounds [Options] retry: a test run ends.
-const maxRetry = 100
-
 // requestLine is METHOD URL: Hurl's methods are upper-case words.
-var requestLine = regexp.MustCompile(`^([A-Z]+)\s+(\S+)\s*$`)
+var requestLine = regexp.MustCompile(`^([A-Z]+)\s+((?:\{\{[^}]*\}\}|[^\s#])+)\s*(#.*)?$`)
 
-// fieldLine is a name: value line (a header, a form or query parameter).
-var fieldLine = regexp.MustCompile(`^([A-Za-z0-9!#$%&'*+.^_|~-]+)\s*:\s*(.*)$`)
+// fieldLine is a name: value line (a header, a parameter, an option, a
+// capture). A name is Hurl's key-string: letters, digits, _ - . [ ] @ $
+// and the characters of a header name, {{variables}} and \escapes.
+var fieldLine = regexp.MustCompile(`^((?:[A-Za-z0-9!$%&'*+.^_|~@\[\]-]|\{\{[^}]*\}\}|\\u\{[0-9A-Fa-f]+\}|\\.)+)\s*:(.*)$`)
+
+// emptyHeader is Name; a header sent with an empty value, as curl writes
+// it.
+var emptyHeader = regexp.MustCompile(`^([A-Za-z0-9!$%&'*+.^_|~-]+);\s*(#.*)?$`)
 
 // sectionLine is [Name].
-var sectionLine = regexp.MustCompile(`^\[([A-Za-z]+)\]\s*$`)
+var sectionLine = regexp.MustCompile(`^\[([A-Za-z]+)\]\s*(#.*)?$`)
 
-// statusLine is HTTP 200, HTTP/1.1 200 or HTTP * (any status).
-var statusLine = regexp.MustCompile(`^HTTP(/[0-9.]+)?\s+([0-9]{3}|\*)\s*$`)
+// statusLine is HTTP 200, HTTP/1.1 200, HTTP/2 200 or HTTP * (any status).
+var statusLine = regexp.MustCompile(`^HTTP(/1\.0|/1\.1|/2|/3)?\s+([0-9]{3}|\*)\s*(#.*)?$`)
+
+// requestSections and answerSections are Hurl's, with their short names.
+var requestSections = map[string]string{
+	"QueryStringParams": "Query", "Query": "Query", "FormParams": "Form", "Form": "Form",
+	"MultipartFormData": "Multipart", "Multipart": "Multipart", "Cookies": "Cookies",
+	"BasicAuth": "BasicAuth", "Options": "Options",
+}
+var answerSections = map[string]bool{"Captures": true, "Asserts": true}
 
 // Parse reads a test file. Errors name the file and line: path:line: ...
 func Parse(path string, src []byte) (*File, error) {
 	p := &parser{path: path, lines: strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")}
-	f := &File{Path: path}
+	f := &File{Path: path, Dir: filepath.Dir(filepath.FromSlash(path))}
 	for {
 		p.skipBlank()
 		if p.i == len(p.lines) {
@@ -66,14 +76,19 @@ func blank(line string) bool {
 // entry reads one request and its expected answer.
 func (p *parser) entry() (Entry, error) {
 	n := p.i + 1
-	m := requestLine.FindStringSubmatch(strings.TrimSpace(p.lines[p.i]))
-	if statusLine.MatchString(strings.TrimSpace(p.lines[p.i])) {
+	line := strings.TrimSpace(p.lines[p.i])
+	if statusLine.MatchString(line) {
 		return Entry{}, p.errorf(n, "an HTTP line with no request above it")
 	}
+	m := requestLine.FindStringSubmatch(line)
 	if m == nil {
-		return Entry{}, p.errorf(n, "want a request line (METHOD URL, e.g. GET {{ingress}}/), got %q", strings.TrimSpace(p.lines[p.i]))
+		return Entry{}, p.errorf(n, "want a request line (METHOD URL, e.g. GET {{ingress}}/), got %q", line)
 	}
-	e := Entry{Line: n, Method: m[1], URL: m[2]}
+	url, err := valueString(m[2])
+	if err != nil {
+		return Entry{}, p.errorf(n, "%v", err)
+	}
+	e := Entry{Line: n, Method: m[1], URL: url}
 	p.i++
 	if err := p.request(&e); err != nil {
 		return Entry{}, err
@@ -98,15 +113,15 @@ func (p *parser) request(e *Entry) error {
 			continue
 		case statusLine.MatchString(line), requestLine.MatchString(line):
 			return nil
+		case sectionLine.MatchString(line) && requestSections[sectionLine.FindStringSubmatch(line)[1]] != "":
+			if e.Body != nil {
+				return p.errorf(n, "a section after the body: the body ends the request")
+			}
+			section = requestSections[sectionLine.FindStringSubmatch(line)[1]]
 		case sectionLine.MatchString(line):
 			name := sectionLine.FindStringSubmatch(line)[1]
-			switch name {
-			case "QueryStringParams", "Query", "FormParams", "Form", "Options":
-				section = name
-			default:
-				return p.errorf(n, "section [%s] is not supported by kube32 test in a request (docs/testing.md lists [QueryStringParams], [FormParams] and [Options])", name)
-			}
-		case strings.HasPrefix(line, "```"), strings.HasPrefix(line, "`"), strings.HasPrefix(line, "{"), strings.HasPrefix(line, "["):
+			return p.errorf(n, "section [%s] is not one of a request (docs/testing.md lists [QueryStringParams], [FormParams], [MultipartFormData], [Cookies], [BasicAuth] and [Options])", name)
+		case startsBody(line):
 			if e.Body != nil {
 				return p.errorf(n, "a second body: a request has one")
 			}
@@ -116,20 +131,14 @@ func (p *parser) request(e *Entry) error {
 			}
 			e.Body = &body
 		case fieldLine.MatchString(line):
-			m := fieldLine.FindStringSubmatch(line)
-			fld := Field{Line: n, Name: m[1], Value: strings.TrimSpace(m[2])}
-			switch section {
-			case "":
-				e.Headers = append(e.Headers, fld)
-			case "QueryStringParams", "Query":
-				e.Query = append(e.Query, fld)
-			case "Options":
-				if err := option(e, fld); err != nil {
-					return p.errorf(n, "%v", err)
-				}
-			default:
-				e.Form = append(e.Form, fld)
+			if e.Body != nil {
+				return p.errorf(n, "a line after the body: the body ends the request")
 			}
+			if err := p.requestField(e, section, n, line); err != nil {
+				return err
+			}
+		case section == "" && e.Body == nil && emptyHeader.MatchString(line):
+			e.Headers = append(e.Headers, Field{Line: n, Name: emptyHeader.FindStringSubmatch(line)[1]})
 		default:
 			return p.errorf(n, "want a header (Name: value), a [Section], a body, or the answer's HTTP line, got %q", line)
 		}
@@ -137,54 +146,125 @@ func (p *parser) request(e *Entry) error {
 	return nil
 }
 
-// body reads a body: ```multi-line```, `one line`, or JSON; p.i is its
-// first line and is left on its last.
-func (p *parser) body() (string, error) {
-	start := p.i + 1
-	line := strings.TrimSpace(p.lines[p.i])
-	switch {
-	case strings.HasPrefix(line, "```"):
-		if rest := strings.TrimPrefix(line, "```"); strings.HasSuffix(rest, "```") && len(rest) >= 3 {
-			return strings.TrimSuffix(rest, "```"), nil // ```one line```
-		}
-		var b strings.Builder
-		for p.i++; p.i < len(p.lines); p.i++ {
-			if strings.TrimSpace(p.lines[p.i]) == "```" {
-				return b.String(), nil
-			}
-			b.WriteString(p.lines[p.i])
-			b.WriteByte('\n')
-		}
-		return "", p.errorf(start, "the body's ``` is never closed")
-	case strings.HasPrefix(line, "`"):
-		if len(line) < 2 || !strings.HasSuffix(line, "`") {
-			return "", p.errorf(start, "a one-line body ends with ` on the same line")
-		}
-		return line[1 : len(line)-1], nil
+// requestField reads a name: value line of the request or of its section.
+func (p *parser) requestField(e *Entry, section string, n int, line string) error {
+	m := fieldLine.FindStringSubmatch(line)
+	name, err := keyString(m[1])
+	if err != nil {
+		return p.errorf(n, "%v", err)
 	}
-	// JSON: lines up to the first that completes a valid document, a
-	// {{variable}} standing for a value (a number, or inside a string).
-	var b strings.Builder
-	for ; p.i < len(p.lines); p.i++ {
-		b.WriteString(p.lines[p.i])
-		b.WriteByte('\n')
-		if json.Valid([]byte(variable.ReplaceAllString(b.String(), "0"))) {
-			return b.String(), nil
+	rawValue := strings.TrimSpace(m[2])
+	if section == "Multipart" && strings.HasPrefix(rawValue, "file,") {
+		part, err := filePart(name, rawValue)
+		if err != nil {
+			return p.errorf(n, "%v", err)
 		}
+		part.Line = n
+		e.Multipart = append(e.Multipart, part)
+		return nil
 	}
-	return "", p.errorf(start, "the JSON body never ends in a valid JSON document")
+	value, err := valueString(rawValue)
+	if err != nil {
+		return p.errorf(n, "%v", err)
+	}
+	fld := Field{Line: n, Name: name, Value: value}
+	switch section {
+	case "":
+		e.Headers = append(e.Headers, fld)
+	case "Query":
+		e.Query = append(e.Query, fld)
+	case "Form":
+		e.Form = append(e.Form, fld)
+	case "Multipart":
+		e.Multipart = append(e.Multipart, Part{Field: fld})
+	case "Cookies":
+		e.Cookies = append(e.Cookies, fld)
+	case "BasicAuth":
+		if e.BasicAuth != nil {
+			return p.errorf(n, "a second [BasicAuth] line: it takes one, user: password")
+		}
+		e.BasicAuth = &fld
+	case "Options":
+		if err := checkOption(fld); err != nil {
+			return p.errorf(n, "%v", err)
+		}
+		e.Options = append(e.Options, fld)
+	}
+	return nil
 }
 
-// response reads the HTTP line, the header lines under it and the
-// [Captures] and [Asserts] sections, up to the next request.
+// filePart reads a multipart file: file,path; or file,path; type.
+func filePart(name, value string) (Part, error) {
+	t, n, err := oneline(value)
+	if err != nil {
+		return Part{}, err
+	}
+	ct := strings.TrimSpace(value[n:])
+	if i := strings.Index(ct, "#"); i >= 0 {
+		ct = strings.TrimSpace(ct[:i])
+	}
+	return Part{Field: Field{Name: name}, File: t.text, ContentType: ct}, nil
+}
+
+// keyString undoes a name's escapes (\: \# \\ …).
+func keyString(s string) (string, error) { return unescapeAll(s) }
+
+// valueString reads a value up to a comment (an unescaped #) and undoes
+// its escapes.
+func valueString(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '#':
+			return strings.TrimSpace(b.String()), nil
+		case '\\':
+			r, n, err := escape(s[i:])
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(r)
+			i += n - 1
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// startsBody says whether a line starts a body: JSON, XML, a `string`, a
+// ```string```, hex,…; base64,…; or file,…;. A name that is a
+// {{variable}} starts a header, and [Name] a section.
+func startsBody(line string) bool {
+	switch {
+	case strings.HasPrefix(line, "{{") && fieldLine.MatchString(line):
+		return false
+	case sectionLine.MatchString(line):
+		return false
+	}
+	for _, prefix := range []string{"{", "[", "\"", "`", "<", "hex,", "base64,", "file,"} {
+		if strings.HasPrefix(line, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// response reads the HTTP line, the header lines under it, the [Captures]
+// and [Asserts] sections and the body, up to the next request.
 func (p *parser) response(e *Entry) error {
 	n := p.i + 1
 	line := strings.TrimSpace(p.lines[p.i])
-	if m := statusLine.FindStringSubmatch(line); m[2] != "*" {
-		code, _ := strconv.Atoi(m[2])
-		e.Asserts = append(e.Asserts, Assert{Line: n, Text: line, Query: Query{Kind: "status"}, Pred: Predicate{Op: "==", Value: float64(code)}})
+	m := statusLine.FindStringSubmatch(line)
+	if m[1] != "" {
+		version := strings.TrimPrefix(m[1], "/")
+		e.Asserts = append(e.Asserts, Assert{Line: n, Text: line, Query: Query{Kind: "version"}, Pred: Predicate{Op: "==", Value: tmpl(version)}})
+	}
+	if m[2] != "*" {
+		code, _ := strconv.ParseInt(m[2], 10, 64)
+		e.Asserts = append(e.Asserts, Assert{Line: n, Text: line, Query: Query{Kind: "status"}, Pred: Predicate{Op: "==", Value: code}})
 	}
 	section := ""
+	var body *Body
 	for p.i++; p.i < len(p.lines); p.i++ {
 		raw, n := p.lines[p.i], p.i+1
 		line := strings.TrimSpace(raw)
@@ -193,20 +273,37 @@ func (p *parser) response(e *Entry) error {
 			continue
 		case requestLine.MatchString(line):
 			return nil
+		case body != nil:
+			return p.errorf(n, "a line after the answer's body: the body ends the entry")
 		case sectionLine.MatchString(line):
 			section = sectionLine.FindStringSubmatch(line)[1]
-			if section != "Captures" && section != "Asserts" {
-				return p.errorf(n, "section [%s] is not supported by kube32 test in an answer (docs/testing.md lists [Captures] and [Asserts])", section)
+			if !answerSections[section] {
+				return p.errorf(n, "section [%s] is not one of an answer (docs/testing.md lists [Captures] and [Asserts])", section)
 			}
+		case startsBody(line):
+			b, err := p.body()
+			if err != nil {
+				return err
+			}
+			body = &b
+			e.Asserts = append(e.Asserts, bodyAssert(b))
 		case section == "Asserts":
-			a, err := parseAssert(line)
+			src, err := p.gather(line)
+			if err != nil {
+				return err
+			}
+			a, err := parseAssert(src)
 			if err != nil {
 				return p.errorf(n, "%v", err)
 			}
 			a.Line = n
 			e.Asserts = append(e.Asserts, a)
 		case section == "Captures":
-			c, err := parseCapture(line)
+			src, err := p.gather(line)
+			if err != nil {
+				return err
+			}
+			c, err := parseCapture(src)
 			if err != nil {
 				return p.errorf(n, "%v", err)
 			}
@@ -214,16 +311,65 @@ func (p *parser) response(e *Entry) error {
 			e.Captures = append(e.Captures, c)
 		case fieldLine.MatchString(line):
 			m := fieldLine.FindStringSubmatch(line)
-			e.Asserts = append(e.Asserts, Assert{Line: n, Text: line,
-				Query: Query{Kind: "header", Args: []string{m[1]}}, Pred: Predicate{Op: "==", Value: strings.TrimSpace(m[2])}})
+			name, err := keyString(m[1])
+			if err != nil {
+				return p.errorf(n, "%v", err)
+			}
+			value, err := valueString(m[2])
+			if err != nil {
+				return p.errorf(n, "%v", err)
+			}
+			e.Asserts = append(e.Asserts, Assert{Line: n, Text: line, HeaderLine: true,
+				Query: Query{Kind: "header", Args: []any{tmpl(name)}}, Pred: Predicate{Op: "==", Value: tmpl(value)}})
 		default:
-			return p.errorf(n, "want a header (Name: value), [Captures] or [Asserts] under the HTTP line, got %q", line)
+			return p.errorf(n, "want a header (Name: value), [Captures], [Asserts] or a body under the HTTP line, got %q", line)
 		}
 	}
 	return nil
 }
 
-// parseCapture reads name: query [filters].
+// gather returns an assert or a capture line, with the lines of a
+// ```multiline``` value it opens.
+func (p *parser) gather(line string) (string, error) {
+	if strings.Count(line, "```")%2 == 0 {
+		return line, nil
+	}
+	start := p.i + 1
+	var b strings.Builder
+	b.WriteString(line)
+	for p.i++; p.i < len(p.lines); p.i++ {
+		b.WriteByte('\n')
+		b.WriteString(p.lines[p.i])
+		if strings.HasPrefix(strings.TrimSpace(p.lines[p.i]), "```") {
+			return b.String(), nil
+		}
+	}
+	return "", p.errorf(start, "the ``` string is never closed")
+}
+
+// bodyAssert is the assert of an answer's body: the body equals it (as
+// JSON when it is JSON; as bytes when written as bytes or a file).
+func bodyAssert(b Body) Assert {
+	a := Assert{Line: b.Line, Query: Query{Kind: "body"}, Pred: Predicate{Op: "==", Value: bodyRef(b)}}
+	switch b.Kind {
+	case "bytes", "file":
+		a.Query.Kind = "bytes"
+	}
+	a.Text = "body == " + clip(firstLine(strings.TrimSpace(b.Text)))
+	switch b.Kind {
+	case "bytes":
+		a.Text = "bytes == " + show(b.Bytes)
+	case "file":
+		a.Text = "bytes == file," + b.File + ";"
+	}
+	return a
+}
+
+// bodyRef is an answer's body as a predicate's value, read when the
+// assert runs.
+type bodyRef Body
+
+// parseCapture reads name: query [filters] [redact].
 func parseCapture(line string) (Capture, error) {
 	m := fieldLine.FindStringSubmatch(line)
 	if m == nil {
@@ -237,10 +383,14 @@ func parseCapture(line string) (Capture, error) {
 	if err != nil {
 		return Capture{}, err
 	}
-	if len(rest) > 0 {
-		return Capture{}, fmt.Errorf("unexpected %q after the capture's query", rest[0].text)
+	c := Capture{Name: m[1], Query: q}
+	if len(rest) > 0 && rest[0].bare("redact") {
+		c.Redact, rest = true, rest[1:]
 	}
-	return Capture{Name: m[1], Query: q}, nil
+	if len(rest) > 0 {
+		return Capture{}, fmt.Errorf("unexpected %q after the capture's query (want a filter: %s)", rest[0].text, known(filters))
+	}
+	return c, nil
 }
 
 // parseAssert reads query [filters] predicate.
@@ -257,30 +407,5 @@ func parseAssert(line string) (Assert, error) {
 	if err != nil {
 		return Assert{}, err
 	}
-	return Assert{Text: line, Query: q, Pred: pred}, nil
-}
-
-// option reads an [Options] line: retry: N, retry-interval: 500 (ms, as
-// Hurl) or 500ms.
-func option(e *Entry, f Field) error {
-	switch f.Name {
-	case "retry":
-		n, err := strconv.Atoi(f.Value)
-		if err != nil || n < 0 || n > maxRetry {
-			return fmt.Errorf("retry: %q: want a count from 0 to %d", f.Value, maxRetry)
-		}
-		e.Retry = n
-	case "retry-interval":
-		d, err := time.ParseDuration(f.Value)
-		if ms, errMs := strconv.Atoi(f.Value); errMs == nil {
-			d, err = time.Duration(ms)*time.Millisecond, nil
-		}
-		if err != nil || d <= 0 || d > time.Minute {
-			return fmt.Errorf("retry-interval: %q: want a duration above 0 and at most 1m (500, 500ms, 2s)", f.Value)
-		}
-		e.RetryInterval = d
-	default:
-		return fmt.Errorf("option %q is not supported by kube32 test (docs/testing.md lists retry and retry-interval)", f.Name)
-	}
-	return nil
+	return Assert{Text: firstLine(line), Query: q, Pred: pred}, nil
 }

@@ -13,6 +13,9 @@ import (
 // the rule of pod logs.
 func WriteResult(w io.Writer, r Result) {
 	fmt.Fprintf(w, "%s %s %s\n", r.Outcome, r.Where(), termtext.Line(r.Name))
+	if r.Note != "" {
+		fmt.Fprintf(w, "    %s\n", termtext.Line(r.Note))
+	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "    %s\n", termtext.Line(f))
 	}

@@ -23,6 +23,7 @@ type Result struct {
 	Outcome  Outcome
 	Failures []string // each names the assert's line, the expectation and what came
 	Answer   string   // the answer, in short, when the entry failed
+	Note     string   // why a skipped entry was skipped, when not an earlier failure
 	Time     time.Duration
 }
 

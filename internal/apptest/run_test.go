@@ -218,3 +218,62 @@ body == "9"
 		t.Errorf("two attempts (4, then 5) and no more: %+v", r)
 	}
 }
+
+// What Hurl reads but kube32 test cannot run, or what does not hold,
+// fails its entry with the reason: an xpath assert, a template that is
+// not a variable, more redirects than max-redirs, a JSON body that
+// differs; a redacted capture's value is never printed.
+func TestRunFailsHurlsConstructsWithTheReason(t *testing.T) {
+	s := app(t)
+	for _, c := range []struct{ src, want string }{
+		{"GET /items\nHTTP 200\n[Asserts]\nxpath \"//a\" exists\n", `tests/t.hurl:4: xpath "//a" exists: query xpath is not supported by kube32 test: kube32 test has no XPath engine`},
+		{"GET /items?n={{randomInt 1 9}}\n", "tests/t.hurl:1: template {{randomInt 1 9}}: kube32 test expands {{variable}}, {{newUuid}} and {{newDate}}"},
+		{"GET /moved\n[Options]\nlocation: true\nmax-redirs: 0\n", "tests/t.hurl:1: GET " + s.URL + "/moved: no answer: Get \"/items\": more than 0 redirects ([Options] max-redirs)"},
+		{"GET /items\nHTTP 200\n{\"ok\": false}\n", `tests/t.hurl:3: expected body == {"ok":false}, got "{\"items\":`},
+		{"POST /echo\n`s3cr3t-token`\nHTTP 200\n[Captures]\ntoken: regex /(s3cr3t-\\w+)/ redact\n[Asserts]\nbody == \"{{token}}\"\n", `tests/t.hurl:7: expected body == "***", got "  ***"`},
+	} {
+		results := runSource(t, s.URL, c.src)
+		if len(results) != 1 || results[0].Outcome != Fail || len(results[0].Failures) == 0 || !strings.HasPrefix(results[0].Failures[0], c.want) {
+			t.Errorf("%q: %+v, want a failure starting %q", c.src, results, c.want)
+		}
+	}
+}
+
+// Hurl's request forms reach the app as Hurl sends them: a templated
+// header name, cookies of the file's jar, Basic authentication, a form in
+// order; redirects followed under location are listed by redirects.
+func TestRunSendsHurlsRequestForms(t *testing.T) {
+	s := app(t)
+	results := runSource(t, s.URL, `POST /echo
+{{name}}: {{value}}
+[Options]
+variable: name=X-Id
+variable: value=42
+`+"```"+`
+line
+`+"```"+`
+HTTP 200
+[Asserts]
+body == " 42 line\n"
+
+GET /moved
+[Options]
+location: true
+HTTP 200
+[Asserts]
+redirects count == 1
+redirects nth 0 location == "{{ingress}}/items"
+url == "{{ingress}}/items"
+header "X-Page" == ""
+jsonpath "$.items[?@.id > 7].title" == "b"
+jsonpath "$..id" count == 2
+jsonpath "$..id" includes 8
+jsonpath "$.items[0:1]" isObject
+jsonpath "$.ok" isBoolean
+`)
+	for _, r := range results {
+		if r.Outcome != Pass {
+			t.Errorf("%s %s: %s %q %s", r.Where(), r.Name, r.Outcome, r.Failures, r.Answer)
+		}
+	}
+}

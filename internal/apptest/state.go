@@ -37,7 +37,7 @@ func podField(state Lister, ref, field string) (any, bool) {
 			for _, c := range p.Status.ContainerStatuses {
 				n += int(c.RestartCount)
 			}
-			return float64(n), true
+			return int64(n), true
 		case "crashed":
 			// A container that ends because it was asked to (a rebuilt
 			// image swapped in by --watch) ends Completed; a trap, an

@@ -34,7 +34,7 @@ func TestInitialMemory(t *testing.T) {
 func TestCPodOnePage(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	ctx := context.Background()
-	m, err := Compile(ctx, job(t, "hello", langC, "cpod", 64<<10))
+	m, err := Compile(ctx, job(t, "hello", langC.Name, "cpod", 64<<10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestCWarningsReturnedOnSuccess(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"main.c": "int truncated(void) { int x = 3.5; return x; }\n"})
-	j := Job{Name: "warn", Language: langC, SourceDir: dir, CacheDir: t.TempDir()}
+	j := Job{Name: "warn", Language: langC.Name, SourceDir: dir, CacheDir: t.TempDir()}
 	m, err := Compile(context.Background(), j)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestCWarningsReturnedOnSuccess(t *testing.T) {
 
 func TestCCompileErrorShowsOutput(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
-	_, err := Compile(context.Background(), job(t, "bad", langC, "cbad", 0))
+	_, err := Compile(context.Background(), job(t, "bad", langC.Name, "cbad", 0))
 	if err == nil {
 		t.Fatal("compiled")
 	}
@@ -86,11 +86,11 @@ func TestCCompileErrorShowsOutput(t *testing.T) {
 
 func TestMissingCompilers(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := Compile(context.Background(), job(t, "hello", langC, "cpod", 0))
+	_, err := Compile(context.Background(), job(t, "hello", langC.Name, "cpod", 0))
 	if !errors.Is(err, errNoCompiler) || !strings.Contains(err.Error(), "apt-get install clang lld wasi-libc") {
 		t.Errorf("C without clang: %v", err)
 	}
-	_, err = Compile(context.Background(), job(t, "gopod", langGo, "gopod", 0))
+	_, err = Compile(context.Background(), job(t, "gopod", langGo.Name, "gopod", 0))
 	if !errors.Is(err, errNoCompiler) || !strings.Contains(err.Error(), "building pod gopod: go not found on PATH: Go pods need Go") {
 		t.Errorf("Go without go: %v", err)
 	}
@@ -99,7 +99,7 @@ func TestMissingCompilers(t *testing.T) {
 func TestGoPodOffline(t *testing.T) {
 	testenv.Tools(t, "go")
 	ctx := context.Background()
-	j := job(t, "gopod", langGo, "gopod", 0)
+	j := job(t, "gopod", langGo.Name, "gopod", 0)
 	m, err := Compile(ctx, j)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestFingerprint(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "main.c"), []byte("int x;"), 0o644)
-	j := Job{Name: "p", Language: langC, SourceDir: dir, CacheDir: t.TempDir()}
+	j := Job{Name: "p", Language: langC.Name, SourceDir: dir, CacheDir: t.TempDir()}
 	a, err := Fingerprint(ctx, j)
 	if err != nil {
 		t.Fatal(err)

@@ -19,13 +19,13 @@ func TestDiagnosticsNamePathsFromTheProjectRoot(t *testing.T) {
 		files map[string]string
 		want  string
 	}{
-		{langC, []string{"clang", "wasm-ld"},
+		{langC.Name, []string{"clang", "wasm-ld"},
 			map[string]string{"main.c": "int f(void) { return undefined_thing; }\n"},
 			"pods/bad/main.c:1:"},
-		{langRust, []string{"rustc"},
+		{langRust.Name, []string{"rustc"},
 			map[string]string{"src/lib.rs": "#![no_std]\npub fn f() -> i32 { undefined_thing }\n"},
 			"pods/bad/src/lib.rs:2:"},
-		{langGo, []string{"go"},
+		{langGo.Name, []string{"go"},
 			map[string]string{"go.mod": "module bad\n\ngo 1.24\n", "main.go": "package main\n\nfunc main() { undefinedThing() }\n"},
 			"pods/bad/main.go:3:"},
 	}
@@ -52,7 +52,7 @@ func TestDiagnosticsNamePathsFromTheProjectRoot(t *testing.T) {
 func TestGoFlagsVerboseGivesNoCompilerWarnings(t *testing.T) {
 	testenv.Tool(t, "go")
 	t.Setenv("GOFLAGS", "-v -x")
-	m, err := Compile(context.Background(), job(t, "gopod", langGo, "gopod", 0))
+	m, err := Compile(context.Background(), job(t, "gopod", langGo.Name, "gopod", 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestInterruptedCompileSaysInterrupted(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Compile(ctx, job(t, "hello", langC, "cpod", 0))
+	_, err := Compile(ctx, job(t, "hello", langC.Name, "cpod", 0))
 	if !errors.Is(err, ErrInterrupted) || err.Error() != "building pod hello: interrupted" {
 		t.Errorf("err = %v, want building pod hello: interrupted", err)
 	}

@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kube32/kube32/internal/treehash"
-	"github.com/kube32/kube32/internal/witgo"
 )
 
 // fingerprintVersion changes when the way pods are compiled changes in a way
@@ -29,30 +26,26 @@ func Fingerprint(ctx context.Context, job Job) (string, error) {
 	// The source's path from the project goes into C's __FILE__ and Rust's
 	// panic locations.
 	field("path", filepath.ToSlash(job.fromRoot(job.SourceDir)))
-	c, g := sdkHashes()
-	switch job.Language {
-	case langC:
-		field("flags", strings.Join(cFlags(job), " "))
-		field("sdk", c)
-		if clang, err := findClang(); err == nil {
-			field("tool", clang+" "+toolVersion(ctx, clang, "--version"))
-		}
-	case langGo:
-		field("flags", strings.Join(goArgs(job), " ")+" "+goFlags(os.Getenv("GOFLAGS")))
-		field("sdk", g)
-		field("wit", witgo.Hash())
-		if gobin, err := findGo(); err == nil {
-			field("tool", gobin+" "+toolVersion(ctx, gobin, "version"))
-		}
-	case langRust:
-		field("sdk", rustSDKHash())
-		field("tool", rustFingerprint(ctx, job))
+	lang, ok := LookupLanguage(job.Language)
+	if !ok {
+		return "", fmt.Errorf("pod %s: language %q is not supported (%s)", job.Name, job.Language, LanguageNames())
 	}
+	lang.fingerprint(ctx, job, field)
 	if r := releaseFingerprint(ctx, job); r != "" {
 		field("release", r)
 	}
-	if err := treehash.Write(h, job.SourceDir, treehash.Options{Exclude: job.Exclude, SkipHidden: true}); err != nil {
+	if err := treehash.Write(h, job.SourceDir, treehash.Options{Exclude: sourceExcludes(job, lang), SkipHidden: true}); err != nil {
 		return "", fmt.Errorf("pod %s: %w", job.Name, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sourceExcludes are the folders of the job's source that are not sources:
+// the job's own, and its language's toolchain folders where there are any.
+func sourceExcludes(job Job, lang *Language) []string {
+	ex := append([]string{}, job.Exclude...)
+	for _, d := range lang.ToolDirs {
+		ex = append(ex, filepath.Join(job.SourceDir, d))
+	}
+	return ex
 }

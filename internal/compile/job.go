@@ -14,19 +14,11 @@ import (
 	"github.com/kube32/kube32/abi"
 )
 
-// Languages, as kube32.yaml names them.
-const (
-	langGo   = "go"
-	langC    = "c"
-	langRust = "rust"
-	langWasm = "wasm" // a prebuilt module or component: SourceDir is the file
-)
-
 // Job is one pod to compile.
 type Job struct {
 	Name      string // pod name, used in errors ("building pod echo: …")
-	Language  string // go, c, rust or wasm
-	SourceDir string // absolute source directory; for wasm, the .wasm file
+	Language  string // the Name of one of Languages
+	SourceDir string // absolute source directory; for a file source (wasm), the file
 	// RootDir is the absolute project directory: compilers run there, so
 	// that diagnostics name paths from it ("pods/api/main.c:15:28", what
 	// an editor opened at the project finds). Empty means SourceDir.
@@ -42,6 +34,10 @@ type Job struct {
 	// for pods whose go.mod requires them: the project's .kube32/wit/go.
 	// Empty means CacheDir/wit/go.
 	GoWITDir string
+	// ToolDir is the project's .kube32, where the SDK copies that tools and
+	// editors read outside the build go (the AssemblyScript SDK). Empty
+	// means CacheDir.
+	ToolDir string
 	// Exclude lists absolute directories inside SourceDir that are not
 	// sources (the project's build directory when a pod's source is the
 	// project itself).
@@ -72,17 +68,10 @@ type Module struct {
 func Compile(ctx context.Context, job Job) (*Module, error) {
 	var m *Module
 	var err error
-	switch job.Language {
-	case langC:
-		m, err = compileC(ctx, job)
-	case langGo:
-		m, err = compileGo(ctx, job)
-	case langRust:
-		m, err = compileRust(ctx, job)
-	case langWasm:
-		m, err = prebuilt(ctx, job)
-	default:
-		err = fmt.Errorf("language %q is not supported (go, c, rust, wasm)", job.Language)
+	if lang, ok := LookupLanguage(job.Language); ok {
+		m, err = lang.compile(ctx, job)
+	} else {
+		err = fmt.Errorf("language %q is not supported (%s)", job.Language, LanguageNames())
 	}
 	if err != nil {
 		// A compiler stopped by Ctrl-C (the terminal signals it too) or by

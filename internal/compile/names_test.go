@@ -17,10 +17,10 @@ func TestPlainBuildsKeepTheNameSection(t *testing.T) {
 	testenv.Tools(t, "go", "clang", "wasm-ld")
 	requireDebianRustc(t)
 	for _, c := range []struct{ name, lang, src string }{
-		{"gopod", langGo, "gopod"},
-		{"cpod", langC, "cpod"},
-		{"rustpod", langRust, "rustpod"},
-		{"rustpod-std", langRust, "rustpod-std"},
+		{"gopod", langGo.Name, "gopod"},
+		{"cpod", langC.Name, "cpod"},
+		{"rustpod", langRust.Name, "rustpod"},
+		{"rustpod-std", langRust.Name, "rustpod-std"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := Compile(context.Background(), job(t, c.name, c.lang, c.src, 0))

@@ -83,10 +83,10 @@ func TestReleaseShrinksModulesThatStillServe(t *testing.T) {
 	testenv.Tools(t, "go", "clang", "wasm-ld", "wasm-opt")
 	requireDebianRustc(t)
 	for _, c := range []struct{ name, lang, src string }{
-		{"gopod", langGo, "gopod"},
-		{"chat", langC, "cchat"},
-		{"rustpod", langRust, "rustpod"},
-		{"rustpod-std", langRust, "rustpod-std"},
+		{"gopod", langGo.Name, "gopod"},
+		{"chat", langC.Name, "cchat"},
+		{"rustpod", langRust.Name, "rustpod"},
+		{"rustpod-std", langRust.Name, "rustpod-std"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			compiled, optimized := compileRelease(t, releaseJob(t, c.name, c.lang, c.src, false))
@@ -106,11 +106,11 @@ func TestReleaseShrinksModulesThatStillServe(t *testing.T) {
 
 func TestReleaseKeepNames(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld", "wasm-opt")
-	_, kept := compileRelease(t, releaseJob(t, "hello", langC, "cpod", true))
+	_, kept := compileRelease(t, releaseJob(t, "hello", langC.Name, "cpod", true))
 	if names, err := customSections(kept); err != nil || !slices.Contains(names, nameSection) {
 		t.Errorf("--keep-names: custom sections %q (%v), want a name section", names, err)
 	}
-	_, stripped := compileRelease(t, releaseJob(t, "hello", langC, "cpod", false))
+	_, stripped := compileRelease(t, releaseJob(t, "hello", langC.Name, "cpod", false))
 	if names, _ := customSections(stripped); slices.Contains(names, nameSection) {
 		t.Errorf("without --keep-names: custom sections %q, want no name section", names)
 	}
@@ -135,7 +135,7 @@ func TestReleaseWithoutWasmOpt(t *testing.T) {
 	if o := Optimizer(); o != "" {
 		t.Fatalf("Optimizer() = %q with no wasm-opt on PATH", o)
 	}
-	j := releaseJob(t, "hello", langC, "cpod", false)
+	j := releaseJob(t, "hello", langC.Name, "cpod", false)
 	j.KeepNames = true // the linker keeps names, so that stripping has a section to drop
 	m, err := Compile(context.Background(), j)
 	if err != nil {
@@ -156,7 +156,7 @@ func TestReleaseWithoutWasmOpt(t *testing.T) {
 
 func TestReleaseFingerprint(t *testing.T) {
 	ctx := context.Background()
-	j := job(t, "p", langC, "cpod", 0)
+	j := job(t, "p", langC.Name, "cpod", 0)
 	debug, _ := Fingerprint(ctx, j)
 	j.Release = true
 	release, _ := Fingerprint(ctx, j)

@@ -61,7 +61,7 @@ func TestFindRustNoneNamesWhatToInstall(t *testing.T) {
 	old := rustcFallback
 	rustcFallback = filepath.Join(t.TempDir(), "rustc")
 	defer func() { rustcFallback = old }()
-	_, err := Compile(context.Background(), job(t, "rustpod", langRust, "rustpod", 0))
+	_, err := Compile(context.Background(), job(t, "rustpod", langRust.Name, "rustpod", 0))
 	if !errors.Is(err, errNoCompiler) {
 		t.Fatalf("Compile without a WASI rustc: %v, want errNoCompiler", err)
 	}
@@ -94,7 +94,7 @@ func TestRustPods(t *testing.T) {
 		pages uint32
 	}{{"rustpod", 64 << 10, 1}, {"rustpod-std", 1 << 20, 16}} {
 		t.Run(tc.dir, func(t *testing.T) {
-			m, err := Compile(ctx, job(t, tc.dir, langRust, tc.dir, tc.limit))
+			m, err := Compile(ctx, job(t, tc.dir, langRust.Name, tc.dir, tc.limit))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestRustCompileErrorShowsOutput(t *testing.T) {
 	requireDebianRustc(t)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"src/lib.rs": "#![no_std]\nfn handle() -> i32 { nope }\nk32::export!(handle = handle);\n"})
-	_, err := Compile(context.Background(), Job{Name: "bad", Language: langRust, SourceDir: dir, CacheDir: t.TempDir()})
+	_, err := Compile(context.Background(), Job{Name: "bad", Language: langRust.Name, SourceDir: dir, CacheDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "src/lib.rs:2") || !strings.Contains(err.Error(), "rustc failed") {
 		t.Errorf("error %v, want rustc's diagnostic naming src/lib.rs:2", err)
 	}
@@ -128,7 +128,7 @@ func TestRustFingerprintFollowsSources(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"src/lib.rs": "#![no_std]\n"})
-	j := Job{Name: "p", Language: langRust, SourceDir: dir, CacheDir: t.TempDir()}
+	j := Job{Name: "p", Language: langRust.Name, SourceDir: dir, CacheDir: t.TempDir()}
 	a, err := Fingerprint(ctx, j)
 	if err != nil {
 		t.Fatal(err)

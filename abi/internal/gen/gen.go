@@ -1,5 +1,6 @@
 // Package gen renders the files generated from the tables of package abi:
-// the C header sdk/c/k32_app_abi.h, the Rust SDK's sdk/rust/src/sys.rs, the reference docs/abi.md, the table
+// the C header sdk/c/k32_app_abi.h, the Rust SDK's sdk/rust/src/sys.rs, the
+// AssemblyScript SDK's sdk/assemblyscript/k32/sys.ts, the reference docs/abi.md, the table
 // of limits and protocol names docs/limits.md and the board profiles
 // docs/boards.md.
 //
@@ -20,6 +21,7 @@ type File struct {
 const (
 	CHeaderPath = "sdk/c/k32_app_abi.h"
 	RustSysPath = "sdk/rust/src/sys.rs"
+	ASSysPath   = "sdk/assemblyscript/k32/sys.ts"
 	DocsPath    = "docs/abi.md"
 	LimitsPath  = "docs/limits.md"
 	BoardsPath  = "docs/boards.md"
@@ -35,6 +37,10 @@ func Files() ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", RustSysPath, err)
 	}
+	as, err := AssemblyScriptSys()
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", ASSysPath, err)
+	}
 	docs, err := Docs()
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", DocsPath, err)
@@ -47,6 +53,6 @@ func Files() ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", BoardsPath, err)
 	}
-	return []File{{Path: CHeaderPath, Data: header}, {Path: RustSysPath, Data: rust}, {Path: DocsPath, Data: docs}, {Path: LimitsPath, Data: limits},
+	return []File{{Path: CHeaderPath, Data: header}, {Path: RustSysPath, Data: rust}, {Path: ASSysPath, Data: as}, {Path: DocsPath, Data: docs}, {Path: LimitsPath, Data: limits},
 		{Path: BoardsPath, Data: boards}}, nil
 }

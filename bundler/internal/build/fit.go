@@ -9,6 +9,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/internal/compile"
 )
 
 // Fit is how a build fits a board (docs/cli.md, "The fit report"): the
@@ -237,8 +238,8 @@ func podCount(n int64) string {
 // podMemoryHint says what would bring a node's Pods under a board's: a
 // limit for the Pods that have none (they request the default memory
 // limit), smaller limits for those whose request is above what their
-// module needs (one WebAssembly page, or for Go the runtime's initial
-// memory: a limit cannot go below either), and spreading the Pods over
+// module needs (one WebAssembly page, or for a language whose runtime sets
+// it, such as Go, the initial memory: a limit cannot go below either), and spreading the Pods over
 // more boards.
 func podMemoryHint(pods []placedPod, images map[string]*Item, pinned bool) string {
 	var unlimited, smaller []string
@@ -246,7 +247,7 @@ func podMemoryHint(pods []placedPod, images map[string]*Item, pinned bool) strin
 		shrinks := false
 		for _, c := range p.containers {
 			least := int64(modcheck.PageSize)
-			if it := images[c.image]; it != nil && it.Language == "go" {
+			if it := images[c.image]; it != nil && languageOf(it.Language).Fit.RuntimeMemory {
 				least = max(least, it.InitialMemory)
 			}
 			switch {
@@ -287,16 +288,11 @@ func podMemoryHint(pods []placedPod, images map[string]*Item, pinned bool) strin
 // What a --release build could save, at most, of a plain build's outputs,
 // so that "try --release" is advised only where it could plausibly make the
 // build fit: every custom section of a module (its names, producers), and
-// of the rest what wasm-opt -Oz takes off, at most releaseGoShare percent
-// of a Go module and releaseCodeShare percent of a C or Rust one (on the
-// templates it takes 4 % of Go, 12 % of Rust and 20 % of C); and at most
-// releaseGzipShare percent of a bundle's .gz files (zopfli saves about 8 %
-// on text over compress/gzip), nothing of files that do not compress.
-const (
-	releaseGoShare   = 5
-	releaseCodeShare = 25
-	releaseGzipShare = 10
-)
+// of the rest what wasm-opt -Oz takes off, at most the share its language
+// gives (compile.FitAdvice.ReleaseShare); and at most releaseGzipShare
+// percent of a bundle's .gz files (zopfli saves about 8 % on text over
+// compress/gzip), nothing of files that do not compress.
+const releaseGzipShare = 10
 
 // releaseMayHelp reports whether a plain build over a budget by over could
 // fit it built with --release: the modules of pods and the gzip bytes of
@@ -307,10 +303,7 @@ func releaseMayHelp(release bool, over int64, pods []PodFit, gzip int64) bool {
 	}
 	saving := gzip * releaseGzipShare / 100
 	for _, p := range pods {
-		share := int64(releaseCodeShare)
-		if p.Language == "go" {
-			share = releaseGoShare
-		}
+		share := languageOf(p.Language).Fit.ReleaseShare
 		saving += p.customBytes + (p.ModuleBytes-p.customBytes)*share/100
 	}
 	return over <= saving
@@ -322,12 +315,7 @@ func sdHint(sdPods []PodFit, tryRelease bool) string {
 	if tryRelease {
 		hints = append(hints, "try --release")
 	}
-	for _, p := range sdPods {
-		if p.Language == "go" {
-			hints = append(hints, "write Go pods in C or Rust")
-			break
-		}
-	}
+	hints = append(hints, smallerLanguages(sdPods)...)
 	hints = append(hints, "choose a board whose profile gives the card more room")
 	return strings.Join(hints, ", ")
 }
@@ -341,8 +329,8 @@ func podProblem(p *PodFit, board *abi.Board) string {
 	case p.InitialMemory > board.PodMemory:
 		p.OverBytes = p.InitialMemory - board.PodMemory
 		hint := "shrink its static data"
-		if p.Language == "go" {
-			hint = "Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, or choose a board with PSRAM"
+		if fa := languageOf(p.Language).Fit; fa.InitialMemory != "" {
+			hint = fa.InitialMemory + ": write the pod in " + compile.SmallLanguages() + ", or choose a board with PSRAM"
 		}
 		return fmt.Sprintf("pod %s: initial memory %s exceeds %s's pod memory %s by %s: %s",
 			p.Name, FormatSize(p.InitialMemory), board.Name, FormatSize(board.PodMemory), FormatSize(p.OverBytes), hint)
@@ -360,10 +348,8 @@ func podProblem(p *PodFit, board *abi.Board) string {
 func appImageHint(firmwarePods []PodFit, bundles, tryRelease bool) string {
 	sort.SliceStable(firmwarePods, func(i, j int) bool { return firmwarePods[i].ModuleBytes > firmwarePods[j].ModuleBytes })
 	var moves []string
-	hasGo := false
 	for _, p := range firmwarePods {
 		moves = append(moves, fmt.Sprintf("pod %s (%s) as image: wasm://sd/%s", p.Name, FormatSize(p.ModuleBytes), p.Name))
-		hasGo = hasGo || p.Language == "go"
 	}
 	var hints []string
 	if len(moves) > 0 {
@@ -372,13 +358,33 @@ func appImageHint(firmwarePods []PodFit, bundles, tryRelease bool) string {
 	if tryRelease {
 		hints = append(hints, "try --release")
 	}
-	if hasGo {
-		hints = append(hints, "write Go pods in C or Rust")
-	}
+	hints = append(hints, smallerLanguages(firmwarePods)...)
 	if bundles {
 		hints = append(hints, "shrink the bundles (gzipOnly: true stores only the .gz of each file)")
 	}
 	return strings.Join(hints, ", ")
+}
+
+// smallerLanguages advises, for each Large language among pods', the
+// languages that make small modules: "write Go pods in C, Rust or
+// AssemblyScript".
+func smallerLanguages(pods []PodFit) []string {
+	var hints []string
+	for _, l := range compile.Languages {
+		if l.Fit.Large && slices.ContainsFunc(pods, func(p PodFit) bool { return p.Language == l.Name }) {
+			hints = append(hints, "write "+l.Title+" pods in "+compile.SmallLanguages())
+		}
+	}
+	return hints
+}
+
+// languageOf is the table's entry of a pod's language; a language the
+// project check let through is always there.
+func languageOf(name string) *compile.Language {
+	if l, ok := compile.LookupLanguage(name); ok {
+		return l
+	}
+	return &compile.Language{Name: name}
 }
 
 // storageOf is the storage of a path under build/.

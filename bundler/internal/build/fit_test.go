@@ -165,7 +165,7 @@ func TestFitGoPodRefusedOnESP32AcceptedOnESP32S3(t *testing.T) {
 	if p.Language != "go" || p.Storage != "sd" || p.StackBytes != 0 || p.OverBytes != p.InitialMemory-128<<10 || p.InitialMemory < 2<<20 {
 		t.Errorf("pod fit %+v", p)
 	}
-	want := fmt.Sprintf("pod api: initial memory %s exceeds esp32's pod memory 128.0 KiB by %s: Go's runtime alone starts above 2.0 MiB: write the pod in C or Rust, or choose a board with PSRAM",
+	want := fmt.Sprintf("pod api: initial memory %s exceeds esp32's pod memory 128.0 KiB by %s: Go's runtime alone starts above 2.0 MiB: write the pod in C, Rust or AssemblyScript, or choose a board with PSRAM",
 		FormatSize(p.InitialMemory), FormatSize(p.OverBytes))
 	if len(ferr.Problems) != 1 || ferr.Problems[0] != want {
 		t.Errorf("problems %q\nwant [%q]", ferr.Problems, want)

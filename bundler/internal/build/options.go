@@ -42,7 +42,7 @@ const (
 // Step is the progress of one output of a build.
 type Step struct {
 	What     string // "pod echo", "pod echo assets", "bundle site"
-	Language string // a pod's module: its language, "go", "c", "rust" or "wasm"; else ""
+	Language string // a pod's module: its language as kube32.yaml names it; else ""
 	Out      string // the output, under build/ (slash-separated)
 	State    string // StepStarted, StepOptimizing, StepBuilt or StepUpToDate
 	Tool     string // StepOptimizing: what runs, "wasm-opt -Oz"
@@ -87,7 +87,7 @@ type Item struct {
 	InitialMemory int64 // pods: initial linear memory in bytes
 	MemoryLimit   int64 // pods: the smallest resources.limits.memory of the Pods running it; 0 = none
 	// Pods: for the fit report (fit.go).
-	Language     string   // "go" or "c"
+	Language     string   // as kube32.yaml names it
 	MaxMemory    int64    // the module's declared maximum memory; 0 = none
 	StackBytes   int64    // modcheck.Report.StackBytes
 	Capabilities []string // what its imports need, sorted

@@ -106,7 +106,7 @@ func plan(ctx context.Context, p *project.Project, objs []manifest.Object, opts 
 func moduleJob(p *project.Project, pod project.Pod, limit int64, opts Options, board *abi.Board) compile.Job {
 	job := compile.Job{
 		Name: pod.Name, Language: pod.Language, SourceDir: p.Path(pod.Source), RootDir: p.Dir,
-		CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), GoSDKDir: p.GoSDKDir(), GoWITDir: p.GoWITDir(), Exclude: []string{p.BuildDir()},
+		CFlags: pod.CFlags, MemoryLimit: limit, CacheDir: p.CacheDir(), GoSDKDir: p.GoSDKDir(), GoWITDir: p.GoWITDir(), ToolDir: p.ToolDir(), Exclude: []string{p.BuildDir()},
 	}
 	if opts.Release {
 		job.Release, job.KeepNames, job.Features = true, opts.KeepNames, releaseFeatures(board)

@@ -3,5 +3,5 @@
 // Load decodes it strictly, fills defaults and validates it; every error names
 // the file and the field, e.g.
 //
-//	kube32.yaml: pods[1].language: "java" is not supported (go, c, rust, wasm)
+//	kube32.yaml: pods[1].language: "java" is not supported (go, c, rust, assemblyscript, wasm)
 package project

@@ -9,16 +9,6 @@ import (
 // FileName is the name of the project file in a project directory.
 const FileName = "kube32.yaml"
 
-// Languages a pod can be written in.
-const (
-	Go   = "go"
-	C    = "c"
-	Rust = "rust"
-	// Wasm is a prebuilt module or component, made by other tools: the
-	// pod's source is the .wasm file (docs/components.md).
-	Wasm = "wasm"
-)
-
 // Project is a decoded and validated kube32.yaml.
 type Project struct {
 	// Dir is the absolute project directory; relative paths are resolved
@@ -37,11 +27,11 @@ type Project struct {
 // Pod is one image to compile.
 type Pod struct {
 	Name     string   `json:"name"`
-	Language string   `json:"language"`
+	Language string   `json:"language"` // the Name of one of compile.Languages
 	Source   string   `json:"source"`
 	Image    string   `json:"image,omitempty"`  // default wasm://embedded/<name>
 	Assets   string   `json:"assets,omitempty"` // optional asset bundle directory
-	CFlags   []string `json:"cflags,omitempty"` // C only
+	CFlags   []string `json:"cflags,omitempty"` // languages that take them (C)
 
 	// Parsed is Image parsed; set by Load.
 	Parsed images.Image `json:"-"`
@@ -88,6 +78,11 @@ func (p *Project) GoSDKDir() string { return filepath.Join(p.Dir, ToolDirName, "
 // them (template go-wit, docs/components.md); kube32 new and kube32 build
 // write it like GoSDKDir.
 func (p *Project) GoWITDir() string { return filepath.Join(p.Dir, ToolDirName, "wit", "go") }
+
+// ToolDir is the project's folder of files that kube32 writes for the
+// toolchains and editors, <dir>/.kube32: the AssemblyScript SDK copy goes
+// to its sdk/assemblyscript.
+func (p *Project) ToolDir() string { return filepath.Join(p.Dir, ToolDirName) }
 
 // ManifestPaths returns the absolute paths of the manifests.
 func (p *Project) ManifestPaths() []string {

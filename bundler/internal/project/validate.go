@@ -8,6 +8,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
+	"github.com/kube32/kube32/internal/compile"
 )
 
 // fieldError names the file and field of a problem.
@@ -59,28 +60,28 @@ func (p *Project) validate() error {
 		} else {
 			nameOK = true
 		}
-		switch pod.Language {
-		case Go, C, Rust, Wasm:
-		case "":
-			add(fieldError(f+".language", "is required (go, c, rust, wasm)"))
-		default:
-			add(fieldError(f+".language", "%q is not supported (go, c, rust, wasm)", pod.Language))
+		lang, known := compile.LookupLanguage(pod.Language)
+		switch {
+		case pod.Language == "":
+			add(fieldError(f+".language", "is required (%s)", compile.LanguageNames()))
+		case !known:
+			add(fieldError(f+".language", "%q is not supported (%s)", pod.Language, compile.LanguageNames()))
 		}
 		switch {
-		case pod.Source == "" && pod.Language == Wasm:
-			add(fieldError(f+".source", "is required (the pod's prebuilt .wasm file)"))
+		case pod.Source == "" && known:
+			add(fieldError(f+".source", "is required (%s)", lang.Source))
 		case pod.Source == "":
-			add(fieldError(f+".source", "is required (the pod's source directory)"))
-		case pod.Language == Wasm:
-			add(p.checkWasmFile(f+".source", pod.Source))
+			add(fieldError(f+".source", "is required"))
+		case known && lang.SourceExt != "":
+			add(p.checkSourceFile(f+".source", pod.Source, lang))
 		default:
 			add(p.checkPath(f+".source", pod.Source, true))
 		}
 		if pod.Assets != "" {
 			add(p.checkBundled(f+".assets", pod.Assets))
 		}
-		if len(pod.CFlags) > 0 && pod.Language != C {
-			add(fieldError(f+".cflags", "applies only to language c"))
+		if len(pod.CFlags) > 0 && known && !lang.TakesCFlags {
+			add(fieldError(f+".cflags", "applies only to %s", cflagsLanguages()))
 		}
 		if !nameOK {
 			continue
@@ -121,10 +122,22 @@ func (p *Project) validate() error {
 	return errors.Join(errs...)
 }
 
-// checkWasmFile checks that a prebuilt pod's source is a regular .wasm
-// file of at most abi.PrebuiltBytesMax bytes; what is in it the build
-// checks (docs/components.md).
-func (p *Project) checkWasmFile(field, rel string) error {
+// cflagsLanguages names the languages that take cflags: "language c".
+func cflagsLanguages() string {
+	var names []string
+	for _, l := range compile.Languages {
+		if l.TakesCFlags {
+			names = append(names, l.Name)
+		}
+	}
+	return "language " + strings.Join(names, ", ")
+}
+
+// checkSourceFile checks that the source of a pod whose language takes a
+// file (a prebuilt .wasm) is a regular file of that extension of at most
+// abi.PrebuiltBytesMax bytes; what is in it the build checks
+// (docs/components.md).
+func (p *Project) checkSourceFile(field, rel string, lang *compile.Language) error {
 	info, err := os.Stat(p.Path(rel))
 	switch {
 	case err != nil && os.IsNotExist(err):
@@ -132,9 +145,9 @@ func (p *Project) checkWasmFile(field, rel string) error {
 	case err != nil:
 		return fieldError(field, "%v", err)
 	case !info.Mode().IsRegular():
-		return fieldError(field, "%s is not a file (language wasm takes the prebuilt .wasm file)", rel)
-	case !strings.HasSuffix(rel, ".wasm"):
-		return fieldError(field, "%s: want a .wasm file (language wasm)", rel)
+		return fieldError(field, "%s is not a file (language %s takes the %s)", rel, lang.Name, strings.TrimPrefix(lang.Source, "the pod's "))
+	case !strings.HasSuffix(rel, lang.SourceExt):
+		return fieldError(field, "%s: want a %s file (language %s)", rel, lang.SourceExt, lang.Name)
 	case info.Size() > abi.PrebuiltBytesMax:
 		return fieldError(field, "%s is %d bytes, over the limit of %d (abi.PrebuiltBytesMax): no node pulls a larger module", rel, info.Size(), int64(abi.PrebuiltBytesMax))
 	}

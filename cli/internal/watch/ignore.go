@@ -33,7 +33,8 @@ func editorTemp(name string) bool {
 }
 
 // ignored reports whether a change at path, in the project at dir, cannot
-// change what serve runs: it is under a skipped folder of the project, an
+// change what serve runs: it is under a skipped folder of the project or a
+// language's toolchain folder (node_modules), an
 // editor's temporary file, or a file only editors read, which the build
 // itself writes (compile_commands.json, Cargo files).
 func ignored(dir, path string) bool {
@@ -48,7 +49,7 @@ func ignored(dir, path string) bool {
 		return true
 	}
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if skippedDirs[part] {
+		if skippedDirs[part] || bundler.IsToolDir(part) {
 			return true
 		}
 	}
