@@ -15,7 +15,7 @@
 //     interpreter runs one callback at a time); they should agree within
 //     10%.
 //
-//     go run ./bench/boardtime [-d 3s] [-c 32] [-rounds 3] [-board esp32] [-board-ms 50] [-clock-d 10s] [-clients 6]
+//     go run ./bench/boardtime [-d 2s] [-c 32] [-rounds 5] [-board esp32] [-board-ms 50] [-clock-d 10s] [-clients 6]
 //
 // The pods are compiled with clang as `kube32 build` compiles C pods. The
 // Ingress load generator of the first part is wrk when it is installed
@@ -32,9 +32,9 @@ import (
 
 func main() {
 	var o options
-	flag.DurationVar(&o.duration, "d", 3*time.Second, "how long to load each target in each round (metered vs unmetered)")
+	flag.DurationVar(&o.duration, "d", 2*time.Second, "how long to load each target in each round (metered vs unmetered)")
 	flag.IntVar(&o.concurrency, "c", 32, "concurrent connections (metered vs unmetered)")
-	flag.IntVar(&o.rounds, "rounds", 3, "rounds of metered vs unmetered; each figure is the median of its rounds")
+	flag.IntVar(&o.rounds, "rounds", 5, "rounds of metered vs unmetered; each figure is the median of its rounds")
 	flag.StringVar(&o.board, "board", "esp32", "the board of the cost model and of --board-clock")
 	flag.Float64Var(&o.boardMillis, "board-ms", 50, "board time per request of the CPU-heavy pod, in ms: its rounds of work are chosen for it")
 	flag.DurationVar(&o.clockDuration, "clock-d", 10*time.Second, "how long to load the pod under --board-clock")
