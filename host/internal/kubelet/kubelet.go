@@ -73,6 +73,10 @@ type Config struct {
 	// SlowCallback is the board time past which a callback is logged as
 	// slow; 0 means abi.SlowCallbackDefault.
 	SlowCallback time.Duration
+	// Unmetered runs the node's pods without counting their work: no
+	// board time, no Server-Timing, no --board-clock. No command sets it;
+	// bench/boardtime does, to measure what counting costs.
+	Unmetered bool
 	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
 	APIHost string
 	APIPort int
@@ -187,7 +191,9 @@ func New(cfg Config) (*Kubelet, error) {
 	if slow == 0 {
 		slow = abi.SlowCallbackDefault
 	}
-	k.timing = pod.NewTiming(abi.TimeBoard(cfg.Board), cfg.Board != nil, cfg.BoardClock, slow)
+	if !cfg.Unmetered {
+		k.timing = pod.NewTiming(abi.TimeBoard(cfg.Board), cfg.Board != nil, cfg.BoardClock, slow)
+	}
 	if k.puller == nil {
 		k.puller = &oci.Puller{}
 	}
