@@ -2,11 +2,7 @@ package pod
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
@@ -15,41 +11,10 @@ import (
 	"github.com/kube32/kube32/host/internal/meter"
 )
 
-// Timing is the board time of a node's pods (docs/boards.md, "Time on the
-// board"): the board whose cost model turns the work counted in each
-// callback into time, and under --board-clock the node's one interpreter,
-// which runs one callback at a time for at least its board time. One per
-// node, shared by its pods.
-type Timing struct {
-	Board abi.Board
-	// Clock runs callbacks on the board's clock (serve --board-clock).
-	Clock bool
-	// Standing: the node stands for the board (serve --board), so the
-	// pods' CPU is reported as the board would spend it.
-	Standing bool
-	// Slow is the board time past which a callback is slow: one [POD]
-	// line, and the web view marks the pod.
-	Slow time.Duration
-
-	interpreter chan struct{} // held by the callback that runs, under Clock
-}
-
-// NewTiming makes the Timing of one node.
-func NewTiming(board abi.Board, standing, clock bool, slow time.Duration) *Timing {
-	return &Timing{Board: board, Standing: standing, Clock: clock, Slow: slow, interpreter: make(chan struct{}, 1)}
-}
-
-// acquire waits for the node's interpreter, at most until ctx ends.
-func (t *Timing) acquire(ctx context.Context) bool {
-	select {
-	case t.interpreter <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (t *Timing) release() { <-t.interpreter }
+// The board time of each callback (docs/boards.md, "Time on the board"):
+// the guest's work, counted by the instrumented copy of its module
+// (host/internal/meter), and the board's price of the host functions it
+// calls, priced by the node's board (Timing, boardclock.go).
 
 // counters are the work counters of an instance of an instrumented module
 // (meter.Instrument); nil for a module that is not.
@@ -180,72 +145,6 @@ func meterOf(ctx context.Context) *callMeter {
 
 type callCtxKey struct{}
 
-// BoardStats is the board time of a pod's recent callbacks, for the web
-// view.
-type BoardStats struct {
-	Board    string        // the board of the cost model
-	Count    int           // callbacks counted since the pod was made
-	P50, P99 time.Duration // of the recent ones
-	Slow     int           // callbacks past Timing.Slow since the pod was made
-	SlowOver time.Duration // Timing.Slow
-	Total    time.Duration // their own board time (less in-process callees'): the pod's CPU on the board
-}
-
-// boardStats keeps the board time of a pod's callbacks.
-type boardStats struct {
-	mu     sync.Mutex
-	recent [abi.BoardTimeWindow]time.Duration
-	next   int
-	count  int
-	slow   int
-	total  time.Duration
-}
-
-
-// add records a callback: its board time for the percentiles, its own
-// for the total, so that a callee's time counts once, as its own.
-func (s *boardStats) add(bt BoardTime, slow bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recent[s.next] = bt.Duration
-	s.next = (s.next + 1) % abi.BoardTimeWindow
-	s.count++
-	s.total += bt.Own
-	if slow {
-		s.slow++
-	}
-}
-
-func (s *boardStats) totalTime() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.total
-}
-
-func (s *boardStats) snapshot() (recent []time.Duration, count, slow int, total time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recent = slices.Clone(s.recent[:min(s.count, abi.BoardTimeWindow)])
-	return recent, s.count, s.slow, s.total
-}
-
-// BoardStats returns the board time of p's callbacks; ok is false when
-// its work is not counted.
-func (p *Pod) BoardStats() (BoardStats, bool) {
-	t := p.cfg.Timing
-	if t == nil || p.uncounted.Load() {
-		return BoardStats{}, false
-	}
-	recent, count, slow, total := p.board.snapshot()
-	st := BoardStats{Board: t.Board.Name, Count: count, Slow: slow, SlowOver: t.Slow, Total: total}
-	if len(recent) > 0 {
-		slices.Sort(recent)
-		st.P50 = recent[(len(recent)-1)*50/100]
-		st.P99 = recent[(len(recent)-1)*99/100]
-	}
-	return st, true
-}
-
 // beginMeter readies the meter of c, a callback of inst: under
 // --board-clock one with a deadline may take HandlerTimeout of board time,
 // and one that a client waits for (not an in-process call, which runs
@@ -308,40 +207,6 @@ func describeCallback(st *callState) string {
 	return "a callback"
 }
 
-// keepClock, under --board-clock, holds the callback c until the wall
-// clock has caught up with its board time (and what it waited): called
-// before each write to the client, so that the answer leaves when it
-// would leave the board, and at the end, while the node's interpreter is
-// still held. Past its limit by the host functions' time alone, the
-// callback ends as the board's watchdog would end it.
-func (p *Pod) keepClock(c *callCtx) {
-	m := &c.meter
-	if !m.clock || m.model == nil {
-		return
-	}
-	if m.overHost() {
-		c.end(context.DeadlineExceeded)
-		return
-	}
-	d := m.elapsed() + m.waited - time.Since(c.started)
-	if d <= 0 {
-		return
-	}
-	held := c.timer != nil
-	if held {
-		c.hold() // the budget is the board time, which the limit holds
-		defer c.resume()
-	}
-	p.cpu.wait()
-	defer p.cpu.resume()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-c.Done():
-	}
-}
-
 // waitedSince adds the time since start to what the callback in progress
 // waited: a sleep or a call, which the board spends as it does here (a
 // call's own board time is charged by the model instead).
@@ -399,37 +264,4 @@ func (p *Pod) chargeCall(url string, reqBytes int, res CallResult, err error) {
 		}
 	}
 	p.charge(cycles)
-}
-
-// onBoardClock, before a write to the client, holds the callback in
-// progress until the board would write (keepClock).
-func (p *Pod) onBoardClock() {
-	if c := p.current.Load(); c != nil {
-		p.keepClock(c)
-	}
-}
-
-// acquireInterpreter waits for the node's interpreter under --board-clock,
-// as long as a request waits for a busy pod (acquire).
-func (p *Pod) acquireInterpreter(ctx context.Context) error {
-	wait, cancel := context.WithTimeout(ctx, p.timeout+p.waitGrace)
-	defer cancel()
-	if p.cfg.Timing.acquire(wait) {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return &unavailable{http.StatusServiceUnavailable, time.Second,
-		fmt.Sprintf("pod %s: the node's interpreter was busy with other callbacks for %s (--board-clock runs one at a time)",
-			p.id, p.timeout+p.waitGrace)}
-}
-
-// budgetWords names a callback's time budget in a message: HandlerTimeout,
-// of board time under --board-clock, where the board's watchdog keeps it.
-func (p *Pod) budgetWords() string {
-	if t := p.cfg.Timing; t != nil && t.Clock {
-		return fmt.Sprintf("%s of board time on %s (--board-clock)", p.timeout, t.Board.Name)
-	}
-	return p.timeout.String()
 }
