@@ -48,6 +48,10 @@ type Board struct {
 	// Features are the WebAssembly features beyond the MVP that the
 	// board's interpreter runs; a module using another one fails there.
 	Features []WasmFeature `json:"wasmFeatures"`
+
+	// Time is the cost model of the board's core and interpreter: how long
+	// the board takes for the work a callback does (boardtime.go).
+	Time TimeModel `json:"time"`
 }
 
 // WasmFeature is a post-MVP WebAssembly feature, by binaryen's name for it
@@ -143,6 +147,7 @@ var Boards = []Board{
 		IngressWorkerStack: IngressWorkerStackInternal, EventsStack: EventsStackInternal,
 		InterpreterStack: InterpreterStackInternal,
 		Features:         boardFeatures,
+		Time:             timeESP32,
 	},
 	{
 		Name: "esp32-psram", Doc: "ESP32 with PSRAM (WROVER class; 4 MiB of it mapped)",
@@ -152,6 +157,7 @@ var Boards = []Board{
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
 		InterpreterStack: InterpreterStackPSRAM,
 		Features:         boardFeatures,
+		Time:             timeESP32PSRAM,
 	},
 	{
 		Name: "esp32s3", Doc: "ESP32-S3 N8R8 (8 MiB flash, 8 MiB octal PSRAM)",
@@ -161,6 +167,7 @@ var Boards = []Board{
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
 		InterpreterStack: InterpreterStackPSRAM,
 		Features:         boardFeatures,
+		Time:             timeESP32S3,
 	},
 	{
 		Name: "esp32s3-n16r8", Doc: "ESP32-S3 N16R8 (16 MiB flash, 8 MiB octal PSRAM)",
@@ -170,6 +177,7 @@ var Boards = []Board{
 		IngressWorkerStack: IngressWorkerStackPSRAM, EventsStack: EventsStackPSRAM,
 		InterpreterStack: InterpreterStackPSRAM,
 		Features:         boardFeatures,
+		Time:             timeESP32S3,
 	},
 }
 

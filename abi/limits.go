@@ -120,6 +120,10 @@ const (
 // resolution).
 const MetricsWindow = 15 * time.Second
 
+// BoardTimeWindow is how many of a pod's last callbacks the percentiles of
+// its board time cover (the web view's p50 and p99, docs/boards.md).
+const BoardTimeWindow = 256
+
 // Node liveness, with a kubelet's and kube-controller-manager's numbers.
 const (
 	// NodeLeaseDuration is the leaseDurationSeconds of the Lease every

@@ -58,6 +58,11 @@ const (
 	// AnnotationEventTopics on a Pod delivers the messages of the listed
 	// topics, "<topic>[,<topic>...]", to its k32_event export.
 	AnnotationEventTopics = "kube32.io/event-topics"
+	// AnnotationBoardTime on a PodMetrics of the Metrics API holds the
+	// board time of the pod's recent callbacks as JSON
+	// (metricsv1beta1.BoardTime), which the web view shows and kubectl
+	// ignores.
+	AnnotationBoardTime = "kube32.io/board-time"
 )
 
 // IngressClassName is the only spec.ingressClassName the Ingress controller
@@ -227,6 +232,8 @@ var ProtocolNames = []ProtocolName{
 		Doc: "Ingress: `<topic>` receives the Ingress's requests per second and viewers every StatsInterval."},
 	{GoName: "AnnotationEventTopics", Value: AnnotationEventTopics, See: "channels.md",
 		Doc: "Pod: `<topic>[,<topic>...]` delivers those topics' messages to the pod's k32_event export."},
+	{GoName: "AnnotationBoardTime", Value: AnnotationBoardTime, See: "kubectl.md",
+		Doc: "PodMetrics: the board time of the pod's recent callbacks as JSON (board, callbacks, p50Ms, p99Ms, slow, slowMs, totalMs), which the web view shows."},
 	{GoName: "IngressClassName", Value: IngressClassName, See: "ingress.md", Shared: true,
 		Doc: "The only spec.ingressClassName the Ingress controller routes, besides none."},
 	{GoName: "RuntimeClassName", Value: RuntimeClassName, See: "kubernetes.md", Shared: true,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,8 +20,10 @@ func newBoardsCommand(io IOStreams) *cobra.Command {
 		Use:   "boards",
 		Short: "List the board profiles that kube32.yaml's board: and --board name",
 		Long: `List the board profiles: each board's memory, the memory its pods may
-take together, its app image and SD budgets, its stacks and the WebAssembly
-features its interpreter runs beyond the MVP. docs/boards.md explains them.`,
+take together, its app image and SD budgets, its stacks, the WebAssembly
+features its interpreter runs beyond the MVP and its core's clock (-o json
+adds the whole cost model of time on the board). docs/boards.md explains
+them.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if format == outputJSON {
@@ -35,11 +38,11 @@ features its interpreter runs beyond the MVP. docs/boards.md explains them.`,
 }
 
 // printBoards writes abi.Boards as an aligned table, sizes as Kubernetes
-// quantities.
+// quantities, the clock last (the columns before it keep their places).
 func printBoards(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	defer tw.Flush()
-	fmt.Fprintln(tw, "NAME\tSRAM\tPSRAM\tFLASH\tPOD-MEMORY\tAPP-IMAGE\tFIRMWARE\tSD\tINGRESS-STACK\tEVENTS-STACK\tINTERP-STACK\tINPROC-CALLS\tWASM-FEATURES")
+	fmt.Fprintln(tw, "NAME\tSRAM\tPSRAM\tFLASH\tPOD-MEMORY\tAPP-IMAGE\tFIRMWARE\tSD\tINGRESS-STACK\tEVENTS-STACK\tINTERP-STACK\tINPROC-CALLS\tWASM-FEATURES\tCLOCK")
 	size := func(n int64) string {
 		if n == 0 {
 			return "-"
@@ -51,9 +54,9 @@ func printBoards(w io.Writer) {
 		for i, f := range b.Features {
 			features[i] = string(f)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", b.Name, size(b.SRAM), size(b.PSRAM), size(b.Flash),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%gMHz\n", b.Name, size(b.SRAM), size(b.PSRAM), size(b.Flash),
 			size(b.PodMemory), size(b.AppImage), size(b.FirmwareBase), size(b.SD), size(b.IngressWorkerStack), size(b.EventsStack),
-			size(b.InterpreterStack), b.InProcessCalls(), strings.Join(features, ","))
+			size(b.InterpreterStack), b.InProcessCalls(), strings.Join(features, ","), b.Time.ClockMHz)
 	}
 }
 
@@ -82,3 +85,12 @@ func (b boardName) String() string {
 }
 
 func (b boardName) Type() string { return "name" }
+
+// addBoardTimeFlags adds the flags of time on the board to serve, test
+// and node (docs/boards.md, "Time on the board").
+func addBoardTimeFlags(f *pflag.FlagSet, clock *bool, slow *time.Duration) {
+	f.BoolVar(clock, "board-clock", false,
+		"run the pods on the board's clock: one callback at a time per node, each taking at least its board time, and --handler-timeout counting board time")
+	f.DurationVar(slow, "slow-callback", abi.SlowCallbackDefault,
+		"board time past which a callback is slow: one [POD] line each, and the web view marks the pod")
+}

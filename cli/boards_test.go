@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,6 +35,17 @@ func TestBoardsListsEveryProfile(t *testing.T) {
 		t.Errorf("the esp32 row does not show 520Ki of SRAM, no PSRAM, 4Mi of flash and 128Ki for pods:\n%s", lines[1])
 	}
 
+	// The clock closes each row (docs/boards.md, "Time on the board").
+	for i, b := range abi.Boards {
+		fields := strings.Fields(lines[1+i])
+		if want := fmt.Sprintf("%gMHz", b.Time.ClockMHz); fields[len(fields)-1] != want {
+			t.Errorf("row %q ends in %q, want the clock %s", lines[1+i], fields[len(fields)-1], want)
+		}
+	}
+	if fields := strings.Fields(lines[0]); fields[len(fields)-1] != "CLOCK" {
+		t.Errorf("the header %q does not end in CLOCK", lines[0])
+	}
+
 	code, out, errOut = runCLI(t, "boards", "-o", "json")
 	if code != 0 {
 		t.Fatalf("boards -o json: exit %d, stderr %q", code, errOut)
@@ -45,6 +57,61 @@ func TestBoardsListsEveryProfile(t *testing.T) {
 	if !reflect.DeepEqual(got, abi.Boards) {
 		t.Errorf("boards -o json decodes to\n%+v\nwant abi.Boards\n%+v", got, abi.Boards)
 	}
+	// Each board carries its time model under "time", by the names
+	// docs/boards.md gives them: the clock, the cycles of each instruction
+	// class and the host costs.
+	var raw []struct {
+		Name string `json:"name"`
+		Time struct {
+			ClockMHz     float64                      `json:"clockMHz"`
+			Instructions map[string]float64           `json:"instructionCycles"`
+			Host         map[string]jsonRawHostFigure `json:"hostCycles"`
+		} `json:"time"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range raw {
+		want := abi.Boards[i].Time
+		if b.Time.ClockMHz != want.ClockMHz || b.Time.ClockMHz <= 0 {
+			t.Errorf("%s: time.clockMHz = %g, want %g", b.Name, b.Time.ClockMHz, want.ClockMHz)
+		}
+		for _, class := range []string{"plain", "block", "branch", "memory", "call", "callIndirect", "divide", "float32", "float64", "bulk"} {
+			if b.Time.Instructions[class] <= 0 {
+				t.Errorf("%s: time.instructionCycles.%s = %g, want a positive figure", b.Name, class, b.Time.Instructions[class])
+			}
+		}
+		if len(b.Time.Instructions) != abi.InstrClasses {
+			t.Errorf("%s: time.instructionCycles has %d classes, want %d", b.Name, len(b.Time.Instructions), abi.InstrClasses)
+		}
+		for _, op := range []string{"call", "respWrite", "respAsset", "log", "inProcessCall", "nodeCall", "tlsHandshake", "publish"} {
+			if _, ok := b.Time.Host[op]; !ok {
+				t.Errorf("%s: time.hostCycles has no %s", b.Name, op)
+			}
+		}
+		if got := b.Time.Host["respWrite"].PerByte; got != want.Host.RespWrite.PerByte || got <= 0 {
+			t.Errorf("%s: time.hostCycles.respWrite.perByte = %g, want %g", b.Name, got, want.Host.RespWrite.PerByte)
+		}
+	}
+}
+
+// jsonRawHostFigure is a host cost in kube32 boards -o json: a cost of a
+// fixed part and a part per byte, or one figure (the TLS handshake).
+type jsonRawHostFigure struct{ Fixed, PerByte float64 }
+
+func (f *jsonRawHostFigure) UnmarshalJSON(b []byte) error {
+	var n float64
+	if json.Unmarshal(b, &n) == nil {
+		f.Fixed = n
+		return nil
+	}
+	var c struct {
+		Fixed   float64 `json:"fixed"`
+		PerByte float64 `json:"perByte"`
+	}
+	err := json.Unmarshal(b, &c)
+	f.Fixed, f.PerByte = c.Fixed, c.PerByte
+	return err
 }
 
 // An unknown --board is a usage mistake (exit 2) naming the flag and the

@@ -38,6 +38,10 @@ type NodeOptions struct {
 	// Board is the board profile whose budgets the node applies, as serve
 	// --board does for its nodes; "" for none.
 	Board string
+	// BoardClock and SlowCallback are serve's (--board-clock,
+	// --slow-callback).
+	BoardClock   bool
+	SlowCallback time.Duration
 	// Kubeconfig and Context, instead of Join, make this a node of a
 	// Kubernetes cluster (docs/kubernetes.md); KubeletPort is its kubelet
 	// API's port, ClientCAFile the CAs of that API's client certificates
@@ -110,6 +114,7 @@ runs the pods of runtime class kube32 bound to it and serves the kubelet API
 	f.StringVar(&opts.EgressCA, "egress-ca", "", "with --kubeconfig: PEM file of CAs the pods' https:// calls trust besides the system's")
 	f.StringVar(&opts.CertDir, "cert-dir", "", "with --kubeconfig: folder that keeps the node's client certificate on the cluster (default the user config folder's kube32/nodes/<name>)")
 	f.StringVar(&opts.HostnameOverride, "hostname-override", "", "with --kubeconfig: the Node's Hostname address, which kube-apiserver dials before its InternalIP (default the machine's name when it resolves to --node-ip, else none)")
+	addBoardTimeFlags(f, &opts.BoardClock, &opts.SlowCallback)
 	f.Var(boardName{&opts.Board}, "board", "board profile whose budgets this node applies, as serve --board does ("+strings.Join(abi.BoardNames(), ", ")+"; see kube32 boards)")
 	return cmd
 }
@@ -134,6 +139,9 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.BoardClock && board == nil {
+		return &usageError{fmt.Errorf("--board-clock runs the pods on a board's clock: name the board with --board (%s)", strings.Join(abi.BoardNames(), ", "))}
+	}
 	cache, err := host.NewDiskCache(compilationCacheDir(opts.CacheDir))
 	if err != nil {
 		return fmt.Errorf("compilation cache: %w", err)
@@ -152,6 +160,7 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
 		Images: images, Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections, Board: board,
+		BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback,
 		Logf: logLines(opts.IO.ErrOut),
 	})
 	if err != nil {

@@ -59,6 +59,10 @@ type ServeOptions struct {
 	// of the project changes (serve --watch; cli/internal/watch).
 	Watch bool
 	Board string // a profile of abi.Boards; "" = kube32.yaml's board:
+	// BoardClock runs callbacks on the board's clock (--board-clock);
+	// SlowCallback is the board time past which a callback is logged.
+	BoardClock   bool
+	SlowCallback time.Duration
 	// APITLSPort serves the API over HTTPS too, the endpoint the kubeconfig
 	// context names; CertDir keeps its CA and certificate ("" = made for
 	// this run only; the command sets <user config dir>/kube32/pki).
@@ -122,6 +126,7 @@ With neither, it serves a built-in demo.`,
 		defaultMemoryLimit: &opts.DefaultMemoryLimit, maxConnections: &opts.MaxConnections,
 	}.add(f)
 	addBoardFlag(f, &opts.Board)
+	addBoardTimeFlags(f, &opts.BoardClock, &opts.SlowCallback)
 	return cmd
 }
 
@@ -226,12 +231,17 @@ func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ so
 	if err != nil {
 		return nil, source{}, nil, err
 	}
+	if opts.BoardClock && board == nil {
+		return nil, source{}, nil, &usageError{fmt.Errorf("--board-clock runs the pods on a board's clock: name the board with --board (%s) or kube32.yaml's board: field",
+			strings.Join(abi.BoardNames(), ", "))}
+	}
 	logs := &podLogPrinter{out: opts.IO.ErrOut}
 	c, err := host.Start(ctx, host.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
 		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes,
 		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
+		BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback,
 		Logf: logLines(opts.IO.ErrOut),
 	})
 	if err != nil {

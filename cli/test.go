@@ -55,6 +55,7 @@ Prints one line per request (PASS, FAIL or SKIP), then a summary, and exits
 	f.DurationVar(&opts.Wait, "wait", apptest.DefaultWait, "how long an sse, pod or event assert waits for its event or state")
 	portFlag(f, &s.IngressPort, "ingress-port", 0, "port of the Ingress controller (default a free one)")
 	addBoardFlag(f, &s.Board)
+	addBoardTimeFlags(f, &s.BoardClock, &s.SlowCallback)
 	return cmd
 }
 

@@ -85,9 +85,9 @@ func TestKube32TestFailureNamesRequestExpectationAndAnswer(t *testing.T) {
 		t.Fatalf("kube32 test: exit %d, want 1:\n%s", code, out)
 	}
 	for _, want := range []string{
-		"PASS tests/app.hurl:5 GET /\n",
-		"PASS tests/fail.hurl:1 GET /\n",
-		"FAIL tests/fail.hurl:4 GET /missing\n",
+		"PASS tests/app.hurl:5 GET / (board time ",
+		"PASS tests/fail.hurl:1 GET / (board time ",
+		"FAIL tests/fail.hurl:4 GET /missing (board time ",
 		"    tests/fail.hurl:5: expected status == 404, got 200\n",
 		"    tests/fail.hurl:7: expected body contains \"not found\", got \"hello from app\\n\"\n",
 		"    answer: 200 OK, Content-Type text/plain; charset=utf-8, body \"hello from app\\n\"\n",
@@ -157,4 +157,45 @@ func TestKube32TestRefusesWhatItCannotRun(t *testing.T) {
 	if code, out := run(t, "test", "app"); code != 1 || !strings.Contains(out, "app: no test files: write tests/*.hurl (docs/testing.md)") {
 		t.Errorf("no tests: exit %d:\n%s", code, out)
 	}
+}
+
+// boardTest asserts that the app's answer takes the board under 50 ms.
+const boardTest = `GET {{ingress}}/
+HTTP 200
+[Asserts]
+board-time < 50
+`
+
+// kube32 test prints each answer's board time on its line and asserts on
+// it: the template's pod passes board-time < 50, and the same pod made to
+// loop before it answers fails, the failure saying what the board would
+// take (docs/boards.md, "Time on the board").
+func TestKube32TestAssertsOnBoardTime(t *testing.T) {
+	newApp(t, "c-http", "app")
+	if err := os.WriteFile(filepath.Join("app", "tests", "board.hurl"), []byte(boardTest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := run(t, "test", "app")
+	if code != 0 || !strings.Contains(out, "PASS tests/board.hurl:1 GET / (board time ") || !strings.Contains(out, " on esp32)\n") {
+		t.Fatalf("kube32 test: exit %d, want 0 and the PASS line with the board time on esp32:\n%s", code, out)
+	}
+
+	src := filepath.Join("app", "pods", "app", "main.c")
+	code0, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := "for (volatile uint32_t i = 0; i < 2000000u; i++) {}\n    k32_write_str(greeting);"
+	if err := os.WriteFile(src, []byte(strings.Replace(string(code0), "k32_write_str(greeting);", loop, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = run(t, "test", "app")
+	if code != 1 || !strings.Contains(out, "FAIL tests/board.hurl:1 GET / (board time ") {
+		t.Fatalf("kube32 test of the looping pod: exit %d, want 1 and a FAIL line with its board time:\n%s", code, out)
+	}
+	_, failure, _ := strings.Cut(out, "    tests/board.hurl:4: expected board-time < 50, got ")
+	if failure == "" {
+		t.Fatalf("no failure naming the assert and the board time:\n%s", out)
+	}
+	t.Logf("the looping pod: %s", strings.SplitN(failure, "\n", 2)[0])
 }

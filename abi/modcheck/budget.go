@@ -123,7 +123,12 @@ func (s *scanner) functionBody(r, body *reader, at place, size uint32) {
 		return
 	}
 	s.fig.blocks, s.fig.brTableWeight = 0, 0
+	if s.lay != nil {
+		s.lay.Bodies = append(s.lay.Bodies, Body{Start: body.base, Code: body.offset(), End: body.base + len(body.b)})
+	}
+	s.inBody = true
 	s.expr(body, at)
+	s.inBody = false
 	if body.err != nil { // over a budget of its own, or not decodable
 		return
 	}

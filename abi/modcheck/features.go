@@ -66,8 +66,10 @@ type scanner struct {
 	funcImports uint32
 	tables      int
 	memories    int
-	globalsMut  []bool // per global index: mutable
-	inElemExprs bool   // ref.func and ref.null describe a table's contents (MVP)
+	globalsMut  []bool      // per global index: mutable
+	inElemExprs bool        // ref.func and ref.null describe a table's contents (MVP)
+	lay         *layoutScan // nil but for ReadLayout
+	inBody      bool        // expr reads a function body, not a constant expression
 }
 
 type featureKey struct {
@@ -78,10 +80,15 @@ type featureKey struct {
 // scanFeatures reads wasm, a module that starts with the magic, and lists the
 // features it uses. A module the scan cannot follow is errMalformed; an
 // instruction it cannot decode is recorded and ends the scan of that function.
-func scanFeatures(wasm []byte) (*featureScan, error) {
+func scanFeatures(wasm []byte) (*featureScan, error) { return scanWith(wasm, nil) }
+
+// scanWith is scanFeatures that also notes the module's layout in lay
+// (ReadLayout) when lay is not nil.
+func scanWith(wasm []byte, lay *layoutScan) (*featureScan, error) {
 	s := &scanner{
 		featureScan: featureScan{funcNames: map[uint32]string{}, exportName: map[uint32]string{}},
 		seen:        map[featureKey]bool{},
+		lay:         lay,
 	}
 	r := &reader{b: wasm}
 	if r.bytes(4); string(r.bytes(4)) != "\x01\x00\x00\x00" { // magic, version 1
@@ -92,8 +99,12 @@ func scanFeatures(wasm []byte) (*featureScan, error) {
 			s.over(r, place{kind: "module"}, "has more sections than", budgetSections, abi.SectionsMax)
 			break
 		}
+		start := r.offset()
 		id := r.byte()
 		size := r.u32()
+		if lay != nil {
+			lay.Sections = append(lay.Sections, Section{ID: id, Start: start, Payload: r.offset(), End: r.offset() + int(size)})
+		}
 		if id == 10 {
 			s.fig.codeBytes = uint64(size)
 			if size > abi.CodeBytesMax {
@@ -121,6 +132,9 @@ func scanFeatures(wasm []byte) (*featureScan, error) {
 	}
 	if r.err != nil {
 		return nil, fmt.Errorf("%w: %v", errMalformed, r.err)
+	}
+	if lay != nil {
+		lay.ImportedGlobals = uint32(len(s.globalsMut)) - lay.Globals
 	}
 	if s.tables > 1 {
 		s.use(abi.FeatureReferenceTypes, place{kind: "module"}, fmt.Sprintf("%d tables", s.tables))
@@ -184,6 +198,9 @@ func (s *scanner) section(id byte, r *reader) {
 			s.valType(r, at, "global", false)
 			s.globalsMut = append(s.globalsMut, r.byte() == 1)
 			s.expr(r, at)
+			if s.lay != nil {
+				s.lay.Globals++
+			}
 		}
 	case 7:
 		s.exportSection(r)
@@ -344,6 +361,9 @@ func (s *scanner) exportSection(r *reader) {
 	for n := r.u32(); n > 0 && r.err == nil; n-- {
 		name := r.name()
 		kind, idx := r.byte(), r.u32()
+		if s.lay != nil {
+			s.lay.Exports = append(s.lay.Exports, name)
+		}
 		switch kind {
 		case 0:
 			if _, ok := s.exportName[idx]; !ok && idx < abi.FunctionsMax {
@@ -554,150 +574,165 @@ func (s *scanner) tableIndex(r *reader, at place, op string) {
 // expr reads instructions up to the end that closes the expression.
 func (s *scanner) expr(r *reader, at place) {
 	depth := 0
+	visit := s.lay != nil && s.inBody
 	for r.err == nil {
 		off := r.offset()
 		op := r.byte()
 		if r.err != nil {
 			return
 		}
-		switch {
-		case op == 0x00, op == 0x01, op == 0x05, op == 0x0F, op == 0x1A, op == 0x1B:
-			// unreachable nop else return drop select
-		case op == 0x02, op == 0x03, op == 0x04: // block loop if
-			s.blockType(r, at)
-			depth++
-			if !s.enterBlock(r, at, depth, op == 0x04) {
-				return
-			}
-		case op == 0x06:
-			s.use(abi.FeatureExceptionHandling, at, "try")
-			s.blockType(r, at)
-			depth++
-			if !s.enterBlock(r, at, depth, false) {
-				return
-			}
-		case op == 0x07, op == 0x08, op == 0x09: // catch throw rethrow
-			s.use(abi.FeatureExceptionHandling, at, [...]string{"catch", "throw", "rethrow"}[op-0x07])
-			r.u32()
-		case op == 0x0A:
-			s.use(abi.FeatureExceptionHandling, at, "throw_ref")
-		case op == 0x0B: // end
-			if depth == 0 {
-				return
-			}
-			depth--
-		case op == 0x0C, op == 0x0D: // br br_if
-			r.u32()
-		case op == 0x0E: // br_table
-			n := r.u32()
-			if !s.brTableWithin(r, at, n) {
-				return
-			}
-			for ; n > 0 && r.err == nil; n-- {
-				r.u32()
-			}
-			r.u32()
-		case op == 0x10: // call
-			r.u32()
-		case op == 0x11:
-			r.u32()
-			s.tableIndex(r, at, "call_indirect")
-		case op == 0x12:
-			s.use(abi.FeatureTailCall, at, "return_call")
-			r.u32()
-		case op == 0x13:
-			s.use(abi.FeatureTailCall, at, "return_call_indirect")
-			r.u32()
-			s.tableIndex(r, at, "return_call_indirect")
-		case op == 0x14:
-			s.use(abi.FeatureGC, at, "call_ref")
-			r.u32()
-		case op == 0x15:
-			s.use(abi.FeatureTailCall, at, "return_call_ref")
-			s.use(abi.FeatureGC, at, "return_call_ref")
-			r.u32()
-		case op == 0x18:
-			s.use(abi.FeatureExceptionHandling, at, "delegate")
-			r.u32()
-			if depth == 0 {
-				r.fail("delegate outside a try")
-				return
-			}
-			depth--
-		case op == 0x19:
-			s.use(abi.FeatureExceptionHandling, at, "catch_all")
-		case op == 0x1C:
-			s.use(abi.FeatureReferenceTypes, at, "typed select")
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				s.valType(r, at, "select type", false)
-			}
-		case op == 0x1F:
-			s.use(abi.FeatureExceptionHandling, at, "try_table")
-			s.blockType(r, at)
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				switch kind := r.byte(); kind {
-				case 0, 1: // catch, catch_ref: tag and label
-					r.u32()
-					r.u32()
-				case 2, 3: // catch_all, catch_all_ref: label
-					r.u32()
-				default:
-					r.fail("unknown try_table catch kind %d", kind)
-				}
-			}
-			depth++
-			if !s.enterBlock(r, at, depth, false) {
-				return
-			}
-		case op >= 0x20 && op <= 0x24: // local.get … global.set
-			r.u32()
-		case op == 0x25, op == 0x26:
-			s.use(abi.FeatureReferenceTypes, at, [...]string{"table.get", "table.set"}[op-0x25])
-			r.u32()
-		case op >= 0x28 && op <= 0x3E: // loads and stores
-			s.memarg(r, at)
-		case op == 0x3F, op == 0x40:
-			s.memIndex(r, at, [...]string{"memory.size", "memory.grow"}[op-0x3F])
-		case op == 0x41:
-			r.s33() // i32.const: at most 5 bytes
-		case op == 0x42:
-			r.s64()
-		case op == 0x43:
-			r.bytes(4)
-		case op == 0x44:
-			r.bytes(8)
-		case op >= 0x45 && op <= 0xBF: // numeric
-		case op >= 0xC0 && op <= 0xC4:
-			s.use(abi.FeatureSignExt, at, signExtNames[op-0xC0])
-		case op == 0xD0:
-			r.s33()
-			if !s.inElemExprs {
-				s.use(abi.FeatureReferenceTypes, at, "ref.null")
-			}
-		case op == 0xD1:
-			s.use(abi.FeatureReferenceTypes, at, "ref.is_null")
-		case op == 0xD2:
-			r.u32()
-			if !s.inElemExprs {
-				s.use(abi.FeatureReferenceTypes, at, "ref.func")
-			}
-		case op == 0xD3, op == 0xD4:
-			s.use(abi.FeatureGC, at, [...]string{"ref.eq", "ref.as_non_null"}[op-0xD3])
-		case op == 0xD5, op == 0xD6:
-			s.use(abi.FeatureGC, at, [...]string{"br_on_null", "br_on_non_null"}[op-0xD5])
-			r.u32()
-		case op == 0xFB:
-			s.gcOp(r, at, off)
-		case op == 0xFC:
-			s.miscOp(r, at, off)
-		case op == 0xFD:
-			s.simdOp(r, at, off)
-		case op == 0xFE:
-			s.atomicOp(r, at, off)
-		default:
-			r.undecodable(fmt.Sprintf("opcode 0x%02x", op), off)
+		done := s.instruction(r, at, op, off, &depth)
+		if visit && r.err == nil {
+			s.lay.visit(r, op, off)
+		}
+		if done {
+			return
 		}
 	}
+}
+
+// instruction reads the immediates of the instruction op at offset off,
+// within blocks depth deep; true once the expression has ended (or cannot
+// be read on).
+func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int) bool {
+	switch {
+	case op == 0x00, op == 0x01, op == 0x05, op == 0x0F, op == 0x1A, op == 0x1B:
+		// unreachable nop else return drop select
+	case op == 0x02, op == 0x03, op == 0x04: // block loop if
+		s.blockType(r, at)
+		*depth++
+		if !s.enterBlock(r, at, *depth, op == 0x04) {
+			return true
+		}
+	case op == 0x06:
+		s.use(abi.FeatureExceptionHandling, at, "try")
+		s.blockType(r, at)
+		*depth++
+		if !s.enterBlock(r, at, *depth, false) {
+			return true
+		}
+	case op == 0x07, op == 0x08, op == 0x09: // catch throw rethrow
+		s.use(abi.FeatureExceptionHandling, at, [...]string{"catch", "throw", "rethrow"}[op-0x07])
+		r.u32()
+	case op == 0x0A:
+		s.use(abi.FeatureExceptionHandling, at, "throw_ref")
+	case op == 0x0B: // end
+		if *depth == 0 {
+			return true
+		}
+		*depth--
+	case op == 0x0C, op == 0x0D: // br br_if
+		r.u32()
+	case op == 0x0E: // br_table
+		n := r.u32()
+		if !s.brTableWithin(r, at, n) {
+			return true
+		}
+		for ; n > 0 && r.err == nil; n-- {
+			r.u32()
+		}
+		r.u32()
+	case op == 0x10: // call
+		r.u32()
+	case op == 0x11:
+		r.u32()
+		s.tableIndex(r, at, "call_indirect")
+	case op == 0x12:
+		s.use(abi.FeatureTailCall, at, "return_call")
+		r.u32()
+	case op == 0x13:
+		s.use(abi.FeatureTailCall, at, "return_call_indirect")
+		r.u32()
+		s.tableIndex(r, at, "return_call_indirect")
+	case op == 0x14:
+		s.use(abi.FeatureGC, at, "call_ref")
+		r.u32()
+	case op == 0x15:
+		s.use(abi.FeatureTailCall, at, "return_call_ref")
+		s.use(abi.FeatureGC, at, "return_call_ref")
+		r.u32()
+	case op == 0x18:
+		s.use(abi.FeatureExceptionHandling, at, "delegate")
+		r.u32()
+		if *depth == 0 {
+			r.fail("delegate outside a try")
+			return true
+		}
+		*depth--
+	case op == 0x19:
+		s.use(abi.FeatureExceptionHandling, at, "catch_all")
+	case op == 0x1C:
+		s.use(abi.FeatureReferenceTypes, at, "typed select")
+		for n := r.u32(); n > 0 && r.err == nil; n-- {
+			s.valType(r, at, "select type", false)
+		}
+	case op == 0x1F:
+		s.use(abi.FeatureExceptionHandling, at, "try_table")
+		s.blockType(r, at)
+		for n := r.u32(); n > 0 && r.err == nil; n-- {
+			switch kind := r.byte(); kind {
+			case 0, 1: // catch, catch_ref: tag and label
+				r.u32()
+				r.u32()
+			case 2, 3: // catch_all, catch_all_ref: label
+				r.u32()
+			default:
+				r.fail("unknown try_table catch kind %d", kind)
+			}
+		}
+		*depth++
+		if !s.enterBlock(r, at, *depth, false) {
+			return true
+		}
+	case op >= 0x20 && op <= 0x24: // local.get … global.set
+		r.u32()
+	case op == 0x25, op == 0x26:
+		s.use(abi.FeatureReferenceTypes, at, [...]string{"table.get", "table.set"}[op-0x25])
+		r.u32()
+	case op >= 0x28 && op <= 0x3E: // loads and stores
+		s.memarg(r, at)
+	case op == 0x3F, op == 0x40:
+		s.memIndex(r, at, [...]string{"memory.size", "memory.grow"}[op-0x3F])
+	case op == 0x41:
+		r.s33() // i32.const: at most 5 bytes
+	case op == 0x42:
+		r.s64()
+	case op == 0x43:
+		r.bytes(4)
+	case op == 0x44:
+		r.bytes(8)
+	case op >= 0x45 && op <= 0xBF: // numeric
+	case op >= 0xC0 && op <= 0xC4:
+		s.use(abi.FeatureSignExt, at, signExtNames[op-0xC0])
+	case op == 0xD0:
+		r.s33()
+		if !s.inElemExprs {
+			s.use(abi.FeatureReferenceTypes, at, "ref.null")
+		}
+	case op == 0xD1:
+		s.use(abi.FeatureReferenceTypes, at, "ref.is_null")
+	case op == 0xD2:
+		r.u32()
+		if !s.inElemExprs {
+			s.use(abi.FeatureReferenceTypes, at, "ref.func")
+		}
+	case op == 0xD3, op == 0xD4:
+		s.use(abi.FeatureGC, at, [...]string{"ref.eq", "ref.as_non_null"}[op-0xD3])
+	case op == 0xD5, op == 0xD6:
+		s.use(abi.FeatureGC, at, [...]string{"br_on_null", "br_on_non_null"}[op-0xD5])
+		r.u32()
+	case op == 0xFB:
+		s.gcOp(r, at, off)
+	case op == 0xFC:
+		s.miscOp(r, at, off)
+	case op == 0xFD:
+		s.simdOp(r, at, off)
+	case op == 0xFE:
+		s.atomicOp(r, at, off)
+	default:
+		r.undecodable(fmt.Sprintf("opcode 0x%02x", op), off)
+	}
+	return false
 }
 
 var signExtNames = [...]string{"i32.extend8_s", "i32.extend16_s", "i64.extend8_s", "i64.extend16_s", "i64.extend32_s"}

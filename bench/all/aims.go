@@ -39,6 +39,8 @@ var aims = []struct {
 	{"call-cross-node-p50", aim{false, 1.15}}, // cross-node k32_http_call vs a direct Go request
 	{"sizes-*-gz-vs-zopfli", aim{false, 1.0}}, // release bundles no larger than zopfli's
 	{"scale-ready-*", aim{false, 1.0}},        // start no slower than linear from N=200
+	{"boardtime-counted-*", aim{false, 1.3}},  // counting work: at most 1.3× the uncounted path (issue 31)
+	{"boardtime-clock", aim{true, 0.9}},       // --board-clock req/s within 10% of 1 / board time
 }
 
 // aimOf is the aim of the row called name.

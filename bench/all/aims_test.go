@@ -16,6 +16,10 @@ func TestAims(t *testing.T) {
 		{"sizes-spa-gz-vs-zopfli", 0.997, true, true},
 		{"sizes-spa-gz-vs-zopfli", 1.01, true, false},
 		{"compress-vs-zopfli", 1.05, false, false},
+		{"boardtime-counted-echo", 1.2, true, true},
+		{"boardtime-counted-spin", 1.4, true, false},
+		{"boardtime-clock", 0.95, true, true},
+		{"boardtime-clock", 0.8, true, false},
 	} {
 		a, has := aimOf(tc.row)
 		if has != tc.has || (has && a.met(tc.ratio) != tc.met) {

@@ -46,6 +46,7 @@ var programs = []program{
 	{name: "watch"},
 	{name: "compress"},
 	{name: "scale"},
+	{name: "boardtime"},
 	{name: "sizes", slow: true},
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // hurlQueries are Hurl's queries that read an HTTP answer, and how many
@@ -49,6 +51,19 @@ var kube32Queries = map[string]kube32Query{
 	"event": {args: 2, polled: true, eval: func(r *entryRun, args []string, _ time.Time) (any, bool, error) {
 		v, ok := eventMessage(r.env.State, args[0], args[1])
 		return v, ok, nil
+	}},
+	// board-time is how long the board would take for the callback that
+	// answered, in milliseconds as Hurl's duration is (docs/boards.md).
+	"board-time": {eval: func(r *entryRun, _ []string, _ time.Time) (any, bool, error) {
+		if r.answer == nil {
+			return nil, false, nil
+		}
+		d, _, ok := abi.ParseBoardTiming(r.answer.header.Values(abi.HeaderServerTiming))
+		if !ok {
+			return nil, false, fmt.Errorf("board-time: the answer carries no board time (no %q entry in %s): no pod answered it",
+				abi.ServerTimingMetric, abi.HeaderServerTiming)
+		}
+		return float64(d) / float64(time.Millisecond), true, nil
 	}},
 }
 

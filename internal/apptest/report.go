@@ -3,16 +3,22 @@ package apptest
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kube32/kube32/internal/termtext"
 )
 
-// WriteResult writes one result: PASS/FAIL/SKIP file:line METHOD URL, and
-// under a failure each failed expectation and the answer. A failure may
-// quote what a server answered, so each line is made safe by termtext.Line,
-// the rule of pod logs.
+// WriteResult writes one result: PASS/FAIL/SKIP file:line METHOD URL, the
+// board time of the answer when a pod gave it, and under a failure each
+// failed expectation and the answer. A failure may quote what a server
+// answered, so each line is made safe by termtext.Line, the rule of pod
+// logs.
 func WriteResult(w io.Writer, r Result) {
-	fmt.Fprintf(w, "%s %s %s\n", r.Outcome, r.Where(), termtext.Line(r.Name))
+	board := ""
+	if r.Board != "" {
+		board = fmt.Sprintf(" (board time %s on %s)", r.BoardTime.Round(time.Microsecond), termtext.Line(r.Board))
+	}
+	fmt.Fprintf(w, "%s %s %s%s\n", r.Outcome, r.Where(), termtext.Line(r.Name), board)
 	if r.Note != "" {
 		fmt.Fprintf(w, "    %s\n", termtext.Line(r.Note))
 	}

@@ -25,6 +25,11 @@ type Result struct {
 	Answer   string   // the answer, in short, when the entry failed
 	Note     string   // why a skipped entry was skipped, when not an earlier failure
 	Time     time.Duration
+	// BoardTime is how long the board would take for the callback that
+	// answered, on Board, from the answer's Server-Timing; 0 when no pod
+	// answered (docs/boards.md).
+	BoardTime time.Duration
+	Board     string
 }
 
 // Where is file:line.

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // Env is where tests run.
@@ -80,6 +82,9 @@ func RunFile(ctx context.Context, env Env, f *File) []Result {
 		start := time.Now()
 		run, skipped := fr.runEntry(ctx, e)
 		r.Time = time.Since(start)
+		if run.answer != nil {
+			r.BoardTime, r.Board, _ = abi.ParseBoardTiming(run.answer.header.Values(abi.HeaderServerTiming))
+		}
 		r.Outcome = Pass
 		switch {
 		case skipped:

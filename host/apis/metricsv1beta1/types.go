@@ -39,7 +39,8 @@ type ContainerMetrics struct {
 
 // NodeStats is a node's answer on abi.NodeStatsPath: its own usage and its
 // pods', each PodMetrics named by namespace and name only (the API server
-// adds the Pod's labels).
+// adds the Pod's labels), with the pod's board time in the annotation
+// abi.AnnotationBoardTime (BoardTime).
 type NodeStats struct {
 	Node NodeMetrics  `json:"node"`
 	Pods []PodMetrics `json:"pods"`

@@ -110,8 +110,9 @@ func (s *Server) nodeMetrics() []runtime.Object {
 }
 
 // podMetrics is the PodMetrics of namespace ("" for all) that their Pods'
-// nodes report, with the Pods' labels: a pod the store no longer binds to
-// the node that reports it is left out.
+// nodes report, with the Pods' labels and the board time their nodes give
+// (abi.AnnotationBoardTime, for the web view): a pod the store no longer
+// binds to the node that reports it is left out.
 func (s *Server) podMetrics(namespace string) []runtime.Object {
 	var out []runtime.Object
 	for _, st := range s.nodeStats() {
@@ -125,9 +126,20 @@ func (s *Server) podMetrics(namespace string) []runtime.Object {
 			}
 			m.TypeMeta = metav1.TypeMeta{Kind: kinds.PodMetrics, APIVersion: metricsv1beta1.GroupVersion}
 			m.Labels = o.(*corev1.Pod).Labels
+			m.Annotations = boardTimeOnly(m.Annotations)
 			m.CreationTimestamp = metav1.Now()
 			out = append(out, &m)
 		}
 	}
 	return out
+}
+
+// boardTimeOnly keeps of a node's annotations on a PodMetrics the one the
+// Metrics API passes on, abi.AnnotationBoardTime.
+func boardTimeOnly(annotations map[string]string) map[string]string {
+	v, ok := annotations[abi.AnnotationBoardTime]
+	if !ok {
+		return nil
+	}
+	return map[string]string{abi.AnnotationBoardTime: v}
 }

@@ -33,7 +33,7 @@ func callLocal(ctx context.Context, h http.Handler, t outbound.Target, call pod.
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return pod.CallResult{Status: w.status, Header: w.header, Body: w.body, Truncated: w.truncated}, nil
+	return pod.CallResult{Status: w.status, Header: w.header, Body: w.body, Truncated: w.truncated, InProcess: true}, nil
 }
 
 // capWriter is the ResponseWriter of an in-process call: it keeps the

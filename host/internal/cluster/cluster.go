@@ -69,6 +69,16 @@ type Options struct {
 	// which bounds chains of in-process calls (docs/serve.md). nil: no
 	// budgets.
 	Board *abi.Board
+	// BoardClock runs every node's callbacks on the board's clock (serve
+	// --board-clock), and SlowCallback is the board time past which a
+	// callback is logged (serve --slow-callback; 0 for the default):
+	// docs/boards.md, "Time on the board".
+	BoardClock   bool
+	SlowCallback time.Duration
+	// Unmetered runs every node's pods without counting their work (no
+	// board time, no Server-Timing): kubelet.Config.Unmetered, for
+	// bench/boardtime only.
+	Unmetered bool
 	// APITLSPort serves the same API over HTTPS, for the clients that
 	// refuse plain HTTP (docs/serve.md); its identity is kept in CertDir,
 	// or made in memory for this run when CertDir is "".
@@ -236,7 +246,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		Store: c.Store, Policy: policy, Images: opts.Images, Pull: opts.Pull, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            opts.NodeIP, APIPort: apiPortNumber, Log: opts.PodLog, Channels: c.Channels, HTTPS: httpsCalls,
-		Outside: &outbound.Outside{Route: uplink}, Board: opts.Board, Activity: events,
+		Outside: &outbound.Outside{Route: uplink}, Board: opts.Board, BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback, Unmetered: opts.Unmetered, Activity: events,
 	})
 	if err != nil {
 		cancel()
@@ -280,8 +290,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			Name: WorkerName(i + 1), NodeIP: ip, Listener: podListeners[i+1], API: c.APIURL(), Token: opts.Token,
 			Images: opts.Images, Pull: opts.Pull, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, PodLog: opts.PodLog, Logf: opts.Logf,
 			conns: c.conns, limits: c.limits, activity: events,
-			DefaultMemoryLimit: opts.DefaultMemoryLimit, Board: opts.Board,
-			LeaseRenewInterval: opts.LeaseRenewInterval,
+			DefaultMemoryLimit: opts.DefaultMemoryLimit, Board: opts.Board, BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback,
+			Unmetered: opts.Unmetered, LeaseRenewInterval: opts.LeaseRenewInterval,
 		})
 		if err != nil {
 			for _, l := range podListeners[i+1:] {

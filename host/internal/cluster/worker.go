@@ -50,6 +50,10 @@ type WorkerOptions struct {
 	DefaultMemoryLimit int64
 	// Board, when set, gives the node the board's budgets (Options.Board).
 	Board *abi.Board
+	// BoardClock, SlowCallback and Unmetered are Options'.
+	BoardClock   bool
+	SlowCallback time.Duration
+	Unmetered    bool
 	// LeaseRenewInterval is how often the node renews its Lease; 0 means
 	// abi.NodeLeaseRenewInterval.
 	LeaseRenewInterval time.Duration
@@ -140,6 +144,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		Images: opts.Images, Pull: opts.Pull, Cache: opts.Cache, HandlerTimeout: opts.HandlerTimeout, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		APIHost:            e.apiHost, APIPort: e.apiPort, Log: opts.PodLog, Board: opts.Board,
+		BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback, Unmetered: opts.Unmetered,
 		Outside: e.outside, HTTPS: https,
 		Channels: w.Channels, Activity: opts.activity, Kubernetes: e.kubernetes,
 	})

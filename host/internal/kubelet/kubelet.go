@@ -67,6 +67,16 @@ type Config struct {
 	// (heap.go), and the pods' in-process calls are bounded by its
 	// interpreter stack. nil: no budgets.
 	Board *abi.Board
+	// BoardClock runs the node's callbacks on the board's clock (serve
+	// --board-clock): one at a time, each for at least its board time.
+	BoardClock bool
+	// SlowCallback is the board time past which a callback is logged as
+	// slow; 0 means abi.SlowCallbackDefault.
+	SlowCallback time.Duration
+	// Unmetered runs the node's pods without counting their work: no
+	// board time, no Server-Timing, no --board-clock. No command sets it;
+	// bench/boardtime does, to measure what counting costs.
+	Unmetered bool
 	// APIHost and APIPort are given to pods as KUBERNETES_SERVICE_HOST/_PORT.
 	APIHost string
 	APIPort int
@@ -111,6 +121,8 @@ type KubernetesNode struct {
 // Kubelet runs the pods of one node.
 type Kubelet struct {
 	cfg Config
+	// timing is the board time of the node's pods (pod.Timing).
+	timing *pod.Timing
 
 	mu sync.Mutex
 	// ctx is Run's, for the runtimes that ImagesChanged starts.
@@ -175,6 +187,13 @@ func (r *running) status() pod.Status {
 // NetworkPolicies allow.
 func New(cfg Config) (*Kubelet, error) {
 	k := &Kubelet{cfg: cfg, pods: map[store.Key]*running{}, terminating: map[store.Key]bool{}, puller: cfg.Pull}
+	slow := cfg.SlowCallback
+	if slow == 0 {
+		slow = abi.SlowCallbackDefault
+	}
+	if !cfg.Unmetered {
+		k.timing = pod.NewTiming(abi.TimeBoard(cfg.Board), cfg.Board != nil, cfg.BoardClock, slow)
+	}
 	if k.puller == nil {
 		k.puller = &oci.Puller{}
 	}

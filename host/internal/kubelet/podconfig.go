@@ -37,6 +37,7 @@ func (k *Kubelet) podConfig(p *corev1.Pod, r *running) (pod.Config, *problem) {
 		Publisher:          k.publisher(),
 		Log:                log.write,
 		Refused:            refused.capability,
+		Timing:             k.timing,
 	}
 	if err != nil {
 		return cfg, &problem{reason: "CreateContainerConfigError", message: err.Error()}

@@ -19,9 +19,13 @@ import (
 // The node's usage for the Metrics API (docs/kubectl.md), answered on
 // abi.NodeStatsPath of its pod port: each pod's linear memory now and its
 // CPU averaged over about abi.MetricsWindow, as metrics-server computes it
-// from two scrapes. The node's own usage is its pods' only: under serve a
-// node's runtime shares one process with every other node and cannot be
-// measured apart.
+// from two scrapes. On a node that stands for a board (serve --board) that
+// CPU is the board's (pod.Usage): the board time of the callbacks in the
+// window, over the window. Each pod's board time (the percentiles of its
+// recent callbacks, its slow ones) rides on its PodMetrics as the
+// annotation abi.AnnotationBoardTime, for the web view. The node's own
+// usage is its pods' only: under serve a node's runtime shares one process
+// with every other node and cannot be measured apart.
 
 // cpuSample is a pod's cumulative CPU time at one moment.
 type cpuSample struct {
@@ -106,11 +110,15 @@ func (k *Kubelet) stats() metricsv1beta1.NodeStats {
 		nodeCores += cores
 		nodeMemory += u.MemoryBytes
 		nodeWindow = max(nodeWindow, window)
-		out.Pods = append(out.Pods, metricsv1beta1.PodMetrics{
+		m := metricsv1beta1.PodMetrics{
 			ObjectMeta: metav1.ObjectMeta{Namespace: r.namespace, Name: r.name},
 			Timestamp:  stamp, Window: metav1.Duration{Duration: window},
 			Containers: []metricsv1beta1.ContainerMetrics{{Name: r.container, Usage: usage(cores, u.MemoryBytes)}},
-		})
+		}
+		if st, ok := r.pod.BoardStats(); ok {
+			boardTime(st).Annotate(&m)
+		}
+		out.Pods = append(out.Pods, m)
 	}
 	for p := range h.samples {
 		if !live[p] {
@@ -127,6 +135,14 @@ func (k *Kubelet) stats() metricsv1beta1.NodeStats {
 		Usage: usage(nodeCores, nodeMemory),
 	}
 	return out
+}
+
+// boardTime is what the Metrics API says of a pod's board time: its
+// callbacks' as the pod runtime keeps them (pod.BoardStats).
+func boardTime(st pod.BoardStats) metricsv1beta1.BoardTime {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return metricsv1beta1.BoardTime{Board: st.Board, Callbacks: st.Count, P50Ms: ms(st.P50), P99Ms: ms(st.P99),
+		Slow: st.Slow, SlowMs: ms(st.SlowOver), TotalMs: ms(st.Total)}
 }
 
 // usage is a ResourceList of cores (in nanocores, as metrics-server

@@ -34,6 +34,9 @@ type callCtx struct {
 	timer      *time.Timer
 	stopParent func() bool // nil when the parent is the pod's context, which the pod watches (parentEnded)
 
+	meter   callMeter // the callback's board time (boardtime.go)
+	started time.Time // when the guest was called
+
 	mu    sync.Mutex
 	err   error
 	after []*afterEnd   // AfterFunc's, run when c ends
@@ -168,6 +171,8 @@ func (c *callCtx) Value(key any) any {
 	switch key.(type) {
 	case podKey:
 		return c.pod
+	case callCtxKey:
+		return c
 	case callStateKey:
 		if c.st == nil {
 			return nil

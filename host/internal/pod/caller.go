@@ -62,6 +62,9 @@ type CallResult struct {
 	// K32_ERR_TOOBIG with the first RespCap bytes, and k32_http_status still
 	// returns Status.
 	Truncated bool
+	// InProcess: the target ran in-process, on the caller's goroutine,
+	// and charged its board time to the caller as it ran.
+	InProcess bool
 }
 
 // Publisher carries out k32_publish for a pod granted CHANNEL_IPC.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/textproto"
+
+	"github.com/kube32/kube32/abi"
 )
 
 // callState is the state of the callback in progress. It travels in the
@@ -18,6 +20,9 @@ type callState struct {
 	queue    *respQueue  // the pod's, whose header is header
 	headSent bool
 	bodyEOF  bool
+	// timing: the head carries the callback's board time so far
+	// (abi.HeaderServerTiming), for an answer that goes to a client.
+	timing *callCtx
 
 	// headers and headerBytes count what header holds, against
 	// abi.RespHeadersMax and abi.RespHeaderBytesMax.
@@ -69,6 +74,7 @@ func (s *callState) sendHead(status int) {
 	if status == 0 {
 		status = http.StatusOK
 	}
+	s.addTiming(s.header)
 	if n := valueCount(s.header); n > 0 {
 		// One backing array for the values of the names the writer does
 		// not have yet, rather than one per name.
@@ -85,6 +91,14 @@ func (s *callState) sendHead(status int) {
 		}
 	}
 	s.w.WriteHeader(status)
+}
+
+// addTiming adds to h the board time of the callback so far, for an answer
+// that goes to a client (abi.HeaderServerTiming).
+func (s *callState) addTiming(h http.Header) {
+	if c := s.timing; c != nil && c.meter.model != nil {
+		h.Add(abi.HeaderServerTiming, abi.FormatBoardTiming(c.meter.elapsed(), c.pod.cfg.Timing.Board.Name))
+	}
 }
 
 func valueCount(h http.Header) int {

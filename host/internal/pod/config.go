@@ -43,6 +43,9 @@ type Config struct {
 	// Publisher carries out k32_publish for pods granted CHANNEL_IPC; nil
 	// answers K32_ERR_NOTSUP.
 	Publisher Publisher
+	// Timing is the board time of the node's pods (boardtime.go); nil
+	// counts no work.
+	Timing *Timing
 }
 
 // Line is one line of the pod log.

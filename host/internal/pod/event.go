@@ -10,6 +10,12 @@ import (
 // was not handled: no k32_event, the pod is unavailable, or the callback
 // trapped or ran out of time.
 func (p *Pod) Event(ctx context.Context, topic string, data []byte) (int32, error) {
+	if t := p.cfg.Timing; t != nil && t.Clock { // one callback at a time (ServeHTTP)
+		if err := p.acquireInterpreter(ctx); err != nil {
+			return 0, err
+		}
+		defer t.release()
+	}
 	inst, release, err := p.acquire(ctx)
 	if err != nil {
 		return 0, err
@@ -26,7 +32,7 @@ func (p *Pod) Event(ctx context.Context, topic string, data []byte) (int32, erro
 		return int32(o.results[0]), nil
 	case o.deadline:
 		release()
-		msg := fmt.Sprintf("k32_event exceeded %s", p.timeout)
+		msg := fmt.Sprintf("k32_event exceeded %s", p.budgetWords())
 		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance", exitKilled)
 		p.nodef(3, "%s; %s", msg, next)
 		return 0, fmt.Errorf("pod %s: %s", p.id, msg)

@@ -33,7 +33,10 @@ var k32RespAsset = duringHandle(func(p *Pod, s *callState, mod api.Module, a []u
 	if p.cfg.Assets == nil {
 		return int64(abi.ErrNoEnt)
 	}
-	switch err := static.Serve(queuedWriter{s}, s.req, p.cfg.Assets, name, status); {
+	if hc := p.hostCosts(); hc != nil {
+		p.charge(hc.RespAsset.Fixed)
+	}
+	switch err := static.Serve(queuedWriter{p, s}, s.req, p.cfg.Assets, name, status); {
 	case errors.Is(err, fs.ErrNotExist):
 		return int64(abi.ErrNoEnt)
 	case err != nil:
@@ -43,9 +46,21 @@ var k32RespAsset = duringHandle(func(p *Pod, s *callState, mod api.Module, a []u
 })
 
 // queuedWriter writes a response through the callback's queue: its headers
-// are those queued by k32_resp_header, and the head goes out once.
-type queuedWriter struct{ s *callState }
+// are those queued by k32_resp_header, and the head goes out once. Each
+// write costs what the board's card and network take for it.
+type queuedWriter struct {
+	p *Pod
+	s *callState
+}
 
-func (q queuedWriter) Header() http.Header         { return q.s.header }
-func (q queuedWriter) WriteHeader(status int)      { q.s.sendHead(status) }
-func (q queuedWriter) Write(b []byte) (int, error) { q.s.sendHead(0); return q.s.w.Write(b) }
+func (q queuedWriter) Header() http.Header    { return q.s.header }
+func (q queuedWriter) WriteHeader(status int) { q.p.onBoardClock(); q.s.sendHead(status) }
+
+func (q queuedWriter) Write(b []byte) (int, error) {
+	if hc := q.p.hostCosts(); hc != nil {
+		q.p.charge(hc.RespAsset.PerByte * float64(len(b)))
+	}
+	q.p.onBoardClock()
+	q.s.sendHead(0)
+	return q.s.w.Write(b)
+}

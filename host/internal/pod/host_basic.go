@@ -21,6 +21,9 @@ func k32Log(p *Pod, _ context.Context, mod api.Module, a []uint64) int64 {
 	}
 	// Only what a line keeps is copied out of guest memory (log cuts it).
 	msg, _ := readString(mod, u32(a, 1), min(u32(a, 2), abi.LogLineMax))
+	if hc := p.hostCosts(); hc != nil {
+		p.charge(hc.Log.Of(len(msg)))
+	}
 	p.log("k32", int(level), strings.TrimRight(msg, "\r\n"))
 	return 0
 }
@@ -51,6 +54,7 @@ func k32SleepMs(p *Pod, ctx context.Context, _ api.Module, a []uint64) int64 {
 	defer t.Stop()
 	p.cpu.wait()
 	defer p.cpu.resume()
+	defer p.waitedSince(time.Now())
 	select {
 	case <-t.C:
 		return 0

@@ -54,11 +54,14 @@ func k32HTTPCall(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 
 
 	p.lastCall = nil
 	p.cpu.wait()
+	began := time.Now()
 	res, err := p.cfg.Caller.HTTPCall(callCtx, Call{
 		From: p.id, Method: method, URL: url, Header: header, Body: bytes.Clone(body),
 		RespCap: len(resp), Timeout: timeout, Chain: p.callChain(ctx), Inbound: inbound(ctx),
 	})
+	p.waitedSince(began)
 	p.cpu.resume()
+	p.chargeCall(url, len(body), res, err)
 	if err != nil {
 		return int64(callErrno(ctx, callCtx, err))
 	}
@@ -176,6 +179,9 @@ func k32Publish(p *Pod, ctx context.Context, mod api.Module, a []uint64) int64 {
 	}
 	if topic == "" {
 		return int64(abi.ErrInval)
+	}
+	if hc := p.hostCosts(); hc != nil {
+		p.charge(hc.Publish.Of(len(data)))
 	}
 	if err := p.cfg.Publisher.Publish(ctx, p.id, topic, bytes.Clone(data)); err != nil {
 		return int64(callErrno(ctx, ctx, err))

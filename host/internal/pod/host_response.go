@@ -49,11 +49,15 @@ var k32RespHeader = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []
 
 // k32RespWrite: (data ptr, len u32) -> i32. Sends the head on first use, then
 // the bytes straight from guest memory.
-var k32RespWrite = duringHandle(func(_ *Pod, s *callState, mod api.Module, a []uint64) int64 {
+var k32RespWrite = duringHandle(func(p *Pod, s *callState, mod api.Module, a []uint64) int64 {
 	data, ok := argBytes(mod, a, 0)
 	if !ok {
 		return int64(abi.ErrFault)
 	}
+	if hc := p.hostCosts(); hc != nil {
+		p.charge(hc.RespWrite.Of(len(data)))
+	}
+	p.onBoardClock()
 	s.sendHead(0)
 	if len(data) == 0 {
 		return 0

@@ -105,6 +105,9 @@ func buildHostModule(r wazero.Runtime) (wazero.HostModuleBuilder, error) {
 					p.cfg.Refused(name, gate)
 				}
 			} else {
+				if hc := p.hostCosts(); hc != nil {
+					meterOf(ctx).charge(hc.Call.Fixed)
+				}
 				v = impl(p, ctx, mod, stack)
 			}
 			if len(results) == 0 {

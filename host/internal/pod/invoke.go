@@ -22,6 +22,8 @@ type outcome struct {
 	// callerGone: the in-process call that made this k32_handle ended
 	// (its timeout) before the callback did.
 	callerGone bool
+
+	board BoardTime // what the callback took on the board
 }
 
 // invoke calls fn of inst with the callback state st (nil for lifecycle
@@ -52,6 +54,7 @@ func (p *Pod) invokeIn(ctx *callCtx, parent context.Context, inst *instance, fn 
 	// A refused memory.grow explains only the end of the callback it
 	// happened in: one that the guest handled says nothing of a later trap.
 	inst.memory.refused.Store(false)
+	p.beginMeter(ctx, inst, st, deadline)
 	p.cpu.begin()
 	res, err := fn.Call(ctx)
 	p.cpu.end()
@@ -62,6 +65,14 @@ func (p *Pod) invokeIn(ctx *callCtx, parent context.Context, inst *instance, fn 
 	if err != nil {
 		o.classify(err)
 	}
+	if err != nil && ctx.meter.overLimit() {
+		// The guest stopped itself at its board time limit, as the
+		// board's watchdog stops a callback: a deadline, like the
+		// node's own (--board-clock).
+		_ = inst.mod.CloseWithExitCode(context.Background(), sys.ExitCodeDeadlineExceeded)
+		o.deadline, o.died = true, true
+	}
+	o.board = p.endMeter(ctx, st)
 	if err != nil && inst.mod.IsClosed() {
 		o.died = true
 	}
@@ -99,6 +110,7 @@ func (p *Pod) nanosleep(ns int64) {
 	defer t.Stop()
 	p.cpu.wait()
 	defer p.cpu.resume()
+	defer p.waitedSince(time.Now())
 	var done <-chan struct{}
 	if c := p.current.Load(); c != nil {
 		done = c.Done()

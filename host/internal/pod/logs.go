@@ -88,6 +88,9 @@ type lineWriter struct {
 func (w *lineWriter) Write(b []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if hc := w.pod.hostCosts(); hc != nil {
+		w.pod.charge(hc.Log.Of(len(b)))
+	}
 	for rest := b; len(rest) > 0; {
 		n := min(len(rest), abi.LogLineMax)
 		w.buf.Write(rest[:n])

@@ -57,7 +57,9 @@ type Pod struct {
 	// logRestart is the restart count of the instance starting or
 	// running, which each log line records (Line.Restart).
 	logRestart atomic.Int32
-	cpu        cpuMeter // the callbacks' running time (usage.go)
+	cpu        cpuMeter    // the callbacks' running time (usage.go)
+	board      boardStats  // the callbacks' board time (boardtime.go)
+	uncounted  atomic.Bool // the module runs uncounted (meter.Instrument refused it)
 
 	// starting counts a Start in progress, which Stop waits for: a module
 	// compiles into a runtime and a compilation cache that its owner
@@ -90,6 +92,7 @@ type instance struct {
 	main      api.Function // k32_main, else _start; run only when there is no k32_handle
 	mainName  string
 	startedAt time.Time
+	counters  *counters // its work counters; nil when not counted (boardtime.go)
 }
 
 // New prepares a pod; Start runs it.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/kube32/kube32/host/internal/meter"
 )
 
 // sharedRuntime is one wazero Runtime that the pods given the same
@@ -33,10 +35,11 @@ type sharedRuntime struct {
 // closed once compiled (or err set), so that pods of a module being
 // compiled wait for it rather than compile it again.
 type sharedModule struct {
-	ready    chan struct{}
-	compiled wazero.CompiledModule
-	err      error
-	refs     int
+	ready     chan struct{}
+	compiled  wazero.CompiledModule
+	err       error
+	unmetered error // why its work is not counted, when asked to be
+	refs      int
 }
 
 var (
@@ -83,9 +86,17 @@ type moduleKey [sha256.Size]byte
 // acquireModule returns module compiled in the runtime of cache, which the
 // caller holds (acquireRuntime), compiling it when no pod of the runtime
 // holds it yet, and the key that releaseModule takes back: each acquire
-// that succeeds is paired with a releaseModule.
-func acquireModule(ctx context.Context, cache wazero.CompilationCache, module []byte) (wazero.CompiledModule, moduleKey, error) {
-	key := moduleKey(sha256.Sum256(module))
+// that succeeds is paired with a releaseModule. With timing, what is
+// compiled is a copy that counts its work for timing's board
+// (meter.Instrument); a module that cannot be counted runs as it is, and
+// unmetered says why.
+func acquireModule(ctx context.Context, cache wazero.CompilationCache, module []byte, timing *Timing) (_ wazero.CompiledModule, _ moduleKey, unmetered, _ error) {
+	h := sha256.New()
+	h.Write(module)
+	if timing != nil {
+		h.Write([]byte("\x00counted for " + timing.Board.Name))
+	}
+	key := moduleKey(h.Sum(nil))
 	runtimesMu.Lock()
 	s := runtimes[cache]
 	m, ok := s.modules[key]
@@ -96,15 +107,23 @@ func acquireModule(ctx context.Context, cache wazero.CompilationCache, module []
 	m.refs++
 	runtimesMu.Unlock()
 	if !ok {
-		m.compiled, m.err = s.rt.CompileModule(ctx, module)
+		compile := module
+		if timing != nil {
+			counted, err := meter.Instrument(module, timing.Board.Time)
+			if err == nil {
+				compile = counted
+			}
+			m.unmetered = err
+		}
+		m.compiled, m.err = s.rt.CompileModule(ctx, compile)
 		close(m.ready)
 	}
 	<-m.ready
 	if m.err != nil {
 		releaseModule(cache, key)
-		return nil, key, m.err
+		return nil, key, m.unmetered, m.err
 	}
-	return m.compiled, key, nil
+	return m.compiled, key, m.unmetered, nil
 }
 
 // releaseModule gives back what acquireModule returned (or the hold of a

@@ -23,13 +23,27 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("pod %s does not serve HTTP: its module exports no k32_handle", p.id), http.StatusNotImplemented)
 		return
 	}
+	// Under --board-clock the node runs one callback at a time, as the
+	// board's one interpreter does; an in-process call runs inside its
+	// caller's.
+	fromClient := !inProcessCall(r.Context())
+	releaseInterpreter := func() {}
+	if t := p.cfg.Timing; t != nil && t.Clock && fromClient {
+		if err := p.acquireInterpreter(r.Context()); err != nil {
+			writeUnavailable(w, err)
+			return
+		}
+		releaseInterpreter = t.release
+	}
 	inst, release, err := p.acquire(r.Context())
 	if err != nil {
+		releaseInterpreter()
 		writeUnavailable(w, err)
 		return
 	}
 	if inst.handle == nil {
 		release()
+		releaseInterpreter()
 		http.Error(w, fmt.Sprintf("pod %s does not serve HTTP: its module exports no k32_handle", p.id), http.StatusNotImplemented)
 		return
 	}
@@ -49,6 +63,9 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	DropReservedCookies(r.Header)
 	st := &c.st
 	*st = callState{req: r, w: cw, header: p.respQueue.take(), queue: &p.respQueue}
+	if fromClient {
+		st.timing = &c.ctx
+	}
 	// The callback lives in the pod's context, not the request's: a client
 	// that goes away must not kill the instance.
 	o := p.invokeIn(&c.ctx, p.ctx, inst, inst.handle, st, true)
@@ -66,6 +83,7 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}()
 	}
 	// The pod is free: the client takes the rest of its answer at its pace.
+	releaseInterpreter()
 	cw.send()
 }
 
@@ -87,6 +105,7 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) *Terminatio
 	fail := func(status int, text string) {
 		if !st.headSent {
 			st.headSent = true
+			st.addTiming(st.w.Header())
 			http.Error(st.w, text, status)
 		}
 	}
@@ -110,7 +129,7 @@ func (p *Pod) finishHandle(inst *instance, st *callState, o outcome) *Terminatio
 			fail(http.StatusInternalServerError, fmt.Sprintf("pod %s: k32_handle returned %d", p.id, code))
 		}
 	case o.deadline:
-		msg := fmt.Sprintf("k32_handle exceeded %s", p.timeout)
+		msg := fmt.Sprintf("k32_handle exceeded %s", p.budgetWords())
 		next := p.containerEnded(inst, true, reasonDeadlineExceeded, msg+"; the node stopped the instance", exitKilled)
 		p.nodef(3, "%s; %s", msg, next)
 		fail(http.StatusGatewayTimeout, fmt.Sprintf("pod %s: %s", p.id, msg))

@@ -62,7 +62,11 @@ func (p *Pod) prepare(ctx context.Context) *startError {
 	if err != nil {
 		return &startError{reasonModuleInvalid, err.Error()}
 	}
-	compiled, key, err := acquireModule(ctx, p.cfg.Cache, p.cfg.Module)
+	compiled, key, unmetered, err := acquireModule(ctx, p.cfg.Cache, p.cfg.Module, p.cfg.Timing)
+	p.uncounted.Store(unmetered != nil)
+	if unmetered != nil {
+		p.nodef(2, "board time not counted: %v", unmetered)
+	}
 	if err != nil {
 		releaseRuntime(p.cfg.Cache)
 		return &startError{reasonModuleInvalid, "compiling module: " + err.Error()}
@@ -169,6 +173,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 		handle:    mod.ExportedFunction("k32_handle"),
 		event:     mod.ExportedFunction("k32_event"),
 		startedAt: time.Now(),
+		counters:  countersOf(mod),
 	}
 	for _, name := range []string{"k32_main", "_start"} {
 		if fn := mod.ExportedFunction(name); fn != nil && inst.handle == nil {
@@ -187,7 +192,7 @@ func (p *Pod) instantiate(ctx context.Context) (*instance, *startError) {
 		var msg string
 		switch {
 		case o.deadline:
-			msg = fmt.Sprintf("%s ran longer than %s; the node stopped it", name, p.timeout)
+			msg = fmt.Sprintf("%s ran longer than %s; the node stopped it", name, p.budgetWords())
 		case o.err != nil:
 			msg = fmt.Sprintf("%s failed: %v", name, o.err)
 		case name == "k32_init" && int32(o.results[0]) != 0:

@@ -14,7 +14,9 @@ type Usage struct {
 	// k32_main…) have run since the pod was made, across restarts, less the
 	// time they waited in a sleep (k32_sleep_ms, WASI) or a k32_http_call. Guest code is compiled
 	// and runs on a goroutine of its own, so this is its CPU time as long as
-	// the host has a core free.
+	// the host has a core free. On a node that stands for a board (serve
+	// --board) it is instead the board time of the callbacks
+	// (boardtime.go): the CPU the board's core would spend.
 	CPU time.Duration
 	// Since is when the pod was made, where CPU counts from.
 	Since time.Time
@@ -23,6 +25,9 @@ type Usage struct {
 // Usage returns the pod's usage now.
 func (p *Pod) Usage() Usage {
 	u := Usage{CPU: p.cpu.total(), Since: p.cpu.made}
+	if t := p.cfg.Timing; t != nil && t.Standing {
+		u.CPU = p.board.totalTime() // the board's core, not this one's
+	}
 	p.mu.Lock()
 	if p.inst != nil {
 		u.MemoryBytes = int64(p.inst.memory.size.Load())

@@ -1,7 +1,7 @@
 // The web view of a kube32 cluster (docs/ui.md): the API objects through
-// list and watch, as kubectl sees them, live memory from the Metrics API,
-// and the activity stream of /ui/events for requests, calls and messages;
-// topology.js draws them as a picture.
+// list and watch, as kubectl sees them, live memory and board time from
+// the Metrics API, and the activity stream of /ui/events for requests,
+// calls and messages; topology.js draws them as a picture.
 
 import * as topology from './topology.js';
 
@@ -97,7 +97,8 @@ async function readLines(body, each) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const status = (s) => { $('#status').textContent = s; };
 
-// The Metrics API, every 5 s: live memory of pods and nodes.
+// The Metrics API, every 5 s: live memory of pods and nodes, and the
+// pods' board time.
 async function pollMetrics() {
   for (;;) {
     try {
@@ -211,6 +212,33 @@ function podStatus(p) {
 // as one asked to stop: Completed, with the kubelet's message (docs/serve.md).
 const swapped = (lt) => lt.reason === 'Completed' && (lt.message || '').startsWith('image rebuilt');
 const nodeReady = (name) => cond(objects.nodes.get(name) || {}, 'Ready') === 'True';
+// boardTime is the board time of a pod's callbacks that its node gives on
+// its PodMetrics (abi.AnnotationBoardTime, docs/kubectl.md): the board, the
+// p50 and p99 of the recent callbacks, how many were slow (past serve
+// --slow-callback); null without it.
+const boardTimeAnnotation = 'kube32.io/board-time';
+function boardTime(m) {
+  const v = m?.metadata?.annotations?.[boardTimeAnnotation];
+  if (!v) return null;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return null;
+  }
+}
+// millis writes a time in milliseconds with three significant digits.
+const millis = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toPrecision(3));
+// boardCell is the Pods table's board time: p50 / p99 in ms (the
+// column's unit), and a pod with slow callbacks marked as trouble, their
+// count first, where a cut cell keeps it.
+function boardCell(bt) {
+  if (!bt || !bt.callbacks) return `<td class="boardtime dim" title="${bt ? `no callback yet (${esc(bt.board)})` : ''}">–</td>`;
+  const slow = bt.slow > 0;
+  const text = `${slow ? `${bt.slow} slow · ` : ''}${millis(bt.p50Ms)} / ${millis(bt.p99Ms)}`;
+  const title = `on ${bt.board}: p50 ${millis(bt.p50Ms)} ms, p99 ${millis(bt.p99Ms)} ms of the recent callbacks; ` +
+    `${bt.callbacks} callbacks, ${bt.slow} over ${millis(bt.slowMs)} ms, ${millis(bt.totalMs)} ms in all`;
+  return `<td class="boardtime${slow ? ' bad' : ''}" data-slow="${bt.slow}" title="${esc(title)}">${esc(text)}</td>`;
+}
 // A call's result is trouble when it is a K32_ERR_* code or a 5xx answer.
 const callTrouble = (c) => c.denied || /^K32_ERR_|^5/.test(c.result);
 
@@ -232,8 +260,9 @@ function render() {
 
   // Pods: Ready is in the status ("Running, not ready"), the last
   // terminated state next to the restarts that it explains: "updated" for
-  // a rebuilt image swapped in, which is no crash.
-  table('#pods', [['Pod', '22%'], ['Status', '14%'], ['Restarts', '16%'], ['Memory', '28%'], ['Node', '20%']], pods.map((p) => {
+  // a rebuilt image swapped in, which is no crash; the board time of its
+  // callbacks, red when some were slow.
+  table('#pods', [['Pod', '17%'], ['Status', '10%'], ['Restarts', '10%'], ['Memory', '25%'], ['Board p50/p99 ms', '24%'], ['Node', '14%']], pods.map((p) => {
     const cs = (p.status?.containerStatuses || [])[0] || {};
     const lt = cs.lastState?.terminated;
     const restarts = `${cs.restartCount || 0}${lt ? ` (${swapped(lt) ? 'updated' : lt.reason || 'Terminated'})` : ''}`;
@@ -242,7 +271,7 @@ function render() {
     const limit = quantity(p.spec.containers[0]?.resources?.limits?.memory);
     const st = podStatus(p);
     return `<tr data-pod="${esc(id(p))}">${cell(id(p))}${cell(st.text, st.level)}<td title="${esc(lt ? `last ended ${lt.reason || ''}, exit code ${lt.exitCode}${lt.message ? `: ${lt.message}` : ''}` : '')}">${esc(restarts)}</td>` +
-      `<td class="memory">${meter(used, limit, memoryTrouble(p, cs))}</td>${cell(p.spec.nodeName)}</tr>`;
+      `<td class="memory">${meter(used, limit, memoryTrouble(p, cs))}</td>${boardCell(boardTime(m))}${cell(p.spec.nodeName)}</tr>`;
   }));
 
   const lastByRoute = new Map();
