@@ -406,6 +406,7 @@ var Limits = []Limit{
 	{"NodeMonitorGracePeriod", secs(NodeMonitorGracePeriod), "s", "A node whose Lease goes unrenewed this long is Ready=Unknown and its pods not Ready.", "nodes.md"},
 	{"NodeMonitorPeriod", secs(NodeMonitorPeriod), "s", "How often the node controller looks at the Leases.", "nodes.md"},
 	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
+	{"BoardTimeWindow", BoardTimeWindow, "", "How many of a pod's last callbacks the percentiles of its board time (the web view's p50 and p99) cover.", "boards.md"},
 	{"WatchHistory", WatchHistory, "", "Change events (all kinds together) kept for watches that resume from a resourceVersion; an older one gets 410 Gone.", "kubectl.md"},
 	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
 	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once; a kube32 node's kubelet API reviews as many new bearer tokens of one address at once, and TokenGuessRate more a second (kubeletapi.md).", "serve.md"},
