@@ -17,7 +17,8 @@ import (
 // client that does not read costs the pod nothing. Past the spool's limits
 // the pod's writes wait for the client, at most one callback deadline
 // (HandlerTimeout) in all, which does not count against the pod's own
-// deadline (holdDeadline); past it the connection is dropped with a reset,
+// deadline (holdDeadline); past it the connection is dropped with a reset
+// (httplimit.Stall, the node's one guard of slow clients),
 // the write returns an error (K32_ERR_IO to the guest), later writes are
 // discarded at once, and the callback ends as the guest decides: no 504,
 // no restart (docs/serve.md, "Hostile clients"). An in-process call's
