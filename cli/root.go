@@ -80,6 +80,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newTestCommand(io),
 		newFlashCommand(io),
 		newPushCommand(io),
+		newDeployCommand(io),
 		newNodeCommand(io),
 		newInstallCommand(io),
 		newIngressCommand(io),
