@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler"
@@ -46,7 +47,7 @@ the current one up) where it is stale, push every pod's module and every
 bundle to the registry (REGISTRY/PATH/NAME, by digest: what the registry
 holds already is not pushed again), and apply what the project's manifests
 become on a cluster: each Pod a Deployment of runtime class kube32 (replicas
-from the Pod's annotation kube32.io/replicas, else --replicas), its images
+from the Pod's annotation ` + abi.AnnotationReplicas + `, else --replicas), its images
 the pushed references; Services, NetworkPolicies and Ingresses (of class
 kube32 unless they name another) as they are; StaticBundles with spec.image.
 It applies them with server-side apply, prunes what an earlier deploy of the
@@ -104,12 +105,18 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 	report := func(line string) { fmt.Fprintln(opts.IO.Out, line) }
 	progress := func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) }
 	apply := host.DeployApplyOptions{App: p.Name, Timeout: opts.Timeout, Report: report, Progress: progress}
-	if opts.Delete {
-		cfg, err := host.KubernetesConfig(opts.Kubeconfig, opts.Context)
-		if err != nil {
+	var cfg *rest.Config
+	if !opts.DryRun {
+		if cfg, err = host.KubernetesConfig(opts.Kubeconfig, opts.Context); err != nil {
 			return err
 		}
-		return host.DeleteFromKubernetes(ctx, cfg, apply)
+		if opts.Delete {
+			return host.DeleteFromKubernetes(ctx, cfg, apply)
+		}
+		// Refused before anything is built or pushed.
+		if err := host.CheckKubernetesInstall(ctx, cfg); err != nil {
+			return err
+		}
 	}
 
 	result, err := runBuild(ctx, opts.IO, dir, false, bundler.BuildOptions{Board: opts.Board})
@@ -148,10 +155,6 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 			report(host.KubernetesName(u) + " (dry run)")
 		}
 		return nil
-	}
-	cfg, err := host.KubernetesConfig(opts.Kubeconfig, opts.Context)
-	if err != nil {
-		return err
 	}
 	return host.DeployToKubernetes(ctx, cfg, applied, apply)
 }

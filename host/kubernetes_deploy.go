@@ -44,3 +44,9 @@ func DeployToKubernetes(ctx context.Context, cfg *rest.Config, objs []*unstructu
 func DeleteFromKubernetes(ctx context.Context, cfg *rest.Config, opts DeployApplyOptions) error {
 	return k8sdeploy.Delete(ctx, cfg, opts)
 }
+
+// CheckKubernetesInstall fails, saying to run kube32 install, when the
+// cluster lacks what kube32 install applies and kube32 deploy needs.
+func CheckKubernetesInstall(ctx context.Context, cfg *rest.Config) error {
+	return k8sdeploy.CheckInstalled(ctx, cfg)
+}

@@ -172,6 +172,16 @@ func key(u *unstructured.Unstructured) string {
 	return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
 }
 
+// CheckInstalled refuses a cluster without kube32 install, as Apply does
+// first, so that deploy refuses before it builds and pushes.
+func CheckInstalled(ctx context.Context, cfg *rest.Config) error {
+	c, err := newClients(cfg)
+	if err != nil {
+		return err
+	}
+	return checkInstalled(ctx, c)
+}
+
 // checkInstalled refuses a cluster that lacks what `kube32 install`
 // applies and deploy needs: the RuntimeClass and IngressClass kube32 and
 // the StaticBundle kind.
