@@ -352,6 +352,16 @@ const (
 	OCIBundlePathMax = 255
 )
 
+// kube32 deploy (docs/kubernetes.md).
+const (
+	// DeployTimeoutDefault is how long kube32 deploy waits for its
+	// Deployments to roll out when --timeout does not say.
+	DeployTimeoutDefault = 5 * time.Minute
+	// DeployAddressWait bounds the wait, after the rollouts, for each
+	// Ingress's address, which the kube32 Ingress controller writes.
+	DeployAddressWait = 30 * time.Second
+)
+
 // kube32 test (docs/testing.md).
 const (
 	// TestExpandBytesMax bounds what one request of a test file (its URL,
@@ -458,6 +468,8 @@ var Limits = []Limit{
 	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
 	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
 	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},
+	{"DeployTimeoutDefault", secs(DeployTimeoutDefault), "s", "How long kube32 deploy waits for its Deployments to roll out unless --timeout says otherwise.", "kubernetes.md"},
+	{"DeployAddressWait", secs(DeployAddressWait), "s", "How long kube32 deploy waits, after the rollouts, for each Ingress's address from the kube32 Ingress controller.", "kubernetes.md"},
 	{"TestExpandBytesMax", kib(TestExpandBytesMax), "KiB", "What one request, capture or assert of a kube32 test file becomes once its {{variables}} are expanded; past it the entry fails, naming file and line.", "testing.md"},
 }
 
