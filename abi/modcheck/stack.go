@@ -86,8 +86,7 @@ func readGlobals(wasm []byte) (*globals, error) {
 	}
 	r := wasmbin.NewReaderAt(wasm[wasmbin.HeaderLen:], wasmbin.HeaderLen) // after magic and version
 	for r.More() {
-		id := r.Byte()
-		s := r.Sub(int(r.U32()))
+		id, s := r.Section()
 		if r.Err() != nil {
 			return nil, r.Err()
 		}
