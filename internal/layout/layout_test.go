@@ -18,6 +18,9 @@ type pkg struct {
 	ImportPath string
 	Name       string
 	Imports    []string
+	Dir        string
+	// GoFiles, TestGoFiles and XTestGoFiles are the package's files, in Dir.
+	GoFiles, TestGoFiles, XTestGoFiles []string
 }
 
 // packages lists the module's packages with their imports (not their
