@@ -382,11 +382,12 @@ func (s *scanner) exportSection(r *wasmbin.Reader) {
 
 // limits reads the limits of a memory or a table and returns the minimum.
 func (s *scanner) limits(r *wasmbin.Reader, at place, memory bool) (min uint64) {
-	flags := r.Byte()
-	if flags&^0x07 != 0 {
+	if flags := r.Peek(); flags&^0x07 != 0 {
+		r.Byte()
 		r.Fail("unknown limits flags 0x%02x", flags)
 		return 0
 	}
+	flags, min, _ := r.Limits()
 	if flags&0x02 != 0 {
 		s.use(abi.FeatureThreads, at, "shared memory")
 	}
@@ -396,10 +397,6 @@ func (s *scanner) limits(r *wasmbin.Reader, at place, memory bool) (min uint64) 
 			what = "64-bit table"
 		}
 		s.use(abi.FeatureMemory64, at, what)
-	}
-	min = r.U64()
-	if flags&0x01 != 0 {
-		r.U64()
 	}
 	return min
 }
@@ -506,7 +503,7 @@ func (e *undecodableError) Error() string {
 // valType reads a value type; funcref and externref are MVP in a table's
 // type (inTable) and reference-types everywhere else.
 func (s *scanner) valType(r *wasmbin.Reader, at place, what string, inTable bool) {
-	switch b := r.Byte(); b {
+	switch b, _ := r.ValType(); b {
 	case 0x7F, 0x7E, 0x7D, 0x7C: // i32 i64 f32 f64
 	case 0x7B:
 		s.use(abi.FeatureSIMD, at, "v128 "+what)
@@ -519,7 +516,6 @@ func (s *scanner) valType(r *wasmbin.Reader, at place, what string, inTable bool
 	case 0x69, 0x74: // exnref, nullexnref
 		s.use(abi.FeatureExceptionHandling, at, "exnref "+what)
 	case 0x63, 0x64: // (ref null ht), (ref ht)
-		r.S33()
 		s.use(abi.FeatureGC, at, "typed reference "+what)
 	case 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x71, 0x72, 0x73: // arrayref … anyref, nullref …
 		s.use(abi.FeatureGC, at, "GC reference "+what)

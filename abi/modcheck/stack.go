@@ -124,12 +124,12 @@ func countImportedGlobals(s *wasmbin.Reader) int {
 		case 0: // function: a type index
 			s.U32()
 		case 1: // table: a reference type and limits
-			s.Byte()
-			skipLimits(s)
+			s.ValType()
+			s.Limits()
 		case 2: // memory
-			skipLimits(s)
+			s.Limits()
 		case kindGlobal: // value type and mutability
-			s.Byte()
+			s.ValType()
 			s.Byte()
 			count++
 		default: // tags and later kinds: wazero refused them already
@@ -164,15 +164,6 @@ func readGlobalNames(s *wasmbin.Reader, named map[string]uint32) {
 				named[name] = idx
 			}
 		}
-	}
-}
-
-// skipLimits skips the limits of a table or memory.
-func skipLimits(r *wasmbin.Reader) {
-	flags := r.Byte()
-	r.U32()
-	if flags&1 != 0 {
-		r.U32()
 	}
 }
 

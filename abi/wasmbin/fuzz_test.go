@@ -69,7 +69,7 @@ func valuesRoundTrip(t *testing.T, bin []byte) {
 		start := r.Offset()
 		var again []byte
 		var same func(*wasmbin.Reader) bool
-		switch kind % 6 {
+		switch kind % 7 {
 		case 0:
 			v := r.U32()
 			again, same = wasmbin.AppendU32(nil, v), func(r *wasmbin.Reader) bool { return r.U32() == v }
@@ -88,6 +88,13 @@ func valuesRoundTrip(t *testing.T, bin []byte) {
 		case 5: // a reader from any offset, in or out of range, only fails
 			from := r.From(start - 1 + int(r.Peek()) - 0x40)
 			from.Sub(int(from.U32()))
+			continue
+		case 6: // types and limits read or fail, within the bytes
+			r.ValType()
+			r.Limits()
+			if r.Offset() > len(bin) {
+				t.Fatalf("read to %d, past the end %d", r.Offset(), len(bin))
+			}
 			continue
 		}
 		if r.Err() != nil {

@@ -157,3 +157,28 @@ func (r *Reader) signed(maxBytes int) int64 {
 	}
 	return int64(v)
 }
+
+// ValType reads a value type; a reference type 0x63 or 0x64 (nullable,
+// non-null) is followed by its heap type, returned too.
+func (r *Reader) ValType() (t byte, heap int64) {
+	if t = r.Byte(); t == 0x63 || t == 0x64 {
+		heap = r.S33()
+	}
+	return t, heap
+}
+
+// Limits reads the limits of a table or memory: the flags (bit 0 a
+// maximum, bit 1 shared, bit 2 64-bit, bit 3 a custom page size), the
+// minimum and the maximum (0 without one); a custom page size is read
+// past.
+func (r *Reader) Limits() (flags byte, min, max uint64) {
+	flags = r.Byte()
+	min = r.U64()
+	if flags&0x01 != 0 {
+		max = r.U64()
+	}
+	if flags&0x08 != 0 {
+		r.U32()
+	}
+	return flags, min, max
+}

@@ -2,6 +2,7 @@ package wasmbin_test
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/kube32/kube32/abi/wasmbin"
@@ -41,6 +42,28 @@ func TestLEB128BothWays(t *testing.T) {
 	}
 	if got := wasmbin.NewReader([]byte("\x40")).S33(); got != -64 {
 		t.Errorf("S33(40) = %d, want -64", got)
+	}
+}
+
+// Value types and limits as imports, tables and memories write them.
+func TestValTypesAndLimits(t *testing.T) {
+	r := wasmbin.NewReader([]byte("\x7f\x63\x70\x64\x7f\x00\x01\x01\x80\x02\x05\x02\x03\x0d\x01\x02\x10"))
+	var types []int64
+	for range 3 {
+		t, heap := r.ValType()
+		types = append(types, int64(t), heap)
+	}
+	if want := []int64{0x7f, 0, 0x63, -16, 0x64, -1}; !slices.Equal(types, want) {
+		t.Errorf("value types %x, want %x", types, want)
+	}
+	var limits [][3]uint64
+	for r.More() {
+		flags, lo, hi := r.Limits()
+		limits = append(limits, [3]uint64{uint64(flags), lo, hi})
+	}
+	want := [][3]uint64{{0, 1, 0}, {1, 256, 5}, {2, 3, 0}, {0x0d, 1, 2}}
+	if r.Err() != nil || !slices.Equal(limits, want) {
+		t.Errorf("limits %v (%v), want %v", limits, r.Err(), want)
 	}
 }
 

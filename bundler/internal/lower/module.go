@@ -248,38 +248,17 @@ func skipImportDesc(r *wasmbin.Reader) {
 	case 0x00: // function: type index
 		r.U32()
 	case 0x01: // table: reference type, limits
-		skipValType(r)
-		skipLimits(r)
+		r.ValType()
+		r.Limits()
 	case 0x02: // memory: limits
-		skipLimits(r)
+		r.Limits()
 	case 0x03: // global: value type, mutability
-		skipValType(r)
+		r.ValType()
 		r.Byte()
 	case 0x04: // tag: attribute, type index
 		r.Byte()
 		r.U32()
 	default:
 		r.Fail("unknown import kind 0x%02x", kind)
-	}
-}
-
-// skipValType reads past a value type; 0x63 and 0x64 (nullable and
-// non-null references) carry a heap type.
-func skipValType(r *wasmbin.Reader) {
-	if t := r.Byte(); t == 0x63 || t == 0x64 {
-		r.S33()
-	}
-}
-
-// skipLimits reads past table or memory limits: flags (bit 0 a maximum,
-// bit 3 a custom page size), the minimum, the maximum, the page size.
-func skipLimits(r *wasmbin.Reader) {
-	flags := r.Byte()
-	r.U64()
-	if flags&0x01 != 0 {
-		r.U64()
-	}
-	if flags&0x08 != 0 {
-		r.U32()
 	}
 }
