@@ -1,11 +1,42 @@
 package abi
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+)
 
 // The rule of ReservedCookies, in one place for every path by which a
 // request reaches a pod or a pod's answer leaves it (docs/ui.md, "The
 // token"). Names compare case-insensitively, so that no spelling of a
-// reserved name slips through.
+// reserved name slips through. It lives here rather than in the pod
+// runtime so that the Ingress and port-forward apply it without importing
+// that runtime.
+
+// DropReservedCookies takes the ReservedCookies out of the Cookie headers
+// of h: the web view's session cookie goes with every request a browser
+// makes to this host, whatever the port, and a pod must never see the
+// cluster token. The pod runtime calls it for every request a pod handles
+// (from the Ingress, the pod port and other pods' calls alike); the
+// Ingress and port-forward call it too before a request leaves for
+// another node, so that the token stays on the node that received it.
+func DropReservedCookies(h http.Header) {
+	for name, values := range h {
+		if !strings.EqualFold(name, "Cookie") {
+			continue
+		}
+		kept := values[:0:0]
+		for _, v := range values {
+			if v, _ = WithoutReservedCookies(v); v != "" {
+				kept = append(kept, v)
+			}
+		}
+		if len(kept) == 0 {
+			delete(h, name)
+		} else {
+			h[name] = kept
+		}
+	}
+}
 
 // WithoutReservedCookies returns the value of a Cookie header without its
 // pairs that name one of ReservedCookies, the other pairs unchanged, and

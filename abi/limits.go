@@ -352,6 +352,16 @@ const (
 	OCIBundlePathMax = 255
 )
 
+// kube32 deploy (docs/kubernetes.md).
+const (
+	// DeployTimeoutDefault is how long kube32 deploy waits for its
+	// Deployments to roll out when --timeout does not say.
+	DeployTimeoutDefault = 5 * time.Minute
+	// DeployAddressWait bounds the wait, after the rollouts, for each
+	// Ingress's address, which the kube32 Ingress controller writes.
+	DeployAddressWait = 30 * time.Second
+)
+
 // kube32 test (docs/testing.md).
 const (
 	// TestExpandBytesMax bounds what one request of a test file (its URL,
@@ -406,6 +416,7 @@ var Limits = []Limit{
 	{"NodeMonitorGracePeriod", secs(NodeMonitorGracePeriod), "s", "A node whose Lease goes unrenewed this long is Ready=Unknown and its pods not Ready.", "nodes.md"},
 	{"NodeMonitorPeriod", secs(NodeMonitorPeriod), "s", "How often the node controller looks at the Leases.", "nodes.md"},
 	{"MetricsWindow", secs(MetricsWindow), "s", "The Metrics API's window: a pod's CPU is the time its callbacks ran in about the last window, over the window.", "kubectl.md"},
+	{"BoardTimeWindow", BoardTimeWindow, "", "How many of a pod's last callbacks the percentiles of its board time (the web view's p50 and p99) cover.", "boards.md"},
 	{"WatchHistory", WatchHistory, "", "Change events (all kinds together) kept for watches that resume from a resourceVersion; an older one gets 410 Gone.", "kubectl.md"},
 	{"WatchBookmarkInterval", secs(WatchBookmarkInterval), "s", "How often a watch with allowWatchBookmarks=true gets a BOOKMARK event (and 2 s before its timeoutSeconds).", "kubectl.md"},
 	{"TokenGuessBurst", TokenGuessBurst, "", "Wrong cluster tokens (bearer, the web view's cookie or login) a client address may send at once; a kube32 node's kubelet API reviews as many new bearer tokens of one address at once, and TokenGuessRate more a second (kubeletapi.md).", "serve.md"},
@@ -457,6 +468,8 @@ var Limits = []Limit{
 	{"OCIBundleBytesMax", kib(OCIBundleBytesMax), "KiB", "The layer (a tar of its files) of a StaticBundle pushed to an OCI registry; kube32 push refuses a larger bundle and the Ingress a larger layer before it is downloaded (503).", "oci.md"},
 	{"OCIBundleFilesMax", OCIBundleFilesMax, "", "Files of a StaticBundle pushed to an OCI registry.", "oci.md"},
 	{"OCIBundlePathMax", OCIBundlePathMax, "", "Bytes of the path of one file of a StaticBundle pushed to an OCI registry.", "oci.md"},
+	{"DeployTimeoutDefault", secs(DeployTimeoutDefault), "s", "How long kube32 deploy waits for its Deployments to roll out unless --timeout says otherwise.", "kubernetes.md"},
+	{"DeployAddressWait", secs(DeployAddressWait), "s", "How long kube32 deploy waits, after the rollouts, for each Ingress's address from the kube32 Ingress controller.", "kubernetes.md"},
 	{"TestExpandBytesMax", kib(TestExpandBytesMax), "KiB", "What one request, capture or assert of a kube32 test file becomes once its {{variables}} are expanded; past it the entry fails, naming file and line.", "testing.md"},
 }
 

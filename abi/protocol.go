@@ -94,6 +94,25 @@ const (
 	NamespaceSystem = "kube32-system"
 )
 
+// Names `kube32 deploy` gives what it applies to a Kubernetes cluster
+// (docs/kubernetes.md).
+const (
+	// LabelDeployApp is on every object kube32 deploy applies, and on the
+	// pods of its Deployments, with the app's name: a later deploy prunes,
+	// and deploy --delete removes, what carries it.
+	LabelDeployApp = "kube32.io/app"
+	// LabelDeployPod is on the pods of the Deployment that kube32 deploy
+	// makes of a Pod, with the Pod's name; the Deployment selects them by
+	// it and LabelDeployApp.
+	LabelDeployPod = "kube32.io/pod"
+	// AnnotationReplicas on a Pod of a project is how many replicas the
+	// Deployment kube32 deploy makes of it runs.
+	AnnotationReplicas = "kube32.io/replicas"
+	// DeployFieldManager is the field manager of kube32 deploy's
+	// server-side apply.
+	DeployFieldManager = "kube32-deploy"
+)
+
 // NamespaceNodeLease holds one Lease per node, named after it, which the
 // node renews every NodeLeaseRenewInterval, as kubelets do.
 const NamespaceNodeLease = "kube-node-lease"
@@ -246,6 +265,14 @@ var ProtocolNames = []ProtocolName{
 		Doc: "spec.controller of the IngressClass IngressClassName that `kube32 install` creates: the `kube32 ingress` controller."},
 	{GoName: "NamespaceSystem", Value: NamespaceSystem, See: "kubernetes-install.md",
 		Doc: "Namespace of the ServiceAccounts kube32-node and kube32-ingress that `kube32 install` binds to their ClusterRoles."},
+	{GoName: "LabelDeployApp", Value: LabelDeployApp, See: "kubernetes.md",
+		Doc: "On every object `kube32 deploy` applies and on its Deployments' pods, with the app's name: a later deploy prunes, and `deploy --delete` removes, what carries it."},
+	{GoName: "LabelDeployPod", Value: LabelDeployPod, See: "kubernetes.md",
+		Doc: "On the pods of the Deployment `kube32 deploy` makes of a Pod, with the Pod's name; the Deployment selects them by it and LabelDeployApp."},
+	{GoName: "AnnotationReplicas", Value: AnnotationReplicas, See: "kubernetes.md",
+		Doc: "Pod of a project: how many replicas the Deployment `kube32 deploy` makes of it runs (else `--replicas`, 1 by default)."},
+	{GoName: "DeployFieldManager", Value: DeployFieldManager, See: "kubernetes.md",
+		Doc: "The field manager of `kube32 deploy`'s server-side apply."},
 	{GoName: "NamespaceNodeLease", Value: NamespaceNodeLease, See: "nodes.md",
 		Doc: "Holds one Lease per node, named after it, renewed every NodeLeaseRenewInterval; a node silent for NodeMonitorGracePeriod is Ready=Unknown."},
 	{GoName: "TopicCluster", Value: TopicCluster, See: "channels.md",

@@ -62,6 +62,8 @@ WebAssembly modules, and runs the full kube32 runtime locally.
   kube32 build              compile pods, check them, write the image trees
   kube32 serve              run the app locally (no app here: a built-in demo)
   kube32 test               run the app's tests/*.hurl against it in a local cluster
+  kube32 deploy --kubeconfig FILE --registry REG
+                            put the app on a Kubernetes cluster running kube32 nodes
   kube32 flash --sd PATH    copy the images to a mounted SD card`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -80,6 +82,7 @@ WebAssembly modules, and runs the full kube32 runtime locally.
 		newTestCommand(io),
 		newFlashCommand(io),
 		newPushCommand(io),
+		newDeployCommand(io),
 		newNodeCommand(io),
 		newInstallCommand(io),
 		newIngressCommand(io),

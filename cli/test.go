@@ -26,6 +26,9 @@ type TestOptions struct {
 	// Ran, when set, is called after each run with its tally (tests of
 	// --watch use it).
 	Ran func(apptest.Count)
+	// Target, when its URL is set, is a running app to test instead of a
+	// local cluster (deploytarget.go).
+	Target TestTarget
 }
 
 func newTestCommand(io IOStreams) *cobra.Command {
@@ -38,11 +41,19 @@ the current one up), start its cluster in-process as serve does, on free
 ports, and run the requests and asserts of its tests/*.hurl files, written
 in a subset of Hurl's format (docs/testing.md).
 
+With --kubeconfig FILE --ingress URL it tests an app that kube32 deploy put
+on a Kubernetes cluster instead: the requests go to URL and the pod and
+event asserts read the cluster. --url URL sends the requests to any
+address (a serve, a board), with no cluster to read.
+
 Prints one line per request (PASS, FAIL or SKIP), then a summary, and exits
 1 when a test failed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Serve.Dir = argDir(args)
+			if err := checkTarget(cmd.Flags(), &opts.Target); err != nil {
+				return err
+			}
 			return RunTest(cmd.Context(), opts)
 		},
 	}
@@ -56,6 +67,7 @@ Prints one line per request (PASS, FAIL or SKIP), then a summary, and exits
 	portFlag(f, &s.IngressPort, "ingress-port", 0, "port of the Ingress controller (default a free one)")
 	addBoardFlag(f, &s.Board)
 	addBoardTimeFlags(f, &s.BoardClock, &s.SlowCallback)
+	addTargetFlags(f, &opts.Target)
 	return cmd
 }
 
@@ -73,6 +85,9 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Target.URL != "" {
+		return runTargetTests(ctx, opts, files)
+	}
 	so.Dir = dir
 	so.Kubeconfig = "" // a test run takes no kubeconfig context
 	var c *host.Cluster
@@ -85,7 +100,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 				fmt.Fprintf(so.IO.ErrOut, "kube32: %v\n", err)
 				return
 			}
-			_ = runTests(ctx, opts, c, files)
+			_ = runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c.Store), files)
 		}
 	}
 	c, src, stop, err := startCluster(ctx, so)
@@ -101,7 +116,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 		return err
 	}
 	printPods(IOStreams{Out: so.IO.ErrOut}, c)
-	failed := runTests(ctx, opts, c, files)
+	failed := runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c.Store), files)
 	if src.watcher == nil {
 		return failed
 	}
@@ -125,12 +140,13 @@ func loadTests(dir string) ([]*apptest.File, error) {
 	return files, nil
 }
 
-// runTests runs files against c, prints a line per entry and a summary,
-// writes the JUnit file, and returns an error when a test failed.
-func runTests(ctx context.Context, opts TestOptions, c *host.Cluster, files []*apptest.File) error {
+// runTests runs files against the Ingress at ingress, whose cluster state
+// reads, prints a line per entry and a summary, writes the JUnit file, and
+// returns an error when a test failed.
+func runTests(ctx context.Context, opts TestOptions, ingress string, state apptest.State, files []*apptest.File) error {
 	out := opts.Serve.IO.Out
 	start := time.Now()
-	env := apptest.Env{Ingress: c.IngressURL(), State: c.Store, Wait: opts.Wait,
+	env := apptest.Env{Ingress: ingress, State: state, Wait: opts.Wait,
 		Done: func(r apptest.Result) { apptest.WriteResult(out, r) }}
 	var results []apptest.Result
 	for _, f := range files {

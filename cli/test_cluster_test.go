@@ -94,7 +94,7 @@ func writeProject(t *testing.T, files map[string]string) string {
 func TestKube32TestSSEPodAndEventQueries(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := writeProject(t, chatProject)
-	if code, out := run(t, "test", dir); code != 0 || !strings.Contains(out, "PASS tests/chat.hurl:1 POST /say\n") {
+	if code, out := run(t, "test", dir); code != 0 || !strings.Contains(out, "PASS tests/chat.hurl:1 POST /say (board time ") {
 		t.Fatalf("kube32 test: exit %d, want 0 and a PASS line:\n%s", code, out)
 	}
 
@@ -111,7 +111,7 @@ event "chat" "BackOff" exists
 	}
 	code, out := run(t, "test", dir, "--wait", "1s")
 	for _, want := range []string{
-		"FAIL tests/chat.hurl:1 POST /say\n",
+		"FAIL tests/chat.hurl:1 POST /say (board time ",
 		`    tests/chat.hurl:5: expected sse "/events" "chat" jsonpath "$.text" == "bye", got "hi"` + "\n",
 		"    tests/chat.hurl:6: expected pod \"chat\" restarts > 0, got 0 (within 1s)\n",
 		"    tests/chat.hurl:7: expected event \"chat\" \"BackOff\" exists, got nothing (within 1s)\n",
@@ -136,7 +136,7 @@ func TestKube32TestTakesServesClusterFlags(t *testing.T) {
 	files["tests/chat.hurl"] += `pod "chat" node == "kube32-worker-1"` + "\n"
 	dir := writeProject(t, files)
 	code, out := run(t, "test", dir, "--nodes", "2", "--board", "esp32")
-	if code != 0 || !strings.Contains(out, "PASS tests/chat.hurl:1 POST /say\n") || !strings.Contains(out, "\nfit for board esp32: ok\n") {
+	if code != 0 || !strings.Contains(out, "PASS tests/chat.hurl:1 POST /say (board time ") || !strings.Contains(out, "\nfit for board esp32: ok\n") {
 		t.Fatalf("kube32 test --nodes 2 --board esp32: exit %d, want 0, a PASS line and the build fitted to esp32:\n%s", code, out)
 	}
 }

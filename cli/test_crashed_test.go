@@ -54,7 +54,7 @@ pod "trap" crashed == true
 pod "trap" restarts == 1
 `,
 	})
-	if code, out := run(t, "test", dir); code != 0 || !strings.Contains(out, "PASS tests/trap.hurl:1 GET /\n") || !strings.Contains(out, "PASS tests/trap.hurl:6 GET /crash\n") {
+	if code, out := run(t, "test", dir); code != 0 || !strings.Contains(out, "PASS tests/trap.hurl:1 GET / (board time ") || !strings.Contains(out, "PASS tests/trap.hurl:6 GET /crash (board time ") {
 		t.Fatalf("kube32 test: exit %d, want 0 and both entries passing:\n%s", code, out)
 	}
 }

@@ -108,7 +108,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"not a request", "hello\n", `tests/bad.hurl:1: want a request line (METHOD URL`},
 		{"status without request", "\n# c\nHTTP 200\n", `tests/bad.hurl:3: an HTTP line with no request above it`},
-		{"unknown query", "GET /\nHTTP 200\n[Asserts]\ncookies \"a\" exists\n", `tests/bad.hurl:4: unknown query "cookies": kube32 test knows body, bytes, certificate, cookie, duration, event, header, ip, jsonpath, md5, pod, rawbytes, redirects, regex, sha256, sse, status, url, variable, version, xpath`},
+		{"unknown query", "GET /\nHTTP 200\n[Asserts]\ncookies \"a\" exists\n", `tests/bad.hurl:4: unknown query "cookies": kube32 test knows board-time, body, bytes, certificate, cookie, duration, event, header, ip, jsonpath, md5, pod, rawbytes, redirects, regex, sha256, sse, status, url, variable, version, xpath`},
 		{"unknown predicate", "GET /\nHTTP 200\n[Asserts]\nstatus is 200\n", `tests/bad.hurl:4: want a filter (`},
 		{"predicate without value", "GET /\nHTTP 200\n[Asserts]\nbody contains\n", `tests/bad.hurl:4: contains wants a value`},
 		{"startsWith a number", "GET /\nHTTP 200\n[Asserts]\nbody startsWith 3\n", `tests/bad.hurl:4: startsWith wants a "string" or bytes`},

@@ -45,12 +45,10 @@ var kube32Queries = map[string]kube32Query{
 		return data, found, err
 	}},
 	"pod": {args: 1, fields: podFields, polled: true, eval: func(r *entryRun, args []string, _ time.Time) (any, bool, error) {
-		v, ok := podField(r.env.State, args[0], args[1])
-		return v, ok, nil
+		return podField(r.env.State, args[0], args[1])
 	}},
 	"event": {args: 2, polled: true, eval: func(r *entryRun, args []string, _ time.Time) (any, bool, error) {
-		v, ok := eventMessage(r.env.State, args[0], args[1])
-		return v, ok, nil
+		return eventMessage(r.env.State, args[0], args[1])
 	}},
 	// board-time is how long the board would take for the callback that
 	// answered, in milliseconds as Hurl's duration is (docs/boards.md).

@@ -23,7 +23,9 @@ type Env struct {
 	// Ingress is the Ingress's base URL (no trailing /): {{ingress}}, and
 	// the base of relative URLs.
 	Ingress string
-	State   Lister // the cluster's objects, for the pod and event queries
+	// State is the cluster's objects, for the pod and event queries; nil
+	// (a run against a bare address) fails them.
+	State State
 	// Wait bounds how long an sse, pod or event assert waits for its
 	// event or state; 0 = DefaultWait.
 	Wait time.Duration

@@ -18,6 +18,7 @@ type pkg struct {
 	ImportPath string
 	Name       string
 	Imports    []string
+	Deps       []string // every package it imports, directly or not
 	Dir        string
 	// GoFiles, TestGoFiles and XTestGoFiles are the package's files, in Dir.
 	GoFiles, TestGoFiles, XTestGoFiles []string
@@ -102,5 +103,27 @@ func TestForbiddenImports(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The HTTP rules the Ingress and port-forward share with the pod runtime
+// (the reserved cookies, a body in memory, slow clients) live below all
+// three (docs/design.md, "How they depend on each other"), so that neither
+// pulls in the pod runtime or, with it, wazero.
+func TestProxiesDoNotImportThePodRuntime(t *testing.T) {
+	found := 0
+	for _, p := range packages(t) {
+		if p.ImportPath != "host/internal/ingress" && p.ImportPath != "host/internal/portforward" {
+			continue
+		}
+		found++
+		for _, dep := range p.Deps {
+			if dep == module+"/host/internal/pod" || dep == "github.com/tetratelabs/wazero" || strings.HasPrefix(dep, "github.com/tetratelabs/wazero/") {
+				t.Errorf("%s imports %s", p.ImportPath, dep)
+			}
+		}
+	}
+	if found != 2 {
+		t.Fatalf("found %d of host/internal/ingress and host/internal/portforward", found)
 	}
 }

@@ -1,7 +1,6 @@
 package oci
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
-	"github.com/kube32/kube32/internal/termtext"
 )
 
 // PushBundle writes the built bundle in the folder dir to the registry
@@ -41,27 +39,26 @@ func pushBundleLayer(ctx context.Context, layer []byte, ref string, plainHTTP bo
 	if err != nil {
 		return "", err
 	}
-	repo := repository(r, plainHTTP)
+	a := bundleArtifact(layer)
+	if err := a.push(ctx, repository(r, plainHTTP), r); err != nil {
+		return "", err
+	}
+	return a.desc.Digest.String(), nil
+}
+
+// bundleArtifact is layer, the tar of a bundle, as a bundle artifact: an
+// OCI 1.1 image manifest of artifactType images.BundleArtifactType, the
+// empty config and the layer.
+func bundleArtifact(layer []byte) artifact {
 	layerDesc := content.NewDescriptorFromBytes(images.BundleLayerMediaType, layer)
 	cfgDesc := ocispec.DescriptorEmptyJSON
-	manifest, _ := json.Marshal(ocispec.Manifest{
+	return newArtifact(ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
 		ArtifactType: images.BundleArtifactType,
 		Config:       cfgDesc,
 		Layers:       []ocispec.Descriptor{layerDesc},
-	})
-	manDesc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, manifest)
-	if err := pushBlob(ctx, repo.Blobs(), layerDesc, layer); err != nil {
-		return "", fmt.Errorf("push %s: %w", ref, err)
-	}
-	if err := pushBlob(ctx, repo.Blobs(), cfgDesc, cfgDesc.Data); err != nil {
-		return "", fmt.Errorf("push %s: %w", ref, err)
-	}
-	if err := repo.PushReference(ctx, manDesc, bytes.NewReader(manifest), r.Reference); err != nil {
-		return "", fmt.Errorf("push %s: manifest: %w", ref, termtext.Error(err))
-	}
-	return manDesc.Digest.String(), nil
+	}, blob{layerDesc, layer}, blob{cfgDesc, cfgDesc.Data})
 }
 
 // Bundle is a pulled StaticBundle: its files, verified against Layer, and

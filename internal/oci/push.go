@@ -10,6 +10,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry"
+	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/internal/termtext"
@@ -23,6 +24,38 @@ type config struct {
 	LayerDigests []string `json:"layerDigests"`
 }
 
+// artifact is an image manifest and the blobs it refers to, built from
+// content alone: the same content is always the same manifest digest.
+type artifact struct {
+	manifest []byte
+	desc     ocispec.Descriptor // the manifest's
+	blobs    []blob
+}
+
+type blob struct {
+	desc ocispec.Descriptor
+	data []byte
+}
+
+// moduleArtifact is module as a wasm artifact: an image manifest, the
+// wasm config, one application/wasm layer.
+func moduleArtifact(module []byte) artifact {
+	layer := content.NewDescriptorFromBytes(images.LayerMediaType, module)
+	cfg, _ := json.Marshal(config{Architecture: "wasm", OS: "wasip1", LayerDigests: []string{layer.Digest.String()}})
+	cfgDesc := content.NewDescriptorFromBytes(images.ConfigMediaType, cfg)
+	return newArtifact(ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2},
+		MediaType: ocispec.MediaTypeImageManifest,
+		Config:    cfgDesc,
+		Layers:    []ocispec.Descriptor{layer},
+	}, blob{layer, module}, blob{cfgDesc, cfg})
+}
+
+func newArtifact(m ocispec.Manifest, blobs ...blob) artifact {
+	manifest, _ := json.Marshal(m)
+	return artifact{manifest: manifest, desc: content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, manifest), blobs: blobs}
+}
+
 // Push writes module to the registry reference ref as a wasm artifact (an
 // image manifest, the wasm config, one application/wasm layer) and returns
 // the manifest's digest. Loopback registries are reached over plain HTTP,
@@ -32,29 +65,25 @@ func Push(ctx context.Context, module []byte, ref string, plainHTTP bool) (strin
 	if err != nil {
 		return "", err
 	}
-	repo := repository(r, plainHTTP)
-	layer := content.NewDescriptorFromBytes(images.LayerMediaType, module)
-	cfg, _ := json.Marshal(config{Architecture: "wasm", OS: "wasip1", LayerDigests: []string{layer.Digest.String()}})
-	cfgDesc := content.NewDescriptorFromBytes(images.ConfigMediaType, cfg)
-	manifest, _ := json.Marshal(ocispec.Manifest{
-		Versioned: specs.Versioned{SchemaVersion: 2},
-		MediaType: ocispec.MediaTypeImageManifest,
-		Config:    cfgDesc,
-		Layers:    []ocispec.Descriptor{layer},
-	})
-	manDesc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, manifest)
-	for _, blob := range []struct {
-		desc ocispec.Descriptor
-		data []byte
-	}{{layer, module}, {cfgDesc, cfg}} {
-		if err := pushBlob(ctx, repo.Blobs(), blob.desc, blob.data); err != nil {
-			return "", fmt.Errorf("push %s: %w", ref, err)
+	a := moduleArtifact(module)
+	if err := a.push(ctx, repository(r, plainHTTP), r); err != nil {
+		return "", err
+	}
+	return a.desc.Digest.String(), nil
+}
+
+// push writes the artifact's blobs the registry does not hold yet, then
+// its manifest, tagged r.Reference.
+func (a artifact) push(ctx context.Context, repo *remote.Repository, r registry.Reference) error {
+	for _, b := range a.blobs {
+		if err := pushBlob(ctx, repo.Blobs(), b.desc, b.data); err != nil {
+			return fmt.Errorf("push %s: %w", r, err)
 		}
 	}
-	if err := repo.PushReference(ctx, manDesc, bytes.NewReader(manifest), r.Reference); err != nil {
-		return "", fmt.Errorf("push %s: manifest: %w", ref, termtext.Error(err))
+	if err := repo.PushReference(ctx, a.desc, bytes.NewReader(a.manifest), r.Reference); err != nil {
+		return fmt.Errorf("push %s: manifest: %w", r, termtext.Error(err))
 	}
-	return manDesc.Digest.String(), nil
+	return nil
 }
 
 // pushBlob pushes a blob the registry does not hold yet. A registry's

@@ -29,6 +29,8 @@ type Registry struct {
 	// hang, while open, holds every blob request until it closes or the
 	// request's client goes.
 	hang atomic.Pointer[chan struct{}]
+	// writes counts the requests that write: PUT, POST, PATCH, DELETE.
+	writes atomic.Int64
 }
 
 // Start runs a registry on addr ("127.0.0.1:0" for a free port) until the
@@ -42,6 +44,9 @@ func Start(t testing.TB, addr string) *Registry {
 	r := &Registry{Host: l.Addr().String()}
 	regs := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
+			r.writes.Add(1)
+		}
 		if message := r.refuse.Load(); message != nil {
 			refuse(w, *message)
 			return
@@ -62,6 +67,10 @@ func Start(t testing.TB, addr string) *Registry {
 	t.Cleanup(func() { _ = srv.Close() })
 	return r
 }
+
+// Writes is how many requests that write (PUT, POST, PATCH, DELETE) the
+// registry has received: a push of what it holds already makes none.
+func (r *Registry) Writes() int64 { return r.writes.Load() }
 
 // Tamper makes the registry flip one byte of every blob it sends from now
 // on: same length, other bytes, so another digest.

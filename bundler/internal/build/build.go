@@ -166,7 +166,7 @@ func measureCustomSections(p *project.Project, items []Item) {
 
 // stale reports whether building the project in dir would change anything:
 // an output is missing, changed, or older than its inputs, or a stale output
-// is left to remove. `kube32 serve` uses it to build only when needed.
+// is left to remove. Only the tests use it, to check when a build is due.
 func stale(dir string) (bool, error) {
 	ctx := context.Background()
 	p, err := project.Load(dir)

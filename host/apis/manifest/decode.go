@@ -20,16 +20,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube32/kube32/host/internal/admission"
-	"github.com/kube32/kube32/host/internal/kinds"
 )
 
-// servedKinds are the kinds a manifest may hold, and whether each is
-// namespaced, as its strategy says.
+// servedKinds are the kinds a manifest may hold (Strategy.Manifest), and
+// whether each is namespaced, as their strategies say.
 var servedKinds = func() map[string]bool {
 	m := map[string]bool{}
 	for _, s := range admission.Strategies {
-		switch s.Kind {
-		case kinds.Namespace, kinds.Pod, kinds.Service, kinds.Ingress, kinds.NetworkPolicy, kinds.StaticBundle:
+		if s.Manifest {
 			m[s.Kind] = s.Namespaced
 		}
 	}

@@ -23,8 +23,10 @@ import (
 // Strategy is everything kube32 knows of one served kind, as
 // kube-apiserver keeps one strategy per resource: its entry in discovery,
 // how an object of it is defaulted and validated, the status a client may
-// not set, the fields it can be selected by, and how a Table prints it.
-// Every served kind has one, in Strategies; nothing else switches on kinds.
+// not set, the fields it can be selected by, how a Table prints it, how a
+// computed kind is computed and a review answered, and whether a manifest
+// may hold it. Every served kind has one, in Strategies; nothing else
+// switches on kinds.
 type Strategy struct {
 	// The scheme entry, as discovery shows it.
 	Group, Version string
@@ -39,11 +41,18 @@ type Strategy struct {
 	// Computed kinds (Endpoints, EndpointSlices, metrics) are made on read
 	// from other objects: read-only, no watch, never stored.
 	Computed bool
+	// Compute makes a computed kind's objects of namespace ("" for all)
+	// from src, at the store's version (computed.go); nil for the others.
+	Compute func(src Sources, namespace string, version int64) []runtime.Object
 	// Status is whether it has a status subresource.
 	Status bool
 	// Review kinds (the SelfSubject…Reviews) answer a create at once and
 	// keep nothing: create only.
 	Review bool
+	// Answer fills in a review's status (reviews.go); nil for the others.
+	Answer func(runtime.Object)
+	// Manifest is whether a manifest file (serve -f, build) may hold it.
+	Manifest bool
 
 	// Default fills in kube-apiserver's defaults; nil when it has none.
 	Default func(runtime.Object)
@@ -76,7 +85,7 @@ type Strategy struct {
 // Strategies is every served kind, in discovery order.
 var Strategies = []*Strategy{
 	{Version: "v1", Name: "namespaces", Singular: "namespace", Kind: kinds.Namespace, ShortNames: []string{"ns"},
-		New: func() runtime.Object { return &corev1.Namespace{} }, Status: true,
+		New: func() runtime.Object { return &corev1.Namespace{} }, Status: true, Manifest: true,
 		Default: defaults(defaultNamespace), Validate: typed(validateNamespace),
 		ResetStatus: namespaceStatus.reset(corev1.NamespaceStatus{Phase: corev1.NamespaceActive}), CopyStatus: namespaceStatus.copy,
 		FieldLabels: namespaceFieldLabels, Fields: typed(namespaceFields), Printer: namespacePrinter},
@@ -85,32 +94,32 @@ var Strategies = []*Strategy{
 		Validate: typed(validateNode), CopyStatus: nodeStatus.copy, // the nodes register themselves, status and all
 		FieldLabels: nodeFieldLabels, Fields: typed(nodeFields), Printer: nodePrinter},
 	{Version: "v1", Name: "pods", Singular: "pod", Kind: kinds.Pod, Namespaced: true, ShortNames: []string{"po"}, Categories: []string{"all"},
-		New: func() runtime.Object { return &corev1.Pod{} }, Status: true,
+		New: func() runtime.Object { return &corev1.Pod{} }, Status: true, Manifest: true,
 		Default: defaults(defaultPod), Validate: typed(validatePod), ValidateUpdate: typedUpdate(validatePodUpdate),
 		ResetStatus: podStatus.reset(corev1.PodStatus{Phase: corev1.PodPending}), CopyStatus: podStatus.copy,
 		FieldLabels: podFieldLabels, Fields: typed(podFields), Printer: podPrinter},
 	{Version: "v1", Name: "services", Singular: "service", Kind: kinds.Service, Namespaced: true, ShortNames: []string{"svc"}, Categories: []string{"all"},
-		New: func() runtime.Object { return &corev1.Service{} }, Status: true,
+		New: func() runtime.Object { return &corev1.Service{} }, Status: true, Manifest: true,
 		Default: defaults(defaultService), Validate: typed(validateService),
 		ResetStatus: serviceStatus.reset(corev1.ServiceStatus{}), CopyStatus: serviceStatus.copy,
 		Printer: servicePrinter},
 	{Version: "v1", Name: "endpoints", Singular: "endpoints", Kind: kinds.Endpoints, Namespaced: true, ShortNames: []string{"ep"},
-		New: func() runtime.Object { return &corev1.Endpoints{} }, Computed: true,
+		New: func() runtime.Object { return &corev1.Endpoints{} }, Computed: true, Compute: computeEndpoints,
 		Printer: endpointsPrinter},
 	{Version: "v1", Name: "events", Singular: "event", Kind: kinds.Event, Namespaced: true, ShortNames: []string{"ev"},
 		New:         func() runtime.Object { return &corev1.Event{} },
 		Validate:    typed(validateEvent),
 		FieldLabels: eventFieldLabels, Fields: typed(eventFields), Printer: eventPrinter},
 	{Group: "discovery.k8s.io", Version: "v1", Name: "endpointslices", Singular: "endpointslice", Kind: kinds.EndpointSlice, Namespaced: true,
-		New: func() runtime.Object { return &discoveryv1.EndpointSlice{} }, Computed: true,
+		New: func() runtime.Object { return &discoveryv1.EndpointSlice{} }, Computed: true, Compute: computeEndpointSlices,
 		Printer: endpointSlicePrinter},
 	{Group: "networking.k8s.io", Version: "v1", Name: "ingresses", Singular: "ingress", Kind: kinds.Ingress, Namespaced: true, ShortNames: []string{"ing"},
-		New: func() runtime.Object { return &networkingv1.Ingress{} }, Status: true,
+		New: func() runtime.Object { return &networkingv1.Ingress{} }, Status: true, Manifest: true,
 		Validate:    typed(validateIngress),
 		ResetStatus: ingressStatus.reset(networkingv1.IngressStatus{}), CopyStatus: ingressStatus.copy,
 		Printer: ingressPrinter},
 	{Group: "networking.k8s.io", Version: "v1", Name: "networkpolicies", Singular: "networkpolicy", Kind: kinds.NetworkPolicy, Namespaced: true, ShortNames: []string{"netpol"},
-		New:     func() runtime.Object { return &networkingv1.NetworkPolicy{} },
+		New: func() runtime.Object { return &networkingv1.NetworkPolicy{} }, Manifest: true,
 		Default: defaults(defaultNetworkPolicy), Validate: typed(validateNetworkPolicy), Warnings: typed(networkPolicyWarnings),
 		Printer: networkPolicyPrinter},
 	{Group: "coordination.k8s.io", Version: "v1", Name: "leases", Singular: "lease", Kind: kinds.Lease, Namespaced: true,
@@ -118,24 +127,24 @@ var Strategies = []*Strategy{
 		Validate: typed(validateLease),
 		Printer:  leasePrinter},
 	{Group: kube32v1.GroupName, Version: "v1", Name: "staticbundles", Singular: "staticbundle", Kind: kinds.StaticBundle, Namespaced: true,
-		New:      func() runtime.Object { return &kube32v1.StaticBundle{} },
+		New: func() runtime.Object { return &kube32v1.StaticBundle{} }, Manifest: true,
 		Validate: typed(validateStaticBundle),
 		Printer:  nameAgePrinter},
-	// Read from the nodes on each request (host/internal/apiserver/metrics.go).
+	// Read from the nodes on each request (Sources.NodeStats).
 	{Group: "metrics.k8s.io", Version: "v1beta1", Name: "nodes", Kind: kinds.NodeMetrics,
-		New: func() runtime.Object { return &metricsv1beta1.NodeMetrics{} }, Computed: true,
+		New: func() runtime.Object { return &metricsv1beta1.NodeMetrics{} }, Computed: true, Compute: computeNodeMetrics,
 		Printer: nameAgePrinter},
 	{Group: "metrics.k8s.io", Version: "v1beta1", Name: "pods", Kind: kinds.PodMetrics, Namespaced: true,
-		New: func() runtime.Object { return &metricsv1beta1.PodMetrics{} }, Computed: true,
+		New: func() runtime.Object { return &metricsv1beta1.PodMetrics{} }, Computed: true, Compute: computePodMetrics,
 		Printer: nameAgePrinter},
 	{Group: "authentication.k8s.io", Version: "v1", Name: "selfsubjectreviews", Singular: "selfsubjectreview", Kind: kinds.SelfSubjectReview,
-		New: func() runtime.Object { return &authenticationv1.SelfSubjectReview{} }, Review: true,
+		New: func() runtime.Object { return &authenticationv1.SelfSubjectReview{} }, Review: true, Answer: defaults(answerSelfSubjectReview),
 		Printer: nameAgePrinter},
 	{Group: "authorization.k8s.io", Version: "v1", Name: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview", Kind: kinds.SelfSubjectAccessReview,
-		New: func() runtime.Object { return &authorizationv1.SelfSubjectAccessReview{} }, Review: true,
+		New: func() runtime.Object { return &authorizationv1.SelfSubjectAccessReview{} }, Review: true, Answer: defaults(answerAccessReview),
 		Printer: nameAgePrinter},
 	{Group: "authorization.k8s.io", Version: "v1", Name: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview", Kind: kinds.SelfSubjectRulesReview,
-		New: func() runtime.Object { return &authorizationv1.SelfSubjectRulesReview{} }, Review: true,
+		New: func() runtime.Object { return &authorizationv1.SelfSubjectRulesReview{} }, Review: true, Answer: defaults(answerRulesReview),
 		Printer: nameAgePrinter},
 }
 
@@ -180,7 +189,7 @@ func (s *Strategy) FieldSet(obj runtime.Object) fields.Set {
 	return set
 }
 
-// typed, defaults and typedUpdate let the table above name each kind's
+// typed, defaults (any func of one object) and typedUpdate let the table above name each kind's
 // functions on its own Go type.
 func typed[T runtime.Object, R any](f func(T) R) func(runtime.Object) R {
 	return func(o runtime.Object) R { return f(o.(T)) }

@@ -11,21 +11,19 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/metricsv1beta1"
 	"github.com/kube32/kube32/host/internal/kinds"
-	"github.com/kube32/kube32/host/internal/store"
 )
 
 // The Metrics API (metrics.k8s.io/v1beta1, docs/kubectl.md), as
 // metrics-server serves it: on each read the API server asks every node
 // for its stats on abi.NodeStatsPath of its kubelet endpoint (the pod port
 // its Node reports), the same way for the control plane and for workers in
-// this process or another. A node that does not answer has no metrics, as
-// with metrics-server; its pods neither.
+// this process or another, and the metrics kinds' strategies make their
+// objects of them (host/internal/admission/computed.go). A node that does
+// not answer has no metrics, as with metrics-server; its pods neither.
 
 // statsTimeout bounds one node's answer.
 const statsTimeout = 2 * time.Second
@@ -89,57 +87,4 @@ func fetchStats(addr string) (*metricsv1beta1.NodeStats, error) {
 	}
 	st := &metricsv1beta1.NodeStats{}
 	return st, json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 4<<20)).Decode(st)
-}
-
-// nodeMetrics is every answering node's NodeMetrics, with its Node's
-// labels.
-func (s *Server) nodeMetrics() []runtime.Object {
-	var out []runtime.Object
-	for _, st := range s.nodeStats() {
-		o, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Node, Name: st.Node.Name})
-		if !ok {
-			continue
-		}
-		m := st.Node
-		m.TypeMeta = metav1.TypeMeta{Kind: kinds.NodeMetrics, APIVersion: metricsv1beta1.GroupVersion}
-		m.Labels = o.(*corev1.Node).Labels
-		m.CreationTimestamp = metav1.Now()
-		out = append(out, &m)
-	}
-	return out
-}
-
-// podMetrics is the PodMetrics of namespace ("" for all) that their Pods'
-// nodes report, with the Pods' labels and the board time their nodes give
-// (abi.AnnotationBoardTime, for the web view): a pod the store no longer
-// binds to the node that reports it is left out.
-func (s *Server) podMetrics(namespace string) []runtime.Object {
-	var out []runtime.Object
-	for _, st := range s.nodeStats() {
-		for _, m := range st.Pods {
-			if namespace != "" && m.Namespace != namespace {
-				continue
-			}
-			o, ok := s.cfg.Store.Get(store.Key{Kind: kinds.Pod, Namespace: m.Namespace, Name: m.Name})
-			if !ok || o.(*corev1.Pod).Spec.NodeName != st.Node.Name {
-				continue
-			}
-			m.TypeMeta = metav1.TypeMeta{Kind: kinds.PodMetrics, APIVersion: metricsv1beta1.GroupVersion}
-			m.Labels = o.(*corev1.Pod).Labels
-			m.Annotations = boardTimeOnly(m.Annotations)
-			m.CreationTimestamp = metav1.Now()
-			out = append(out, &m)
-		}
-	}
-	return out
-}
-
-// boardTimeOnly keeps of a node's annotations on a PodMetrics the one the
-// Metrics API passes on, abi.AnnotationBoardTime.
-func boardTimeOnly(annotations map[string]string) map[string]string {
-	v, ok := annotations[abi.AnnotationBoardTime]
-	if !ok {
-		return nil
-	}
-	return map[string]string{abi.AnnotationBoardTime: v}
 }

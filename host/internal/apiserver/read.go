@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kube32/kube32/host/internal/admission"
 	"github.com/kube32/kube32/host/internal/apiauth"
-	"github.com/kube32/kube32/host/internal/kinds"
-	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
 )
 
@@ -77,36 +75,15 @@ func (req request) key() store.Key {
 }
 
 // objects lists a resource's objects in namespace ("" for all) and the
-// resourceVersion they are at; computed resources are computed now.
+// resourceVersion they are at; computed resources are computed now, by
+// their strategy.
 func (s *Server) objects(res *resource, namespace string) ([]runtime.Object, int64) {
-	switch res.Kind {
-	case kinds.Endpoints:
+	if res.Computed {
 		version := s.cfg.Store.Version()
-		return atVersion(service.NamespaceEndpoints(s.cfg.Store, namespace), version), version
-	case kinds.EndpointSlice:
-		version := s.cfg.Store.Version()
-		return atVersion(service.NamespaceEndpointSlices(s.cfg.Store, namespace), version), version
-	case kinds.NodeMetrics:
-		return s.nodeMetrics(), s.cfg.Store.Version()
-	case kinds.PodMetrics:
-		return s.podMetrics(namespace), s.cfg.Store.Version()
+		return res.Compute(admission.Sources{Store: s.cfg.Store, NodeStats: s.nodeStats}, namespace, version), version
 	}
 	// Read-only use (filtering, encoding): the store's own objects will do.
 	return s.cfg.Store.ListShared(res.Kind, namespace)
-}
-
-// atVersion stamps computed objects with the store's version they were
-// computed at.
-func atVersion[T interface {
-	runtime.Object
-	metav1.Object
-}](objs []T, version int64) []runtime.Object {
-	var out []runtime.Object
-	for _, o := range objs {
-		o.SetResourceVersion(strconv.FormatInt(version, 10))
-		out = append(out, o)
-	}
-	return out
 }
 
 // get returns one object of a request, or NotFound.

@@ -10,21 +10,10 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/kube32/kube32/host/internal/apiauth"
-	"github.com/kube32/kube32/host/internal/kinds"
 )
 
-// The self-subject reviews, answered as a single-user cluster does
-// (docs/kubectl.md): whoever got past the token check (or anyone, when the
-// cluster has no token) is the cluster's one user, who may do everything.
-// So `kubectl auth can-i` says yes and `kubectl auth whoami` names that
-// user.
-
-// userName and userGroups are who the API server says its one user is.
-const userName = "kube32-admin"
-
-var userGroups = []string{"system:masters", "system:authenticated"}
-
-// serveReview answers a POST to a review resource with its status filled.
+// serveReview answers a POST to a review resource with its status filled
+// by its strategy (host/internal/admission/reviews.go).
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request) error {
 	if r.Method != http.MethodPost || req.name != "" || req.subresource != "" {
 		return methodNotAllowed(req.res, verbOf(r.Method, req.name))
@@ -33,34 +22,11 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, req request
 	if err != nil {
 		return err
 	}
-	var review any
-	switch req.res.Kind {
-	case kinds.SelfSubjectAccessReview:
-		ssar := &authorizationv1.SelfSubjectAccessReview{}
-		if err := decodeReview(data, req, ssar); err != nil {
-			return err
-		}
-		ssar.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: true,
-			Reason: "kube32 has one user, who may do everything"}
-		review = ssar
-	case kinds.SelfSubjectRulesReview:
-		ssrr := &authorizationv1.SelfSubjectRulesReview{}
-		if err := decodeReview(data, req, ssrr); err != nil {
-			return err
-		}
-		ssrr.Status = authorizationv1.SubjectRulesReviewStatus{
-			ResourceRules:    []authorizationv1.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
-			NonResourceRules: []authorizationv1.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
-		}
-		review = ssrr
-	default: // SelfSubjectReview
-		ssr := &authenticationv1.SelfSubjectReview{}
-		if err := decodeReview(data, req, ssr); err != nil {
-			return err
-		}
-		ssr.Status.UserInfo = authenticationv1.UserInfo{Username: userName, Groups: userGroups}
-		review = ssr
+	review := req.res.New()
+	if err := decodeReview(data, req, review); err != nil {
+		return err
 	}
+	req.res.Answer(review)
 	writeJSON(w, http.StatusCreated, review)
 	return nil
 }

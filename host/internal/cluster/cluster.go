@@ -177,7 +177,9 @@ type Cluster struct {
 	wg          sync.WaitGroup
 }
 
-// Start listens on the three ports, applies the objects and starts the pods.
+// Start listens on the four ports of the control plane (the Ingress, the
+// pod port, the API over HTTP and over HTTPS), applies the objects and
+// starts the pods.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.NodeIP == "" {
 		opts.NodeIP = "127.0.0.1"

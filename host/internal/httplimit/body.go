@@ -16,11 +16,11 @@ import (
 // callback slot only once the body is there, so a client that sends slowly
 // holds a goroutine and a socket, never the pod. A larger body is answered
 // 413, a body that does not arrive within the server's BodyTimeout 408.
-// A body an earlier ReadBody read (the Ingress's, in front of the pod's) is
-// passed on as it is.
+// A body already in memory (InMemory: the Ingress's ReadBody, in front of
+// the pod's) is passed on as it is.
 func ReadBody(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, read := r.Body.(*readBody); read || r.Body == nil || r.Body == http.NoBody {
+		if InMemory(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -45,6 +45,19 @@ func ReadBody(h http.Handler) http.Handler {
 		r.GetBody = func() (io.ReadCloser, error) { return newReadBody(b), nil }
 		h.ServeHTTP(w, r)
 	})
+}
+
+// InMemory reports whether r's body is in memory: there is none, or
+// ReadBody read it. Only then does reading it never block, is its
+// ContentLength exact, and does r.GetBody (when there is a body) give it
+// again, as often as another pod needs it. The one test of it for the
+// node's servers, the Ingress and the pod runtime alike.
+func InMemory(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	_, read := r.Body.(*readBody)
+	return read
 }
 
 // readAll reads r to its end like io.ReadAll, into a buffer sized at once

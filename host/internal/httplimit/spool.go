@@ -1,7 +1,6 @@
 package httplimit
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"os"
@@ -28,8 +27,7 @@ import (
 // which sends the rest and frees its memory and file, on every path.
 type Spool struct {
 	w      http.ResponseWriter
-	rc     http.ResponseController
-	ctx    context.Context // the request's, for ResetOnClose
+	stall  Stall // the client's deadlines, under mu
 	flush  bool
 	budget *SpoolBudget
 
@@ -48,7 +46,6 @@ type Spool struct {
 	fileRead, fileWrite, fileSize int64
 	noFile                        bool // no file could be made or written: memory only
 	closed                        bool // the writer is done
-	armed                         bool // the connection resets when it closes
 	err                           error
 	started                       bool          // the sender runs on a goroutine of its own
 	wake, room                    chan struct{} // the sender's and the writer's signals
@@ -96,7 +93,8 @@ var errRoomTimeout = errors.New("the client took none of the buffered answer in 
 // w, the ResponseWriter of r; flush sends each write at once (an event
 // stream, IsEventStream).
 func (s *Spool) Init(w http.ResponseWriter, r *http.Request, flush bool) {
-	*s = Spool{w: w, rc: *http.NewResponseController(w), ctx: r.Context(), flush: flush, budget: spools}
+	*s = Spool{w: w, flush: flush, budget: spools}
+	s.stall.Init(w, r)
 	s.pieces = s.first[:0]
 }
 
@@ -154,9 +152,7 @@ func (s *Spool) Abort(err error) {
 	if s.err == nil {
 		s.err = err
 	}
-	ResetOnClose(s.ctx, true)
-	s.armed = true
-	_ = s.rc.SetWriteDeadline(time.Now())
+	s.stall.Drop()
 	s.mu.Unlock()
 	signal(s.wake)
 }
@@ -178,12 +174,9 @@ func (s *Spool) Finish() {
 		s.send()
 	}
 	s.release()
-	if s.err == nil {
-		if s.armed {
-			ResetOnClose(s.ctx, false)
-		}
-		_ = s.rc.SetWriteDeadline(time.Now().Add(WriteStallTimeout))
-	}
+	s.mu.Lock()
+	s.stall.Lift(WriteStallTimeout)
+	s.mu.Unlock()
 }
 
 // send writes the spool to the client until it is finished and empty, or
@@ -210,15 +203,8 @@ func (s *Spool) send() {
 			chunk = s.pieces[0][s.sent:]
 		}
 		readAt := s.fileRead
-		// net/http closes the connection at once when a write fails: make
-		// that close a reset, which drops what the kernel still holds for
-		// the client. Armed under the lock, so that Abort's deadline is
-		// never undone.
-		if !s.armed {
-			s.armed = true
-			ResetOnClose(s.ctx, true)
-		}
-		_ = s.rc.SetWriteDeadline(time.Now().Add(WriteStallTimeout))
+		// Armed under the lock, so that Abort's Drop is never undone.
+		s.stall.Arm(WriteStallTimeout)
 		s.mu.Unlock()
 
 		var err error
@@ -230,7 +216,7 @@ func (s *Spool) send() {
 			n, err = s.w.Write(chunk)
 		}
 		if err == nil && s.flush {
-			err = s.rc.Flush()
+			err = s.stall.Flush()
 		}
 
 		s.mu.Lock()
@@ -248,7 +234,7 @@ func (s *Spool) send() {
 			}
 			// The answer cannot be finished: what net/http would still
 			// send fails at once, and the connection resets.
-			_ = s.rc.SetWriteDeadline(time.Now())
+			s.stall.Drop()
 		}
 		s.mu.Unlock()
 		signal(s.room)

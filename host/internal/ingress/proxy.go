@@ -1,7 +1,6 @@
 package ingress
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +52,7 @@ func proxyToNode(w http.ResponseWriter, r *http.Request, b svcs.Backend) error {
 	guarded, lift := guardStalls(w, r)
 	defer lift()
 	if err := copyAnswer(guarded, resp); err != nil {
-		abortAnswer(r)
+		abortAnswer()
 	}
 	return nil
 }
@@ -67,7 +66,8 @@ func podMissing(resp *http.Response, b svcs.Backend) bool {
 // hopRequest is r as it goes to pod b: the client's header without the
 // forwarding fields it sent (X-Forwarded-*, Forwarded) and with the
 // proxy's own, the query cleaned of what does not parse, the body from
-// r.GetBody (in memory, for another pod to take it if this one cannot).
+// r.GetBody: in memory (httplimit.InMemory, which serviceBackend makes
+// sure of), for another pod to take it if this one cannot.
 func hopRequest(w http.ResponseWriter, r *http.Request, b svcs.Backend) (*nodehop.Request, error) {
 	req := &nodehop.Request{Method: r.Method, Target: requestTarget(r.URL), Host: r.Host, Pod: b.ID(), Header: r.Header,
 		ContentLength: r.ContentLength}
@@ -86,17 +86,10 @@ func hopRequest(w http.ResponseWriter, r *http.Request, b svcs.Backend) (*nodeho
 	if httpguts.HeaderValuesContainsToken(r.Header["Te"], "trailers") {
 		req.Set = append(req.Set, nodehop.Field{Name: "Te", Value: "trailers"})
 	}
-	if r.GetBody != nil && r.ContentLength != 0 {
+	if r.GetBody != nil && r.ContentLength > 0 {
 		body, err := r.GetBody()
 		if err != nil {
 			return nil, err
-		}
-		if req.ContentLength < 0 {
-			data, err := io.ReadAll(body)
-			if err != nil {
-				return nil, err
-			}
-			body, req.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
 		}
 		req.Body = body
 	} else {

@@ -1,9 +1,7 @@
 package ingress
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -13,7 +11,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/abi"
-	kpod "github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/host/internal/httplimit"
 	svcs "github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
 )
@@ -57,10 +55,18 @@ func (b *serviceBackend) pods() []svcs.Backend {
 }
 
 func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The body goes to a pod of either node, and to the next pod when a
+	// node cannot be reached, only from memory: the controller reads it
+	// first (httplimit.ReadBody, in backend), and so does this when
+	// served some other way.
+	if !httplimit.InMemory(r) {
+		httplimit.ReadBody(b).ServeHTTP(w, r)
+		return
+	}
 	// Only nodes set the call chain: a client's would make its pod's calls
 	// fail with K32_ERR_LOOP.
 	r.Header.Del(abi.HeaderCallChain)
-	kpod.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
+	abi.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
 	var unreachable error
 	for _, be := range b.order() {
 		// The pod runs on the control plane: call its k32_handle in-process.
@@ -74,12 +80,6 @@ func (b *serviceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		// The pod runs on a worker: proxy to its node's pod HTTP server,
 		// or on to the next pod if the node cannot be reached.
-		if unreachable == nil {
-			if err := replayable(r); err != nil {
-				writeError(w, http.StatusBadRequest, map[string]string{"error": "request body unreadable", "reason": err.Error()})
-				return
-			}
-		}
 		noteBackend(w, be)
 		if unreachable = proxyToNode(w, r, be); unreachable == nil {
 			return
@@ -123,22 +123,6 @@ func rotate(s []svcs.Backend, i int) {
 	slices.Reverse(s[:i])
 	slices.Reverse(s[i:])
 	slices.Reverse(s)
-}
-
-// replayable makes r's body one that can be sent again to another pod:
-// r.GetBody as the server left it, or the body read into memory.
-func replayable(r *http.Request) error {
-	if r.GetBody != nil || r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	data, err := io.ReadAll(r.Body)
-	r.Body.Close()
-	if err != nil {
-		return err
-	}
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	r.Body, _ = r.GetBody()
-	return nil
 }
 
 // resolveServiceBackend finds the Service a backend names in namespace and

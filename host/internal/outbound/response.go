@@ -149,7 +149,7 @@ func bodyReader(r *bufio.Reader, header http.Header) (io.Reader, int64, error) {
 	return r, length, nil
 }
 
-// readBody copies at most respCap bytes of body. With a known length it
+// ReadBody copies at most respCap bytes of body. With a known length it
 // knows at once whether the body fits; otherwise it reads one byte more
 // than respCap to learn that the body exceeds it, and stops there.
 func ReadBody(body io.Reader, length int64, respCap int) ([]byte, bool, error) {

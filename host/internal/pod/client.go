@@ -17,7 +17,8 @@ import (
 // client that does not read costs the pod nothing. Past the spool's limits
 // the pod's writes wait for the client, at most one callback deadline
 // (HandlerTimeout) in all, which does not count against the pod's own
-// deadline (holdDeadline); past it the connection is dropped with a reset,
+// deadline (holdDeadline); past it the connection is dropped with a reset
+// (httplimit.Stall, the node's one guard of slow clients),
 // the write returns an error (K32_ERR_IO to the guest), later writes are
 // discarded at once, and the callback ends as the guest decides: no 504,
 // no restart (docs/serve.md, "Hostile clients"). An in-process call's
@@ -27,11 +28,10 @@ type clientWriter struct {
 	http.ResponseWriter
 	pod       *Pod
 	req       *http.Request
-	rc        http.ResponseController
-	deadlines bool          // the writer has a connection whose deadlines can be set
-	left      time.Duration // of the client's time to take the answer
-	gone      error         // the write that dropped the client failed with it
-	armed     bool          // the connection resets if it closes
+	stall     httplimit.Stall // the client's deadlines, when it has them
+	deadlines bool            // the writer has a connection whose deadlines can be set
+	left      time.Duration   // of the client's time to take the answer
+	gone      error           // the write that dropped the client failed with it
 
 	status  int   // the answer's final status, once its head is written
 	length  int64 // the Content-Length the head declares, -1 for none
@@ -46,8 +46,10 @@ var errClientGone = errors.New("the client did not take the response in time")
 
 // init readies c, which handleCall holds, for a callback of p.
 func (c *clientWriter) init(p *Pod, w http.ResponseWriter, r *http.Request) {
-	*c = clientWriter{ResponseWriter: w, pod: p, req: r, rc: *http.NewResponseController(w),
-		deadlines: hasDeadlines(w), left: p.timeout}
+	*c = clientWriter{ResponseWriter: w, pod: p, req: r, deadlines: hasDeadlines(w), left: p.timeout}
+	if c.deadlines {
+		c.stall.Init(w, r)
+	}
 }
 
 // hasDeadlines reports whether w, or a writer it wraps, can set its
@@ -147,15 +149,7 @@ func (c *clientWriter) writeThrough(b []byte) (int, error) {
 	held := c.pod.holdDeadline()
 	defer c.pod.resumeDeadline(held)
 	if c.deadlines { // in-process writes never block
-		// net/http closes the connection at once when a write fails:
-		// make that close a reset, which drops what the kernel still
-		// holds for the client (httplimit.ResetOnClose costs no system
-		// call until the close).
-		if !c.armed {
-			c.armed = true
-			httplimit.ResetOnClose(c.req.Context(), true)
-		}
-		_ = c.rc.SetWriteDeadline(time.Now().Add(c.left))
+		c.stall.Arm(c.left)
 	}
 	start := time.Now()
 	n, err := c.ResponseWriter.Write(b)
@@ -176,11 +170,7 @@ func (c *clientWriter) drop(err error) {
 		return
 	}
 	if c.deadlines {
-		if !c.armed {
-			c.armed = true
-			httplimit.ResetOnClose(c.req.Context(), true)
-		}
-		_ = c.rc.SetWriteDeadline(time.Now()) // the buffered rest fails at once too
+		c.stall.Drop() // the buffered rest fails at once too
 	}
 }
 
@@ -191,10 +181,7 @@ func (c *clientWriter) finish() {
 	if c.gone != nil || !c.deadlines || c.started {
 		return
 	}
-	if c.armed {
-		httplimit.ResetOnClose(c.req.Context(), false)
-	}
-	_ = c.rc.SetWriteDeadline(time.Now().Add(max(c.left, time.Second)))
+	c.stall.Lift(max(c.left, time.Second))
 }
 
 // send sends what the spool still holds, once the callback is over and

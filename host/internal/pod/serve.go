@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/host/internal/httplimit"
 )
 
 // handleCall is what one k32_handle callback needs, in one allocation.
@@ -56,11 +59,11 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// can. The node's ports read the body before (httplimit.ReadBody), so
 	// only a pod served some other way needs it. Writes to the client have
 	// deadlines of their own (clientWriter).
-	if cw.deadlines && !bodyInMemory(r) {
-		_ = cw.rc.SetReadDeadline(time.Now().Add(p.timeout + time.Second))
+	if cw.deadlines && !httplimit.InMemory(r) {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(p.timeout + time.Second))
 	}
 
-	DropReservedCookies(r.Header)
+	abi.DropReservedCookies(r.Header)
 	st := &c.st
 	*st = callState{req: r, w: cw, header: p.respQueue.take(), queue: &p.respQueue}
 	if fromClient {
@@ -85,17 +88,6 @@ func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The pod is free: the client takes the rest of its answer at its pace.
 	releaseInterpreter()
 	cw.send()
-}
-
-// bodyInMemory reports whether reading r's body cannot block: there is
-// none, or it is read already (a bytes.Reader, as httplimit.ReadBody's).
-// Any other body counts as one that may block.
-func bodyInMemory(r *http.Request) bool {
-	if r.Body == nil || r.Body == http.NoBody {
-		return true
-	}
-	_, ok := r.Body.(interface{ Len() int })
-	return ok
 }
 
 // finishHandle sends what k32_handle's result asks for (docs/abi.md, "Pod

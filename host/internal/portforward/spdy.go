@@ -9,7 +9,6 @@ import (
 	"k8s.io/streaming/pkg/httpstream/spdy"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/host/internal/pod"
 )
 
 // Ping is how often a session's connection is pinged, so that an idle one
@@ -36,7 +35,7 @@ func (f *Session) ServeSPDY(w http.ResponseWriter, r *http.Request) {
 func fromClient(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(abi.HeaderCallChain) // only nodes set it
-		pod.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
+		abi.DropReservedCookies(r.Header) // the token stays on this node (docs/ui.md)
 		h.ServeHTTP(w, r)
 	})
 }
