@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // The module budgets (abi.FunctionLocalsMax and the constants beside it;
@@ -62,19 +63,19 @@ type figures struct {
 
 // over records that at exceeds a budget and fails r, which ends what r
 // reads.
-func (s *scanner) over(r *reader, at place, what, limit string, max int64) {
+func (s *scanner) over(r *wasmbin.Reader, at place, what, limit string, max int64) {
 	if len(s.overBudget) < maxOverBudget || at.kind != "function" {
 		s.overBudget = append(s.overBudget, overBudget{at, what, limit, max})
 	} else {
 		s.overMore++
 	}
-	if r.err == nil {
-		r.err = errOverBudget
+	if r.Err() == nil {
+		r.Stop(errOverBudget)
 	}
 }
 
 // count checks a module-wide count against its budget.
-func (s *scanner) count(r *reader, n uint64, what, limit string, max int64) {
+func (s *scanner) count(r *wasmbin.Reader, n uint64, what, limit string, max int64) {
 	if n > uint64(max) {
 		s.over(r, place{kind: "module"}, fmt.Sprintf("has %d %s, over", n, what), limit, max)
 	}
@@ -96,7 +97,7 @@ func (fs *featureScan) budgetProblems() (problems, limits []string) {
 // functionBody reads one function's body, size bytes that the code
 // section's reader r has moved past: its size and locals against their
 // budgets, then its code, then the module's compile weight.
-func (s *scanner) functionBody(r, body *reader, at place, size uint32) {
+func (s *scanner) functionBody(r, body *wasmbin.Reader, at place, size uint32) {
 	s.fig.bodyBytes = max(s.fig.bodyBytes, uint64(size))
 	if size > abi.FunctionBytesMax {
 		s.over(body, at, fmt.Sprintf("is %d bytes long, over", size), budgetBody, abi.FunctionBytesMax)
@@ -106,8 +107,8 @@ func (s *scanner) functionBody(r, body *reader, at place, size uint32) {
 	// bytes, and costs no more to count. At most FunctionBytesMax groups
 	// of at most 2^32-1 each: the sum cannot overflow.
 	var locals uint64
-	for groups := body.u32(); groups > 0 && body.err == nil; groups-- {
-		locals += uint64(body.u32())
+	for groups := body.U32(); groups > 0 && body.Err() == nil; groups-- {
+		locals += uint64(body.U32())
 		s.valType(body, at, "local", false)
 	}
 	s.fig.locals = max(s.fig.locals, locals)
@@ -119,17 +120,17 @@ func (s *scanner) functionBody(r, body *reader, at place, size uint32) {
 	if s.fig.totalLocals > abi.ModuleLocalsMax {
 		s.over(r, place{kind: "module"}, fmt.Sprintf("declares %d locals in its functions up to %s, over",
 			s.fig.totalLocals, s.describe(at)), budgetAllLocals, abi.ModuleLocalsMax)
-		body.err = errOverBudget
+		body.Stop(errOverBudget)
 		return
 	}
 	s.fig.blocks, s.fig.brTableWeight = 0, 0
 	if s.lay != nil {
-		s.lay.Bodies = append(s.lay.Bodies, Body{Start: body.base, Code: body.offset(), End: body.base + len(body.b)})
+		s.lay.Bodies = append(s.lay.Bodies, Body{Start: body.Start(), Code: body.Offset(), End: body.End()})
 	}
 	s.inBody = true
 	s.expr(body, at)
 	s.inBody = false
-	if body.err != nil { // over a budget of its own, or not decodable
+	if body.Err() != nil { // over a budget of its own, or not decodable
 		return
 	}
 	// At most FunctionBytesMax blocks and BrTableTargetsMax² per byte:
@@ -142,13 +143,13 @@ func (s *scanner) functionBody(r, body *reader, at place, size uint32) {
 	if s.fig.weight > abi.CompileWeightMax {
 		s.over(r, place{kind: "module"}, fmt.Sprintf("weighs %d to compile up to %s (%s weighs %d), over",
 			s.fig.weight, s.describe(at), s.describe(s.fig.heaviest), s.fig.heaviestWeight), budgetWeight, abi.CompileWeightMax)
-		body.err = errOverBudget
+		body.Stop(errOverBudget)
 	}
 }
 
 // enterBlock counts a block, loop or if (weight: an if counts twice, for
 // its two arms) and checks the depth it opens.
-func (s *scanner) enterBlock(r *reader, at place, depth int, isIf bool) bool {
+func (s *scanner) enterBlock(r *wasmbin.Reader, at place, depth int, isIf bool) bool {
 	s.fig.blocks++
 	if isIf {
 		s.fig.blocks++
@@ -162,7 +163,7 @@ func (s *scanner) enterBlock(r *reader, at place, depth int, isIf bool) bool {
 }
 
 // brTableWithin checks the targets of a br_table before they are read.
-func (s *scanner) brTableWithin(r *reader, at place, targets uint32) bool {
+func (s *scanner) brTableWithin(r *wasmbin.Reader, at place, targets uint32) bool {
 	s.fig.brTable = max(s.fig.brTable, uint64(targets))
 	if targets > abi.BrTableTargetsMax {
 		s.over(r, at, fmt.Sprintf("has a br_table of %d targets, over", targets), budgetBrTable, abi.BrTableTargetsMax)
@@ -174,7 +175,7 @@ func (s *scanner) brTableWithin(r *reader, at place, targets uint32) bool {
 
 // tableSize checks the initial size of a table, which a node allocates
 // when the module starts.
-func (s *scanner) tableSize(r *reader, at place, entries uint64) {
+func (s *scanner) tableSize(r *wasmbin.Reader, at place, entries uint64) {
 	s.fig.tableEntries = max(s.fig.tableEntries, entries)
 	if entries > abi.TableEntriesMax {
 		s.over(r, at, fmt.Sprintf("starts with %d entries, over", entries), budgetTable, abi.TableEntriesMax)

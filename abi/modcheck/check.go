@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -56,9 +57,6 @@ type Error struct {
 // Error joins the problems with "; ".
 func (e *Error) Error() string { return strings.Join(e.Problems, "; ") }
 
-// wasmMagic opens every WebAssembly binary.
-var wasmMagic = []byte("\x00asm")
-
 // Check scans wasm for post-MVP features and the module budgets
 // (abi.FunctionLocalsMax and the rest), compiles it (wazero interpreter:
 // fast) and checks it against the ABI: no feature outside opts.Features,
@@ -72,7 +70,7 @@ var wasmMagic = []byte("\x00asm")
 // binary.
 func Check(ctx context.Context, wasm []byte, opts Options) (Report, error) {
 	rep := Report{ModuleBytes: len(wasm)}
-	if !bytes.HasPrefix(wasm, wasmMagic) {
+	if !bytes.HasPrefix(wasm, []byte(wasmbin.Magic)) {
 		return rep, fmt.Errorf("not a WebAssembly binary: it does not start with \\0asm (%d bytes)", len(wasm))
 	}
 	// The scan goes first: wazero runs some features the boards do not and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube32/kube32/abi/wasmbin"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -79,7 +80,7 @@ func TestCheckMemoryWithinLimitPasses(t *testing.T) {
 func TestCheckRejectsBadBinaries(t *testing.T) {
 	for name, wasm := range map[string][]byte{
 		"not wasm":  []byte("hello, world"),
-		"truncated": []byte("\x00asm\x01\x00\x00\x00\x01\x05"),
+		"truncated": []byte(wasmbin.Header + "\x01\x05"),
 		"empty":     nil,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // The feature scan walks a module's sections and every instruction of its
@@ -90,20 +91,20 @@ func scanWith(wasm []byte, lay *layoutScan) (*featureScan, error) {
 		seen:        map[featureKey]bool{},
 		lay:         lay,
 	}
-	r := &reader{b: wasm}
-	if r.bytes(4); string(r.bytes(4)) != "\x01\x00\x00\x00" { // magic, version 1
+	r := wasmbin.NewReader(wasm)
+	if r.Bytes(4); string(r.Bytes(4)) != "\x01\x00\x00\x00" { // magic, version 1
 		return nil, fmt.Errorf("%w: not version 1 of the binary format", errMalformed)
 	}
-	for r.err == nil && r.more() {
+	for r.Err() == nil && r.More() {
 		if s.fig.sections++; s.fig.sections > abi.SectionsMax {
 			s.over(r, place{kind: "module"}, "has more sections than", budgetSections, abi.SectionsMax)
 			break
 		}
-		start := r.offset()
-		id := r.byte()
-		size := r.u32()
+		start := r.Offset()
+		id := r.Byte()
+		size := r.U32()
 		if lay != nil {
-			lay.Sections = append(lay.Sections, Section{ID: id, Start: start, Payload: r.offset(), End: r.offset() + int(size)})
+			lay.Sections = append(lay.Sections, Section{ID: id, Start: start, Payload: r.Offset(), End: r.Offset() + int(size)})
 		}
 		if id == 10 {
 			s.fig.codeBytes = uint64(size)
@@ -112,26 +113,26 @@ func scanWith(wasm []byte, lay *layoutScan) (*featureScan, error) {
 				break
 			}
 		}
-		body := r.sub(int(size))
-		if r.err != nil {
+		body := r.Sub(int(size))
+		if r.Err() != nil {
 			break
 		}
 		s.section(id, body)
-		if errors.Is(body.err, errOverBudget) {
+		if errors.Is(body.Err(), errOverBudget) {
 			return &s.featureScan, nil // the rest is not read
 		}
-		if body.err != nil {
-			return nil, fmt.Errorf("%w: section %d at offset %d: %v", errMalformed, id, body.base, body.err)
+		if body.Err() != nil {
+			return nil, fmt.Errorf("%w: section %d at offset %d: %v", errMalformed, id, body.Start(), body.Err())
 		}
-		if body.more() {
-			return nil, fmt.Errorf("%w: section %d at offset %d: %d bytes left over", errMalformed, id, body.base, len(body.b)-body.pos)
+		if body.More() {
+			return nil, fmt.Errorf("%w: section %d at offset %d: %d bytes left over", errMalformed, id, body.Start(), body.Len())
 		}
 	}
-	if errors.Is(r.err, errOverBudget) {
+	if errors.Is(r.Err(), errOverBudget) {
 		return &s.featureScan, nil
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("%w: %v", errMalformed, r.err)
+	if r.Err() != nil {
+		return nil, fmt.Errorf("%w: %v", errMalformed, r.Err())
 	}
 	if lay != nil {
 		lay.ImportedGlobals = uint32(len(s.globalsMut)) - lay.Globals
@@ -154,7 +155,7 @@ func (s *scanner) use(f abi.WasmFeature, at place, what string) {
 	s.uses = append(s.uses, featureUse{f, at, what})
 }
 
-func (s *scanner) section(id byte, r *reader) {
+func (s *scanner) section(id byte, r *wasmbin.Reader) {
 	switch id {
 	case 0:
 		s.custom(r)
@@ -163,18 +164,18 @@ func (s *scanner) section(id byte, r *reader) {
 	case 2:
 		s.importSection(r)
 	case 3:
-		n := r.u32()
+		n := r.U32()
 		s.fig.functions = uint64(s.funcImports) + uint64(n)
 		s.count(r, s.fig.functions, "functions", budgetFunctions, abi.FunctionsMax)
-		for ; n > 0 && r.err == nil; n-- {
-			r.u32()
+		for ; n > 0 && r.Err() == nil; n-- {
+			r.U32()
 		}
 	case 4:
-		for i, n := uint32(0), r.u32(); i < n && r.err == nil; i++ {
+		for i, n := uint32(0), r.U32(); i < n && r.Err() == nil; i++ {
 			at := place{kind: "table", index: uint32(s.tables)}
-			withInit := r.peek() == 0x40
+			withInit := r.Peek() == 0x40
 			if withInit {
-				r.bytes(2) // 0x40 0x00
+				r.Bytes(2) // 0x40 0x00
 				s.use(abi.FeatureGC, at, "table with an initializer")
 			}
 			s.valType(r, at, "table", true)
@@ -185,18 +186,18 @@ func (s *scanner) section(id byte, r *reader) {
 			s.tables++
 		}
 	case 5:
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
+		for n := r.U32(); n > 0 && r.Err() == nil; n-- {
 			s.limits(r, place{kind: "memory", index: uint32(s.memories)}, true)
 			s.memories++
 		}
 	case 6:
-		n := r.u32()
+		n := r.U32()
 		s.fig.globals = uint64(len(s.globalsMut)) + uint64(n)
 		s.count(r, s.fig.globals, "globals", budgetGlobals, abi.GlobalsMax)
-		for ; n > 0 && r.err == nil; n-- {
+		for ; n > 0 && r.Err() == nil; n-- {
 			at := place{kind: "global", index: uint32(len(s.globalsMut))}
 			s.valType(r, at, "global", false)
-			s.globalsMut = append(s.globalsMut, r.byte() == 1)
+			s.globalsMut = append(s.globalsMut, r.Byte() == 1)
 			s.expr(r, at)
 			if s.lay != nil {
 				s.lay.Globals++
@@ -205,7 +206,7 @@ func (s *scanner) section(id byte, r *reader) {
 	case 7:
 		s.exportSection(r)
 	case 8:
-		r.u32()
+		r.U32()
 	case 9:
 		s.elemSection(r)
 	case 10:
@@ -213,59 +214,59 @@ func (s *scanner) section(id byte, r *reader) {
 	case 11:
 		s.dataSection(r)
 	case 12:
-		r.u32()
+		r.U32()
 		s.use(abi.FeatureBulkMemory, place{kind: "section", name: "data count"}, "data count section")
 	case 13:
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
-			r.byte()
-			r.u32()
+		for n := r.U32(); n > 0 && r.Err() == nil; n-- {
+			r.Byte()
+			r.U32()
 		}
 		s.use(abi.FeatureExceptionHandling, place{kind: "section", name: "tag"}, "tag section")
 	default:
-		r.fail("unknown section id %d", id)
+		r.Fail("unknown section id %d", id)
 	}
 }
 
 // custom reads the function names of the "name" section; any other custom
 // section, or a name section it cannot read, is left alone (names are
 // optional).
-func (s *scanner) custom(r *reader) {
-	if r.name() != "name" || r.err != nil {
-		r.pos, r.err = len(r.b), nil
+func (s *scanner) custom(r *wasmbin.Reader) {
+	if r.Name() != "name" || r.Err() != nil {
+		r.SkipRest()
 		return
 	}
-	for r.more() && r.err == nil {
-		id := r.byte()
-		sub := r.sub(int(r.u32()))
+	for r.More() && r.Err() == nil {
+		id := r.Byte()
+		sub := r.Sub(int(r.U32()))
 		if id != 1 {
 			continue
 		}
 		names := map[uint32]string{}
-		for n := sub.u32(); n > 0 && sub.err == nil; n-- {
-			idx := sub.u32()
-			name := sub.bytes(int(sub.u32()))
+		for n := sub.U32(); n > 0 && sub.Err() == nil; n-- {
+			idx := sub.U32()
+			name := sub.Bytes(int(sub.U32()))
 			if idx < abi.FunctionsMax { // no more functions than that to name
 				names[idx] = string(name)
 			}
 		}
-		if sub.err == nil {
+		if sub.Err() == nil {
 			s.funcNames = names
 		}
 	}
-	r.pos, r.err = len(r.b), nil
+	r.SkipRest()
 }
 
-func (s *scanner) typeSection(r *reader) {
-	n := r.u32()
+func (s *scanner) typeSection(r *wasmbin.Reader) {
+	n := r.U32()
 	s.fig.types = uint64(n)
 	s.count(r, s.fig.types, "types", budgetTypes, abi.TypesMax)
-	for ; n > 0 && r.err == nil; n-- {
+	for ; n > 0 && r.Err() == nil; n-- {
 		at := place{kind: "type", index: uint32(len(s.types))}
-		switch form := r.peek(); form {
+		switch form := r.Peek(); form {
 		case 0x4E: // rec group
-			r.byte()
+			r.Byte()
 			s.use(abi.FeatureGC, at, "rec type group")
-			for m := r.u32(); m > 0 && r.err == nil; m-- {
+			for m := r.U32(); m > 0 && r.Err() == nil; m-- {
 				s.subType(r, place{kind: "type", index: uint32(len(s.types))})
 			}
 		default:
@@ -274,23 +275,23 @@ func (s *scanner) typeSection(r *reader) {
 	}
 }
 
-func (s *scanner) subType(r *reader, at place) {
-	if form := r.peek(); form == 0x50 || form == 0x4F {
-		r.byte()
+func (s *scanner) subType(r *wasmbin.Reader, at place) {
+	if form := r.Peek(); form == 0x50 || form == 0x4F {
+		r.Byte()
 		s.use(abi.FeatureGC, at, "subtype")
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
-			r.u32()
+		for n := r.U32(); n > 0 && r.Err() == nil; n-- {
+			r.U32()
 		}
 	}
 	multi := false
-	switch form := r.byte(); form {
+	switch form := r.Byte(); form {
 	case 0x60:
-		params := r.u32()
-		for i := uint32(0); i < params && r.err == nil; i++ {
+		params := r.U32()
+		for i := uint32(0); i < params && r.Err() == nil; i++ {
 			s.valType(r, at, "param", false)
 		}
-		results := r.u32()
-		for i := uint32(0); i < results && r.err == nil; i++ {
+		results := r.U32()
+		for i := uint32(0); i < results && r.Err() == nil; i++ {
 			s.valType(r, at, "result", false)
 		}
 		if results > 1 {
@@ -299,34 +300,34 @@ func (s *scanner) subType(r *reader, at place) {
 		multi = params > 0 || results > 1
 	case 0x5F:
 		s.use(abi.FeatureGC, at, "struct type")
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
+		for n := r.U32(); n > 0 && r.Err() == nil; n-- {
 			s.fieldType(r, at)
 		}
 	case 0x5E:
 		s.use(abi.FeatureGC, at, "array type")
 		s.fieldType(r, at)
 	default:
-		r.fail("unknown type form 0x%02x", form)
+		r.Fail("unknown type form 0x%02x", form)
 	}
 	s.types = append(s.types, multi)
 }
 
-func (s *scanner) fieldType(r *reader, at place) {
-	if b := r.peek(); b == 0x78 || b == 0x77 { // i8, i16
-		r.byte()
+func (s *scanner) fieldType(r *wasmbin.Reader, at place) {
+	if b := r.Peek(); b == 0x78 || b == 0x77 { // i8, i16
+		r.Byte()
 	} else {
 		s.valType(r, at, "field", false)
 	}
-	r.byte() // mutability
+	r.Byte() // mutability
 }
 
-func (s *scanner) importSection(r *reader) {
-	for n := r.u32(); n > 0 && r.err == nil; n-- {
-		module, name := r.name(), r.name()
+func (s *scanner) importSection(r *wasmbin.Reader) {
+	for n := r.U32(); n > 0 && r.Err() == nil; n-- {
+		module, name := r.Name(), r.Name()
 		at := place{kind: "import", name: module + "." + name}
-		switch kind := r.byte(); kind {
+		switch kind := r.Byte(); kind {
 		case 0:
-			r.u32()
+			r.U32()
 			s.funcImports++
 			if module == abi.Module {
 				s.k32Imports = append(s.k32Imports, name)
@@ -340,27 +341,27 @@ func (s *scanner) importSection(r *reader) {
 			s.memories++
 		case 3:
 			s.valType(r, at, "global", false)
-			mut := r.byte() == 1
+			mut := r.Byte() == 1
 			if mut {
 				s.use(abi.FeatureMutableGlobals, at, "mutable global import")
 			}
 			s.globalsMut = append(s.globalsMut, mut)
 		case 4:
-			r.byte()
-			r.u32()
+			r.Byte()
+			r.U32()
 			s.use(abi.FeatureExceptionHandling, at, "tag import")
 		default:
-			r.fail("unknown import kind %d", kind)
+			r.Fail("unknown import kind %d", kind)
 		}
 	}
 	s.count(r, uint64(s.funcImports), "imported functions", budgetFunctions, abi.FunctionsMax)
 	s.count(r, uint64(len(s.globalsMut)), "imported globals", budgetGlobals, abi.GlobalsMax)
 }
 
-func (s *scanner) exportSection(r *reader) {
-	for n := r.u32(); n > 0 && r.err == nil; n-- {
-		name := r.name()
-		kind, idx := r.byte(), r.u32()
+func (s *scanner) exportSection(r *wasmbin.Reader) {
+	for n := r.U32(); n > 0 && r.Err() == nil; n-- {
+		name := r.Name()
+		kind, idx := r.Byte(), r.U32()
 		if s.lay != nil {
 			s.lay.Exports = append(s.lay.Exports, name)
 		}
@@ -380,12 +381,13 @@ func (s *scanner) exportSection(r *reader) {
 }
 
 // limits reads the limits of a memory or a table and returns the minimum.
-func (s *scanner) limits(r *reader, at place, memory bool) (min uint64) {
-	flags := r.byte()
-	if flags&^0x07 != 0 {
-		r.fail("unknown limits flags 0x%02x", flags)
+func (s *scanner) limits(r *wasmbin.Reader, at place, memory bool) (min uint64) {
+	if flags := r.Peek(); flags&^0x07 != 0 {
+		r.Byte()
+		r.Fail("unknown limits flags 0x%02x", flags)
 		return 0
 	}
+	flags, min, _ := r.Limits()
 	if flags&0x02 != 0 {
 		s.use(abi.FeatureThreads, at, "shared memory")
 	}
@@ -396,19 +398,15 @@ func (s *scanner) limits(r *reader, at place, memory bool) (min uint64) {
 		}
 		s.use(abi.FeatureMemory64, at, what)
 	}
-	min = r.u64()
-	if flags&0x01 != 0 {
-		r.u64()
-	}
 	return min
 }
 
-func (s *scanner) elemSection(r *reader) {
-	for i, n := uint32(0), r.u32(); i < n && r.err == nil; i++ {
+func (s *scanner) elemSection(r *wasmbin.Reader) {
+	for i, n := uint32(0), r.U32(); i < n && r.Err() == nil; i++ {
 		at := place{kind: "element segment", index: i}
-		flags := r.u32()
+		flags := r.U32()
 		if flags > 7 {
-			r.fail("unknown element segment flags %d", flags)
+			r.Fail("unknown element segment flags %d", flags)
 			return
 		}
 		passive, explicitTable, exprs := flags&1 != 0, flags&2 != 0, flags&4 != 0
@@ -420,7 +418,7 @@ func (s *scanner) elemSection(r *reader) {
 		}
 		if !passive {
 			if explicitTable {
-				if t := r.u32(); t != 0 {
+				if t := r.U32(); t != 0 {
 					s.use(abi.FeatureReferenceTypes, at, fmt.Sprintf("element segment for table %d", t))
 				}
 			}
@@ -429,63 +427,63 @@ func (s *scanner) elemSection(r *reader) {
 		if passive || explicitTable {
 			if exprs {
 				s.valType(r, at, "element", true)
-			} else if kind := r.byte(); kind != 0 {
-				r.fail("unknown element kind %d", kind)
+			} else if kind := r.Byte(); kind != 0 {
+				r.Fail("unknown element kind %d", kind)
 			}
 		}
 		s.inElemExprs = true
-		for m := r.u32(); m > 0 && r.err == nil; m-- {
+		for m := r.U32(); m > 0 && r.Err() == nil; m-- {
 			if exprs {
 				s.expr(r, at)
 			} else {
-				r.u32()
+				r.U32()
 			}
 		}
 		s.inElemExprs = false
 	}
 }
 
-func (s *scanner) dataSection(r *reader) {
-	for i, n := uint32(0), r.u32(); i < n && r.err == nil; i++ {
+func (s *scanner) dataSection(r *wasmbin.Reader) {
+	for i, n := uint32(0), r.U32(); i < n && r.Err() == nil; i++ {
 		at := place{kind: "data segment", index: i}
-		switch flags := r.u32(); flags {
+		switch flags := r.U32(); flags {
 		case 0:
 			s.expr(r, at)
 		case 1:
 			s.use(abi.FeatureBulkMemory, at, "passive data segment")
 		case 2:
-			if m := r.u32(); m != 0 {
+			if m := r.U32(); m != 0 {
 				s.use(abi.FeatureMultimemory, at, fmt.Sprintf("data segment for memory %d", m))
 			}
 			s.expr(r, at)
 		default:
-			r.fail("unknown data segment flags %d", flags)
+			r.Fail("unknown data segment flags %d", flags)
 		}
-		r.bytes(int(r.u32()))
+		r.Bytes(int(r.U32()))
 	}
 }
 
-func (s *scanner) codeSection(r *reader) {
-	n := r.u32()
+func (s *scanner) codeSection(r *wasmbin.Reader) {
+	n := r.U32()
 	s.count(r, uint64(s.funcImports)+uint64(n), "functions", budgetFunctions, abi.FunctionsMax)
-	for i := uint32(0); i < n && r.err == nil; i++ {
+	for i := uint32(0); i < n && r.Err() == nil; i++ {
 		at := place{kind: "function", index: s.funcImports + i}
-		size := r.u32()
-		body := r.sub(int(size))
-		if r.err != nil {
+		size := r.U32()
+		body := r.Sub(int(size))
+		if r.Err() != nil {
 			return
 		}
 		s.functionBody(r, body, at, size)
 		var u *undecodableError
 		switch {
-		case errors.Is(body.err, errOverBudget): // named; the next function
-		case errors.As(body.err, &u):
+		case errors.Is(body.Err(), errOverBudget): // named; the next function
+		case errors.As(body.Err(), &u):
 			s.undecoded = append(s.undecoded, undecodable{at, u.what, u.offset})
-		case body.err != nil:
-			r.err = body.err
+		case body.Err() != nil:
+			r.Stop(body.Err())
 			return
-		case body.more():
-			r.fail("function %d: code ends before its body does", at.index)
+		case body.More():
+			r.Fail("function %d: code ends before its body does", at.index)
 			return
 		}
 	}
@@ -504,8 +502,8 @@ func (e *undecodableError) Error() string {
 
 // valType reads a value type; funcref and externref are MVP in a table's
 // type (inTable) and reference-types everywhere else.
-func (s *scanner) valType(r *reader, at place, what string, inTable bool) {
-	switch b := r.byte(); b {
+func (s *scanner) valType(r *wasmbin.Reader, at place, what string, inTable bool) {
+	switch b, _ := r.ValType(); b {
 	case 0x7F, 0x7E, 0x7D, 0x7C: // i32 i64 f32 f64
 	case 0x7B:
 		s.use(abi.FeatureSIMD, at, "v128 "+what)
@@ -518,27 +516,26 @@ func (s *scanner) valType(r *reader, at place, what string, inTable bool) {
 	case 0x69, 0x74: // exnref, nullexnref
 		s.use(abi.FeatureExceptionHandling, at, "exnref "+what)
 	case 0x63, 0x64: // (ref null ht), (ref ht)
-		r.s33()
 		s.use(abi.FeatureGC, at, "typed reference "+what)
 	case 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x71, 0x72, 0x73: // arrayref … anyref, nullref …
 		s.use(abi.FeatureGC, at, "GC reference "+what)
 	default:
-		if r.err == nil {
-			r.fail("unknown value type 0x%02x", b)
+		if r.Err() == nil {
+			r.Fail("unknown value type 0x%02x", b)
 		}
 	}
 }
 
 // blockType reads the type of a block, loop, if, try or try_table.
-func (s *scanner) blockType(r *reader, at place) {
-	b := r.peek()
+func (s *scanner) blockType(r *wasmbin.Reader, at place) {
+	b := r.Peek()
 	switch {
 	case b == 0x40:
-		r.byte()
+		r.Byte()
 	case b&0x80 == 0 && b >= 0x40: // a one-byte negative number: a value type
 		s.valType(r, at, "block type", false)
 	default:
-		idx := r.s33()
+		idx := r.S33()
 		if idx >= 0 && idx < int64(len(s.types)) && s.types[idx] {
 			s.use(abi.FeatureMultivalue, at, "block with params or several results")
 		}
@@ -547,42 +544,42 @@ func (s *scanner) blockType(r *reader, at place) {
 
 // memarg reads the alignment (with its memory index flag) and offset of a
 // load or store.
-func (s *scanner) memarg(r *reader, at place) {
-	if align := r.u32(); align&0x40 != 0 {
-		if m := r.u32(); m != 0 {
+func (s *scanner) memarg(r *wasmbin.Reader, at place) {
+	if align := r.U32(); align&0x40 != 0 {
+		if m := r.U32(); m != 0 {
 			s.use(abi.FeatureMultimemory, at, fmt.Sprintf("access to memory %d", m))
 		}
 	}
-	r.u64() // 64 bits with memory64
+	r.U64() // 64 bits with memory64
 }
 
 // memIndex reads the memory index of memory.size, memory.grow and the bulk
 // memory instructions.
-func (s *scanner) memIndex(r *reader, at place, op string) {
-	if m := r.u32(); m != 0 {
+func (s *scanner) memIndex(r *wasmbin.Reader, at place, op string) {
+	if m := r.U32(); m != 0 {
 		s.use(abi.FeatureMultimemory, at, fmt.Sprintf("%s on memory %d", op, m))
 	}
 }
 
 // tableIndex reads a table index; a table other than 0 is reference-types.
-func (s *scanner) tableIndex(r *reader, at place, op string) {
-	if t := r.u32(); t != 0 {
+func (s *scanner) tableIndex(r *wasmbin.Reader, at place, op string) {
+	if t := r.U32(); t != 0 {
 		s.use(abi.FeatureReferenceTypes, at, fmt.Sprintf("%s on table %d", op, t))
 	}
 }
 
 // expr reads instructions up to the end that closes the expression.
-func (s *scanner) expr(r *reader, at place) {
+func (s *scanner) expr(r *wasmbin.Reader, at place) {
 	depth := 0
 	visit := s.lay != nil && s.inBody
-	for r.err == nil {
-		off := r.offset()
-		op := r.byte()
-		if r.err != nil {
+	for r.Err() == nil {
+		off := r.Offset()
+		op := r.Byte()
+		if r.Err() != nil {
 			return
 		}
 		done := s.instruction(r, at, op, off, &depth)
-		if visit && r.err == nil {
+		if visit && r.Err() == nil {
 			s.lay.visit(r, op, off)
 		}
 		if done {
@@ -594,7 +591,7 @@ func (s *scanner) expr(r *reader, at place) {
 // instruction reads the immediates of the instruction op at offset off,
 // within blocks depth deep; true once the expression has ended (or cannot
 // be read on).
-func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int) bool {
+func (s *scanner) instruction(r *wasmbin.Reader, at place, op byte, off int, depth *int) bool {
 	switch {
 	case op == 0x00, op == 0x01, op == 0x05, op == 0x0F, op == 0x1A, op == 0x1B:
 		// unreachable nop else return drop select
@@ -613,7 +610,7 @@ func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int)
 		}
 	case op == 0x07, op == 0x08, op == 0x09: // catch throw rethrow
 		s.use(abi.FeatureExceptionHandling, at, [...]string{"catch", "throw", "rethrow"}[op-0x07])
-		r.u32()
+		r.U32()
 	case op == 0x0A:
 		s.use(abi.FeatureExceptionHandling, at, "throw_ref")
 	case op == 0x0B: // end
@@ -622,40 +619,40 @@ func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int)
 		}
 		*depth--
 	case op == 0x0C, op == 0x0D: // br br_if
-		r.u32()
+		r.U32()
 	case op == 0x0E: // br_table
-		n := r.u32()
+		n := r.U32()
 		if !s.brTableWithin(r, at, n) {
 			return true
 		}
-		for ; n > 0 && r.err == nil; n-- {
-			r.u32()
+		for ; n > 0 && r.Err() == nil; n-- {
+			r.U32()
 		}
-		r.u32()
+		r.U32()
 	case op == 0x10: // call
-		r.u32()
+		r.U32()
 	case op == 0x11:
-		r.u32()
+		r.U32()
 		s.tableIndex(r, at, "call_indirect")
 	case op == 0x12:
 		s.use(abi.FeatureTailCall, at, "return_call")
-		r.u32()
+		r.U32()
 	case op == 0x13:
 		s.use(abi.FeatureTailCall, at, "return_call_indirect")
-		r.u32()
+		r.U32()
 		s.tableIndex(r, at, "return_call_indirect")
 	case op == 0x14:
 		s.use(abi.FeatureGC, at, "call_ref")
-		r.u32()
+		r.U32()
 	case op == 0x15:
 		s.use(abi.FeatureTailCall, at, "return_call_ref")
 		s.use(abi.FeatureGC, at, "return_call_ref")
-		r.u32()
+		r.U32()
 	case op == 0x18:
 		s.use(abi.FeatureExceptionHandling, at, "delegate")
-		r.u32()
+		r.U32()
 		if *depth == 0 {
-			r.fail("delegate outside a try")
+			r.Fail("delegate outside a try")
 			return true
 		}
 		*depth--
@@ -663,21 +660,21 @@ func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int)
 		s.use(abi.FeatureExceptionHandling, at, "catch_all")
 	case op == 0x1C:
 		s.use(abi.FeatureReferenceTypes, at, "typed select")
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
+		for n := r.U32(); n > 0 && r.Err() == nil; n-- {
 			s.valType(r, at, "select type", false)
 		}
 	case op == 0x1F:
 		s.use(abi.FeatureExceptionHandling, at, "try_table")
 		s.blockType(r, at)
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
-			switch kind := r.byte(); kind {
+		for n := r.U32(); n > 0 && r.Err() == nil; n-- {
+			switch kind := r.Byte(); kind {
 			case 0, 1: // catch, catch_ref: tag and label
-				r.u32()
-				r.u32()
+				r.U32()
+				r.U32()
 			case 2, 3: // catch_all, catch_all_ref: label
-				r.u32()
+				r.U32()
 			default:
-				r.fail("unknown try_table catch kind %d", kind)
+				r.Fail("unknown try_table catch kind %d", kind)
 			}
 		}
 		*depth++
@@ -685,34 +682,34 @@ func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int)
 			return true
 		}
 	case op >= 0x20 && op <= 0x24: // local.get … global.set
-		r.u32()
+		r.U32()
 	case op == 0x25, op == 0x26:
 		s.use(abi.FeatureReferenceTypes, at, [...]string{"table.get", "table.set"}[op-0x25])
-		r.u32()
+		r.U32()
 	case op >= 0x28 && op <= 0x3E: // loads and stores
 		s.memarg(r, at)
 	case op == 0x3F, op == 0x40:
 		s.memIndex(r, at, [...]string{"memory.size", "memory.grow"}[op-0x3F])
 	case op == 0x41:
-		r.s33() // i32.const: at most 5 bytes
+		r.S33() // i32.const: at most 5 bytes
 	case op == 0x42:
-		r.s64()
+		r.S64()
 	case op == 0x43:
-		r.bytes(4)
+		r.Bytes(4)
 	case op == 0x44:
-		r.bytes(8)
+		r.Bytes(8)
 	case op >= 0x45 && op <= 0xBF: // numeric
 	case op >= 0xC0 && op <= 0xC4:
 		s.use(abi.FeatureSignExt, at, signExtNames[op-0xC0])
 	case op == 0xD0:
-		r.s33()
+		r.S33()
 		if !s.inElemExprs {
 			s.use(abi.FeatureReferenceTypes, at, "ref.null")
 		}
 	case op == 0xD1:
 		s.use(abi.FeatureReferenceTypes, at, "ref.is_null")
 	case op == 0xD2:
-		r.u32()
+		r.U32()
 		if !s.inElemExprs {
 			s.use(abi.FeatureReferenceTypes, at, "ref.func")
 		}
@@ -720,7 +717,7 @@ func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int)
 		s.use(abi.FeatureGC, at, [...]string{"ref.eq", "ref.as_non_null"}[op-0xD3])
 	case op == 0xD5, op == 0xD6:
 		s.use(abi.FeatureGC, at, [...]string{"br_on_null", "br_on_non_null"}[op-0xD5])
-		r.u32()
+		r.U32()
 	case op == 0xFB:
 		s.gcOp(r, at, off)
 	case op == 0xFC:
@@ -730,33 +727,33 @@ func (s *scanner) instruction(r *reader, at place, op byte, off int, depth *int)
 	case op == 0xFE:
 		s.atomicOp(r, at, off)
 	default:
-		r.undecodable(fmt.Sprintf("opcode 0x%02x", op), off)
+		r.Stop(&undecodableError{fmt.Sprintf("opcode 0x%02x", op), off})
 	}
 	return false
 }
 
 var signExtNames = [...]string{"i32.extend8_s", "i32.extend16_s", "i64.extend8_s", "i64.extend16_s", "i64.extend32_s"}
 
-func (s *scanner) gcOp(r *reader, at place, off int) {
-	sub := r.u32()
+func (s *scanner) gcOp(r *wasmbin.Reader, at place, off int) {
+	sub := r.U32()
 	if sub > 30 {
-		r.undecodable(fmt.Sprintf("opcode 0xfb %d", sub), off)
+		r.Stop(&undecodableError{fmt.Sprintf("opcode 0xfb %d", sub), off})
 		return
 	}
 	s.use(abi.FeatureGC, at, gcNames[sub])
 	switch sub {
 	case 0, 1, 6, 7, 11, 12, 13, 14, 16: // a type index
-		r.u32()
+		r.U32()
 	case 2, 3, 4, 5, 8, 9, 10, 17, 18, 19: // two indexes
-		r.u32()
-		r.u32()
+		r.U32()
+		r.U32()
 	case 20, 21, 22, 23: // ref.test, ref.cast: a heap type
-		r.s33()
+		r.S33()
 	case 24, 25: // br_on_cast(_fail): flags, label, two heap types
-		r.byte()
-		r.u32()
-		r.s33()
-		r.s33()
+		r.Byte()
+		r.U32()
+		r.S33()
+		r.S33()
 	}
 }
 
@@ -769,10 +766,10 @@ var gcNames = [...]string{
 	"ref.i31", "i31.get_s", "i31.get_u",
 }
 
-func (s *scanner) miscOp(r *reader, at place, off int) {
-	sub := r.u32()
+func (s *scanner) miscOp(r *wasmbin.Reader, at place, off int) {
+	sub := r.U32()
 	if sub > 17 {
-		r.undecodable(fmt.Sprintf("opcode 0xfc %d", sub), off)
+		r.Stop(&undecodableError{fmt.Sprintf("opcode 0xfc %d", sub), off})
 		return
 	}
 	name := miscNames[sub]
@@ -786,23 +783,23 @@ func (s *scanner) miscOp(r *reader, at place, off int) {
 	}
 	switch sub {
 	case 8: // memory.init data memory
-		r.u32()
+		r.U32()
 		s.memIndex(r, at, name)
 	case 9, 13: // data.drop, elem.drop
-		r.u32()
+		r.U32()
 	case 10: // memory.copy dst src
 		s.memIndex(r, at, name)
 		s.memIndex(r, at, name)
 	case 11:
 		s.memIndex(r, at, name)
 	case 12: // table.init elem table
-		r.u32()
+		r.U32()
 		s.tableIndex(r, at, name)
 	case 14: // table.copy dst src
 		s.tableIndex(r, at, name)
 		s.tableIndex(r, at, name)
 	case 15, 16, 17:
-		r.u32()
+		r.U32()
 	}
 }
 
@@ -813,10 +810,10 @@ var miscNames = [...]string{
 	"table.grow", "table.size", "table.fill",
 }
 
-func (s *scanner) simdOp(r *reader, at place, off int) {
-	sub := r.u32()
+func (s *scanner) simdOp(r *wasmbin.Reader, at place, off int) {
+	sub := r.U32()
 	if sub > 0x113 { // relaxed SIMD ends at 0x113
-		r.undecodable(fmt.Sprintf("opcode 0xfd %d", sub), off)
+		r.Stop(&undecodableError{fmt.Sprintf("opcode 0xfd %d", sub), off})
 		return
 	}
 	s.use(abi.FeatureSIMD, at, simdName(sub))
@@ -824,12 +821,12 @@ func (s *scanner) simdOp(r *reader, at place, off int) {
 	case sub <= 11, sub == 92, sub == 93: // loads and stores
 		s.memarg(r, at)
 	case sub == 12, sub == 13: // v128.const, i8x16.shuffle
-		r.bytes(16)
+		r.Bytes(16)
 	case sub >= 21 && sub <= 34: // extract_lane, replace_lane
-		r.byte()
+		r.Byte()
 	case sub >= 84 && sub <= 91: // load_lane, store_lane
 		s.memarg(r, at)
-		r.byte()
+		r.Byte()
 	}
 }
 
@@ -851,15 +848,15 @@ func simdName(sub uint32) string {
 	return fmt.Sprintf("opcode 0xfd %d", sub)
 }
 
-func (s *scanner) atomicOp(r *reader, at place, off int) {
-	sub := r.u32()
+func (s *scanner) atomicOp(r *wasmbin.Reader, at place, off int) {
+	sub := r.U32()
 	switch {
 	case sub <= 2, sub >= 0x10 && sub <= 0x4E:
 		s.memarg(r, at)
 	case sub == 3: // atomic.fence
-		r.byte()
+		r.Byte()
 	default:
-		r.undecodable(fmt.Sprintf("opcode 0xfe %d", sub), off)
+		r.Stop(&undecodableError{fmt.Sprintf("opcode 0xfe %d", sub), off})
 		return
 	}
 	s.use(abi.FeatureThreads, at, atomicName(sub))
@@ -905,7 +902,7 @@ func (fs *featureScan) features() []abi.WasmFeature {
 // k32 and that need a capability (abi.Function.Capability), in import order;
 // a container that does not add the capability gets K32_ERR_PERM from them.
 func CapabilityImports(wasm []byte) ([]abi.Function, error) {
-	if !bytes.HasPrefix(wasm, wasmMagic) {
+	if !bytes.HasPrefix(wasm, []byte(wasmbin.Magic)) {
 		return nil, errors.New("not a WebAssembly binary")
 	}
 	scan, err := scanFeatures(wasm)

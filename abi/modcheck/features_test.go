@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -75,28 +76,16 @@ func TestEveryTestPodPassesTheScan(t *testing.T) {
 
 // Hand-made modules for the features that clang does not emit on request.
 
-func leb(n uint32) []byte {
-	var b []byte
-	for {
-		c := byte(n & 0x7f)
-		n >>= 7
-		if n == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func leb(n uint32) []byte { return wasmbin.AppendU32(nil, n) }
 
-func section(id byte, payload ...byte) []byte {
-	return append(append([]byte{id}, leb(uint32(len(payload)))...), payload...)
-}
+func section(id byte, payload ...byte) []byte { return wasmbin.AppendSection(nil, id, payload) }
 
 // moduleWith is a module of one function () -> () with the given body
 // (locals and code, without the final end), and the extra sections (which
 // go after the function section and before the code section, as the
 // binary format orders them: table, memory, global).
 func moduleWith(body []byte, extra ...[]byte) []byte {
-	m := []byte("\x00asm\x01\x00\x00\x00")
+	m := []byte(wasmbin.Header)
 	m = append(m, section(1, 1, 0x60, 0, 0)...)
 	m = append(m, section(3, 1, 0)...)
 	for _, s := range extra {
@@ -165,7 +154,7 @@ func TestScanNamesEachFeature(t *testing.T) {
 // declarations given and no code, and no name section.
 func moduleWithLocals(locals []byte) []byte {
 	fn := append(append([]byte{}, locals...), 0x0B)
-	m := []byte("\x00asm\x01\x00\x00\x00")
+	m := []byte(wasmbin.Header)
 	m = append(m, section(1, 1, 0x60, 0, 0)...)
 	m = append(m, section(3, 1, 0)...)
 	return append(m, section(10, append(append([]byte{1}, leb(uint32(len(fn)))...), fn...)...)...)
@@ -177,7 +166,7 @@ func TestScanRecognisesTheFeaturesBoardsRun(t *testing.T) {
 		0x43, 0, 0, 0, 0, 0xFC, 0, 0x1A, // i32.trunc_sat_f32_s
 		0x41, 0, 0x41, 0, 0x41, 0, 0xFC, 10, 0, 0, // memory.copy
 	}
-	multi := append([]byte("\x00asm\x01\x00\x00\x00"), section(1, 2, 0x60, 0, 0, 0x60, 0, 2, 0x7F, 0x7F)...)
+	multi := append([]byte(wasmbin.Header), section(1, 2, 0x60, 0, 0, 0x60, 0, 2, 0x7F, 0x7F)...)
 	rest := moduleWith(body, section(5, 1, 0, 1))[8+len(section(1, 1, 0x60, 0, 0)):]
 	scan, err := scanFeatures(append(multi, rest...))
 	if err != nil {
@@ -215,9 +204,9 @@ func FuzzScanFeatures(f *testing.F) {
 			f.Add(m[:cut])
 		}
 	}
-	f.Add([]byte("\x00asm\x01\x00\x00\x00\x0a\xff\xff\xff\xff\x0f"))
+	f.Add([]byte(wasmbin.Header + "\x0a\xff\xff\xff\xff\x0f"))
 	f.Fuzz(func(t *testing.T, wasm []byte) {
-		if !strings.HasPrefix(string(wasm), "\x00asm") {
+		if !strings.HasPrefix(string(wasm), wasmbin.Magic) {
 			return
 		}
 		if scan, err := scanFeatures(wasm); err == nil {

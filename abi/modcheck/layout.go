@@ -1,6 +1,10 @@
 package modcheck
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kube32/kube32/abi/wasmbin"
+)
 
 // Layout is where things are in a module, for the local runtime's tools
 // that rewrite a copy of it (the work counting of host/internal/meter):
@@ -47,11 +51,11 @@ type layoutScan struct {
 
 // visit tells each of the instruction op that began at off and ends where
 // r is.
-func (l *layoutScan) visit(r *reader, op byte, off int) {
-	in := Instruction{Op: op, Start: off, End: r.offset()}
+func (l *layoutScan) visit(r *wasmbin.Reader, op byte, off int) {
+	in := Instruction{Op: op, Start: off, End: r.Offset()}
 	if op >= 0xFB && op <= 0xFE {
-		sub := &reader{b: r.b, pos: off + 1 - r.base, base: r.base}
-		in.Sub = sub.u32()
+		sub := r.From(off + 1)
+		in.Sub = sub.U32()
 	}
 	l.each(len(l.Bodies)-1, in)
 }
@@ -75,13 +79,13 @@ func ReadLayout(wasm []byte, each func(body int, in Instruction)) (*Layout, erro
 	}
 	for i := range lay.Sections {
 		sec := &lay.Sections[i]
-		r := &reader{b: wasm[sec.Payload:sec.End], base: sec.Payload}
+		r := wasmbin.NewReaderAt(wasm[sec.Payload:sec.End], sec.Payload)
 		switch sec.ID {
 		case 0:
-			sec.Name = r.name()
+			sec.Name = r.Name()
 		case 1, 2, 3, 4, 5, 6, 7, 9, 10, 11:
-			sec.Count = r.u32()
-			sec.Items = r.offset()
+			sec.Count = r.U32()
+			sec.Items = r.Offset()
 		}
 	}
 	return &lay.Layout, nil

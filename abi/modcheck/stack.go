@@ -3,6 +3,8 @@ package modcheck
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // The stack of a module compiled by clang or rustc lives in linear memory,
@@ -82,12 +84,11 @@ func readGlobals(wasm []byte) (*globals, error) {
 	if len(wasm) < 8 {
 		return nil, errTruncated
 	}
-	r := &reader{b: wasm[8:], base: 8} // after magic and version
-	for r.more() {
-		id := r.byte()
-		s := r.sub(int(r.u32()))
-		if r.err != nil {
-			return nil, r.err
+	r := wasmbin.NewReaderAt(wasm[wasmbin.HeaderLen:], wasmbin.HeaderLen) // after magic and version
+	for r.More() {
+		id, s := r.Section()
+		if r.Err() != nil {
+			return nil, r.Err()
 		}
 		switch id {
 		case sectionImport:
@@ -95,54 +96,54 @@ func readGlobals(wasm []byte) (*globals, error) {
 		case sectionGlobal:
 			m.globals = readGlobalSection(s)
 		case sectionExport:
-			for n := s.u32(); n > 0 && s.err == nil; n-- {
-				name, kind, idx := s.name(), s.byte(), s.u32()
+			for n := s.U32(); n > 0 && s.Err() == nil; n-- {
+				name, kind, idx := s.Name(), s.Byte(), s.U32()
 				if kind == kindGlobal {
 					m.named[name] = idx
 				}
 			}
 		case sectionCustom:
-			if s.name() == "name" {
+			if s.Name() == "name" {
 				readGlobalNames(s, m.named)
 			}
 		}
-		if s.err != nil {
-			return nil, fmt.Errorf("section %d: %w", id, s.err)
+		if s.Err() != nil {
+			return nil, fmt.Errorf("section %d: %w", id, s.Err())
 		}
 	}
 	return m, nil
 }
 
 // countImportedGlobals counts the globals of the import section.
-func countImportedGlobals(s *reader) int {
+func countImportedGlobals(s *wasmbin.Reader) int {
 	count := 0
-	for n := s.u32(); n > 0 && s.err == nil; n-- {
-		s.name()
-		s.name()
-		switch s.byte() {
+	for n := s.U32(); n > 0 && s.Err() == nil; n-- {
+		s.Name()
+		s.Name()
+		switch s.Byte() {
 		case 0: // function: a type index
-			s.u32()
+			s.U32()
 		case 1: // table: a reference type and limits
-			s.byte()
-			skipLimits(s)
+			s.ValType()
+			s.Limits()
 		case 2: // memory
-			skipLimits(s)
+			s.Limits()
 		case kindGlobal: // value type and mutability
-			s.byte()
-			s.byte()
+			s.ValType()
+			s.Byte()
 			count++
 		default: // tags and later kinds: wazero refused them already
-			s.err = errors.New("unknown import kind")
+			s.Stop(errors.New("unknown import kind"))
 		}
 	}
 	return count
 }
 
 // readGlobalSection reads each global's type and constant initializer.
-func readGlobalSection(s *reader) []global {
+func readGlobalSection(s *wasmbin.Reader) []global {
 	var gs []global
-	for n := s.u32(); n > 0 && s.err == nil; n-- {
-		g := global{i32: s.byte() == typeI32, mutable: s.byte() == 1}
+	for n := s.U32(); n > 0 && s.Err() == nil; n-- {
+		g := global{i32: s.Byte() == typeI32, mutable: s.Byte() == 1}
 		g.init, _ = constI32(s)
 		gs = append(gs, g)
 	}
@@ -150,15 +151,15 @@ func readGlobalSection(s *reader) []global {
 }
 
 // readGlobalNames adds the names of the name section's global subsection.
-func readGlobalNames(s *reader, named map[string]uint32) {
-	for s.more() {
-		id := s.byte()
-		sub := s.sub(int(s.u32()))
+func readGlobalNames(s *wasmbin.Reader, named map[string]uint32) {
+	for s.More() {
+		id := s.Byte()
+		sub := s.Sub(int(s.U32()))
 		if id != nameGlobals {
 			continue
 		}
-		for n := sub.u32(); n > 0 && sub.err == nil; n-- {
-			idx, name := sub.u32(), sub.name()
+		for n := sub.U32(); n > 0 && sub.Err() == nil; n-- {
+			idx, name := sub.U32(), sub.Name()
 			if _, ok := named[name]; !ok {
 				named[name] = idx
 			}
@@ -166,37 +167,28 @@ func readGlobalNames(s *reader, named map[string]uint32) {
 	}
 }
 
-// skipLimits skips the limits of a table or memory.
-func skipLimits(r *reader) {
-	flags := r.byte()
-	r.u32()
-	if flags&1 != 0 {
-		r.u32()
-	}
-}
-
 // constI32 reads a constant expression up to its end and returns its value
 // when it is a single i32.const.
-func constI32(r *reader) (v int64, ok bool) {
-	for n := 0; r.err == nil; n++ {
-		switch op := r.byte(); op {
+func constI32(r *wasmbin.Reader) (v int64, ok bool) {
+	for n := 0; r.Err() == nil; n++ {
+		switch op := r.Byte(); op {
 		case opEnd:
 			return v, ok && n == 1
 		case opI32Const:
-			v, ok = r.s33(), true
+			v, ok = r.S33(), true
 		case 0x42: // i64.const
-			r.s64()
+			r.S64()
 		case 0x43: // f32.const
-			r.bytes(4)
+			r.Bytes(4)
 		case 0x44: // f64.const
-			r.bytes(8)
+			r.Bytes(8)
 		case 0x23, 0xd2: // global.get, ref.func
-			r.u32()
+			r.U32()
 		case 0xd0: // ref.null
-			r.byte()
+			r.Byte()
 		case 0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e: // extended-const add, sub, mul
 		default:
-			r.err = fmt.Errorf("unknown instruction 0x%02x in a constant expression", op)
+			r.Stop(fmt.Errorf("unknown instruction 0x%02x in a constant expression", op))
 		}
 	}
 	return 0, false

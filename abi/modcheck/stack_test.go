@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kube32/kube32/abi/wasmbin"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -35,10 +36,9 @@ func TestCheckReadsTheStackSize(t *testing.T) {
 
 // module is a wasm binary of the given sections (id, body).
 func module(sections ...[]byte) []byte {
-	b := []byte("\x00asm\x01\x00\x00\x00")
+	b := []byte(wasmbin.Header)
 	for i := 0; i+1 < len(sections); i += 2 {
-		b = append(b, sections[i][0], byte(len(sections[i+1])))
-		b = append(b, sections[i+1]...)
+		b = wasmbin.AppendSection(b, sections[i][0], sections[i+1])
 	}
 	return b
 }

@@ -1,14 +1,16 @@
 package compile
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // Release builds shrink each module after its compiler: binaryen's wasm-opt
@@ -156,28 +158,24 @@ var errNotWasm = errors.New("not a WebAssembly module")
 
 // moduleSections splits a module into its sections.
 func moduleSections(wasm []byte) ([]section, error) {
-	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" || binary.LittleEndian.Uint32(wasm[4:8]) != 1 {
+	if !bytes.HasPrefix(wasm, []byte(wasmbin.Header)) {
 		return nil, errNotWasm
 	}
 	var sections []section
-	for rest := wasm[8:]; len(rest) > 0; {
-		id := rest[0]
-		size, n := binary.Uvarint(rest[1:])
-		if n <= 0 || size > uint64(len(rest)-1-n) {
+	r := wasmbin.NewReaderAt(wasm[wasmbin.HeaderLen:], wasmbin.HeaderLen)
+	for r.More() {
+		start := r.Offset()
+		id, payload := r.Section()
+		if r.Err() != nil {
 			return nil, fmt.Errorf("%w: section %d is cut short", errNotWasm, id)
 		}
-		end := 1 + n + int(size)
-		s := section{id: id, raw: rest[:end]}
+		s := section{id: id, raw: wasm[start:r.Offset()]}
 		if id == 0 {
-			body := rest[1+n : end]
-			l, m := binary.Uvarint(body)
-			if m <= 0 || l > uint64(len(body)-m) {
+			if s.name = payload.Name(); payload.Err() != nil {
 				return nil, fmt.Errorf("%w: a custom section's name is cut short", errNotWasm)
 			}
-			s.name = string(body[m : m+int(l)])
 		}
 		sections = append(sections, s)
-		rest = rest[end:]
 	}
 	return sections, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/abi/wasmbin"
 	"github.com/kube32/kube32/internal/testenv"
 )
 
@@ -168,7 +169,7 @@ func TestReleaseFingerprint(t *testing.T) {
 }
 
 func TestStripCustomSectionsRefusesGarbage(t *testing.T) {
-	for _, in := range [][]byte{nil, []byte("\x00asm\x01\x00\x00\x00\x00\x7f"), []byte("not wasm")} {
+	for _, in := range [][]byte{nil, []byte(wasmbin.Header + "\x00\x7f"), []byte("not wasm")} {
 		if _, err := stripCustomSections(in, false); err == nil {
 			t.Errorf("stripCustomSections(%q) succeeded", in)
 		}

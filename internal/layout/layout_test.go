@@ -19,6 +19,9 @@ type pkg struct {
 	Name       string
 	Imports    []string
 	Deps       []string // every package it imports, directly or not
+	Dir        string
+	// GoFiles, TestGoFiles and XTestGoFiles are the package's files, in Dir.
+	GoFiles, TestGoFiles, XTestGoFiles []string
 }
 
 // packages lists the module's packages with their imports (not their

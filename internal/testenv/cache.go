@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // CacheEnv names the variable that turns the fixture cache off:
@@ -313,5 +315,5 @@ func prune(dir string) {
 
 // IsWasm reports whether b starts as a WebAssembly binary module does.
 func IsWasm(b []byte) bool {
-	return bytes.HasPrefix(b, []byte("\x00asm\x01\x00\x00\x00"))
+	return bytes.HasPrefix(b, []byte(wasmbin.Header))
 }

@@ -1,6 +1,10 @@
 package testpods
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/kube32/kube32/abi/wasmbin"
+)
 
 // Hostile is a pod module made by hand, byte by byte, for what no compiler
 // emits on request: a function with millions of locals, blocks nested 100k
@@ -25,55 +29,52 @@ type Hostile struct {
 // Wasm encodes the module.
 func (h Hostile) Wasm() []byte {
 	funcs := max(h.Functions, 1)
-	m := []byte("\x00asm\x01\x00\x00\x00")
+	m := []byte(wasmbin.Header)
 
-	types := uleb(uint32(1 + h.Types))
+	types := wasmbin.AppendU32(nil, uint32(1+h.Types))
 	types = append(types, 0x60, 0, 1, 0x7F) // () -> i32
 	for i := range h.Types {                // (i32 × i%8) -> ()
 		types = append(types, 0x60, byte(i%8))
 		types = append(types, bytes.Repeat([]byte{0x7F}, i%8)...)
 		types = append(types, 0)
 	}
-	m = append(m, wasmSection(1, types)...)
+	m = wasmbin.AppendSection(m, 1, types)
 
-	fs := uleb(uint32(funcs))
+	fs := wasmbin.AppendU32(nil, uint32(funcs))
 	fs = append(fs, make([]byte, funcs)...) // every function of type 0
-	m = append(m, wasmSection(3, fs)...)
+	m = wasmbin.AppendSection(m, 3, fs)
 
 	if h.Table > 0 {
-		m = append(m, wasmSection(4, append([]byte{1, 0x70, 0}, uleb(h.Table)...))...)
+		m = wasmbin.AppendSection(m, 4, wasmbin.AppendU32([]byte{1, 0x70, 0}, h.Table))
 	}
-	m = append(m, wasmSection(5, []byte{1, 0, 1})...) // one page
+	m = wasmbin.AppendSection(m, 5, []byte{1, 0, 1}) // one page
 
 	if h.Globals > 0 {
-		gs := uleb(uint32(h.Globals))
+		gs := wasmbin.AppendU32(nil, uint32(h.Globals))
 		for range h.Globals {
 			gs = append(gs, 0x7F, 0, 0x41, 0, 0x0B) // i32, immutable, i32.const 0
 		}
-		m = append(m, wasmSection(6, gs)...)
+		m = wasmbin.AppendSection(m, 6, gs)
 	}
 
 	exports := []byte{2}
-	exports = append(exports, wasmName("memory")...)
+	exports = wasmbin.AppendName(exports, "memory")
 	exports = append(exports, 2, 0)
-	exports = append(exports, wasmName("k32_handle")...)
+	exports = wasmbin.AppendName(exports, "k32_handle")
 	exports = append(exports, 0, 0)
-	m = append(m, wasmSection(7, exports)...)
+	m = wasmbin.AppendSection(m, 7, exports)
 
 	body := h.body()
-	code := uleb(uint32(funcs))
+	code := wasmbin.AppendU32(nil, uint32(funcs))
 	for range funcs {
-		code = append(code, uleb(uint32(len(body)))...)
-		code = append(code, body...)
+		code = wasmbin.AppendName(code, body) // its size, then its bytes
 	}
-	m = append(m, wasmSection(10, code)...)
+	m = wasmbin.AppendSection(m, 10, code)
 
-	names := wasmName("name")
-	fnames := append([]byte{1, 0}, wasmName("handle")...) // one name: function 0
-	names = append(names, 1)
-	names = append(names, uleb(uint32(len(fnames)))...)
-	names = append(names, fnames...)
-	m = append(m, wasmSection(0, names)...)
+	names := wasmbin.AppendName(nil, "name")
+	fnames := wasmbin.AppendName([]byte{1, 0}, "handle") // one name: function 0
+	names = wasmbin.AppendName(append(names, 1), fnames) // subsection 1: its size, then its bytes
+	m = wasmbin.AppendSection(m, 0, names)
 	return append(m, bytes.Repeat([]byte{0, 2, 0, 0}, h.Sections)...) // an empty name, one byte
 }
 
@@ -81,8 +82,7 @@ func (h Hostile) Wasm() []byte {
 func (h Hostile) body() []byte {
 	var b []byte
 	if h.Locals > 0 {
-		b = append(b, 1)
-		b = append(b, uleb(h.Locals)...)
+		b = wasmbin.AppendU32(append(b, 1), h.Locals)
 		b = append(b, 0x7E) // i64
 	} else {
 		b = append(b, 0)
@@ -94,27 +94,9 @@ func (h Hostile) body() []byte {
 	b = append(b, bytes.Repeat([]byte{0x0B}, h.Depth)...)
 	if h.BrTable > 0 { // block, i32.const 0, br_table 0 … 0 0, end
 		b = append(b, 0x02, 0x40, 0x41, 0, 0x0E)
-		b = append(b, uleb(uint32(h.BrTable))...)
+		b = wasmbin.AppendU32(b, uint32(h.BrTable))
 		b = append(b, make([]byte, h.BrTable+1)...)
 		b = append(b, 0x0B)
 	}
 	return append(b, 0x41, 0, 0x0B) // i32.const 0, end
 }
-
-func uleb(n uint32) []byte {
-	var b []byte
-	for {
-		c := byte(n & 0x7f)
-		n >>= 7
-		if n == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-func wasmSection(id byte, payload []byte) []byte {
-	return append(append([]byte{id}, uleb(uint32(len(payload)))...), payload...)
-}
-
-func wasmName(s string) []byte { return append(uleb(uint32(len(s))), s...) }

@@ -2,7 +2,8 @@ package testpods
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
+
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // Padded returns module with a custom section named name appended that
@@ -16,11 +17,6 @@ func Padded(module []byte, name string, size int) []byte {
 		payload = append(payload, block[:]...)
 		block = sha256.Sum256(block[:])
 	}
-	body := binary.AppendUvarint(nil, uint64(len(name)))
-	body = append(body, name...)
-	body = append(body, payload...)
-	out := append([]byte(nil), module...)
-	out = append(out, 0) // a custom section
-	out = binary.AppendUvarint(out, uint64(len(body)))
-	return append(out, body...)
+	body := append(wasmbin.AppendName(nil, name), payload...)
+	return wasmbin.AppendSection(append([]byte(nil), module...), 0, body) // a custom section
 }

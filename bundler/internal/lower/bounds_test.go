@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // allocated runs f and returns how many bytes it allocated (the heap's
@@ -30,9 +31,9 @@ func allocated(f func()) (uint64, time.Duration) {
 // around the call).
 func TestMillionsOfEmptySectionsAreRefusedAtOnce(t *testing.T) {
 	empty := bytes.Repeat([]byte{0x00, 0x00}, 20_000_000) // id 0, size 0
-	for name, preamble := range map[string][]byte{"module": coreVersion, "component": componentVersion} {
+	for name, preamble := range map[string]string{"module": wasmbin.Header, "component": wasmbin.ComponentHeader} {
 		t.Run(name, func(t *testing.T) {
-			bin := append(append(append([]byte{}, magic...), preamble...), empty...)
+			bin := append([]byte(preamble), empty...)
 			var err error
 			alloc, took := allocated(func() { _, err = Pod(bin) })
 			if err == nil || !strings.Contains(err.Error(), "abi.SectionsMax") {
@@ -54,34 +55,34 @@ func TestLoweringAllocatesASmallMultipleOfTheInput(t *testing.T) {
 	const n = 400_000
 	f := abi.Functions[0]
 	var imports, exports []byte
-	imports = appendU32(imports, n)
-	exports = appendU32(exports, n+1)
+	imports = wasmbin.AppendU32(imports, n)
+	exports = wasmbin.AppendU32(exports, n+1)
 	for i := range n {
-		imports = appendName(imports, abi.WITModule())
-		imports = appendName(imports, abi.WITName(f.Name))
+		imports = wasmbin.AppendName(imports, abi.WITModule())
+		imports = wasmbin.AppendName(imports, abi.WITName(f.Name))
 		imports = append(imports, 0x00, 0x00) // a function of type 0
-		exports = appendName(exports, "e"+string(rune('a'+i%26))+strings.Repeat("x", i%7))
+		exports = wasmbin.AppendName(exports, "e"+string(rune('a'+i%26))+strings.Repeat("x", i%7))
 		exports = append(exports, 0x00, 0x00)
 	}
-	exports = appendName(exports, "k32-handle")
+	exports = wasmbin.AppendName(exports, "k32-handle")
 	exports = append(exports, 0x00, 0x00)
-	module := append(append([]byte{}, magic...), coreVersion...)
-	module = appendSection(module, sectionImport, imports)
-	module = appendSection(module, sectionExport, exports)
+	module := []byte(wasmbin.Header)
+	module = wasmbin.AppendSection(module, sectionImport, imports)
+	module = wasmbin.AppendSection(module, sectionExport, exports)
 
-	names := appendName(nil, "component-name")
+	names := wasmbin.AppendName(nil, "component-name")
 	sub := []byte{0x00, 0x11}
-	sub = appendU32(sub, 1_000_000)
+	sub = wasmbin.AppendU32(sub, 1_000_000)
 	for i := range uint32(1_000_000) {
-		sub = appendU32(sub, i)
-		sub = appendName(sub, "m")
+		sub = wasmbin.AppendU32(sub, i)
+		sub = wasmbin.AppendName(sub, "m")
 	}
 	names = append(names, 0x01)
-	names = appendU32(names, uint32(len(sub)))
+	names = wasmbin.AppendU32(names, uint32(len(sub)))
 	names = append(names, sub...)
-	component := append(append([]byte{}, magic...), componentVersion...)
-	component = appendSection(component, compCustom, names)
-	component = appendSection(component, compCoreModule, module)
+	component := []byte(wasmbin.ComponentHeader)
+	component = wasmbin.AppendSection(component, compCustom, names)
+	component = wasmbin.AppendSection(component, compCoreModule, module)
 
 	for name, bin := range map[string][]byte{"module": module, "component": component} {
 		t.Run(name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // Component section ids (the component model's binary format).
@@ -111,26 +112,26 @@ func moduleName(names map[uint32]string, idx uint32) string {
 // it cannot read are left out: names only word errors and find the
 // adapter, and a name section of millions of entries keeps no more.
 func coreModuleNames(body []byte, modules uint32, names map[uint32]string) {
-	r := &reader{b: body}
-	if string(r.nameBytes()) != "component-name" {
+	r := wasmbin.NewReader(body)
+	if string(r.NameBytes()) != "component-name" {
 		return
 	}
-	for r.more() {
-		id := r.byte()
-		sub := &reader{b: r.bytes(int(r.u32()))}
-		if r.err != nil || id != 1 {
+	for r.More() {
+		id := r.Byte()
+		sub := wasmbin.NewReader(r.Bytes(int(r.U32())))
+		if r.Err() != nil || id != 1 {
 			continue
 		}
 		// Sort names: a core sort is 0x00 then the core sort, 0x11 for
 		// modules.
-		if sub.byte() != 0x00 || sub.byte() != 0x11 {
+		if sub.Byte() != 0x00 || sub.Byte() != 0x11 {
 			continue
 		}
-		n := sub.u32()
-		for i := uint32(0); i < n && sub.err == nil; i++ {
-			idx := sub.u32()
-			name := sub.nameBytes()
-			if sub.err == nil && idx < modules {
+		n := sub.U32()
+		for i := uint32(0); i < n && sub.Err() == nil; i++ {
+			idx := sub.U32()
+			name := sub.NameBytes()
+			if sub.Err() == nil && idx < modules {
 				names[idx] = string(name)
 			}
 		}
@@ -143,28 +144,28 @@ func coreModuleNames(body []byte, modules uint32, names map[uint32]string) {
 // which the adapter imports to implement WASI preview 1 (the boards
 // implement it themselves).
 func checkComponentImports(body []byte, adapted bool) error {
-	r := &reader{b: body}
-	n := r.u32()
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		form := r.byte()
-		name := r.name()
+	r := wasmbin.NewReader(body)
+	n := r.U32()
+	for i := uint32(0); i < n && r.Err() == nil; i++ {
+		form := r.Byte()
+		name := r.Name()
 		switch form {
 		case 0x00:
 		case 0x01: // a name with a version suffix
-			r.name()
+			r.Name()
 		default:
-			r.fail("unknown import name encoding 0x%02x", form)
+			r.Fail("unknown import name encoding 0x%02x", form)
 		}
 		skipExternDesc(r)
-		if r.err != nil {
+		if r.Err() != nil {
 			break
 		}
 		if err := checkComponentImport(name, adapted); err != nil {
 			return err
 		}
 	}
-	if r.err != nil {
-		return fmt.Errorf("component import section: %w", r.err)
+	if r.Err() != nil {
+		return fmt.Errorf("component import section: %w", r.Err())
 	}
 	return nil
 }
@@ -184,19 +185,19 @@ func checkComponentImport(name string, adapted bool) error {
 }
 
 // skipExternDesc reads past the type of an import.
-func skipExternDesc(r *reader) {
-	switch kind := r.byte(); kind {
+func skipExternDesc(r *wasmbin.Reader) {
+	switch kind := r.Byte(); kind {
 	case 0x00: // core module: 0x11, type index
-		r.byte()
-		r.u32()
+		r.Byte()
+		r.U32()
 	case 0x01, 0x04, 0x05: // func, instance, component: type index
-		r.u32()
+		r.U32()
 	case 0x02, 0x03: // value or type bound
-		if r.byte() == 0x00 || kind == 0x02 {
-			r.leb(5)
+		if r.Byte() == 0x00 || kind == 0x02 {
+			r.U32()
 		}
 	default:
-		r.fail("unknown import kind 0x%02x", kind)
+		r.Fail("unknown import kind 0x%02x", kind)
 	}
 }
 
@@ -209,18 +210,18 @@ func checkCanons(body []byte, adapted bool) error {
 	if adapted {
 		return nil
 	}
-	r := &reader{b: body}
-	n := r.u32()
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		switch op := r.byte(); op {
+	r := wasmbin.NewReader(body)
+	n := r.U32()
+	for i := uint32(0); i < n && r.Err() == nil; i++ {
+		switch op := r.Byte(); op {
 		case 0x00, 0x01: // lift, lower: sort, function, options (, type)
-			r.byte()
-			r.u32()
+			r.Byte()
+			r.U32()
 			if err := checkCanonOptions(r, op, i); err != nil {
 				return err
 			}
 			if op == 0x00 {
-				r.u32()
+				r.U32()
 			}
 		case 0x02, 0x03, 0x04, 0x07:
 			return fmt.Errorf("the component uses resources (canonical definition %d, resource.%s): a core module cannot express them", i, map[byte]string{0x02: "new", 0x03: "drop", 0x04: "rep", 0x07: "drop async"}[op])
@@ -228,23 +229,23 @@ func checkCanons(body []byte, adapted bool) error {
 			return fmt.Errorf("the component uses canonical built-in 0x%02x (definition %d): a core module cannot express it", op, i)
 		}
 	}
-	if r.err != nil {
-		return fmt.Errorf("component canonical section: %w", r.err)
+	if r.Err() != nil {
+		return fmt.Errorf("component canonical section: %w", r.Err())
 	}
 	return nil
 }
 
 // checkCanonOptions reads the options of a lift or lower and refuses a
 // lowering that needs realloc: the boards' imports pass only numbers.
-func checkCanonOptions(r *reader, op byte, i uint32) error {
-	n := r.u32()
-	for j := uint32(0); j < n && r.err == nil; j++ {
-		switch opt := r.byte(); opt {
+func checkCanonOptions(r *wasmbin.Reader, op byte, i uint32) error {
+	n := r.U32()
+	for j := uint32(0); j < n && r.Err() == nil; j++ {
+		switch opt := r.Byte(); opt {
 		case 0x00, 0x01, 0x02, 0x06: // string encodings, async
 		case 0x03, 0x05, 0x07: // memory, post-return, callback
-			r.u32()
+			r.U32()
 		case 0x04:
-			r.u32()
+			r.U32()
 			if op == 0x01 {
 				return fmt.Errorf("the component lowers strings or lists through cabi_realloc (canonical definition %d): the boards' functions take only numbers", i)
 			}

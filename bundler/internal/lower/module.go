@@ -6,14 +6,7 @@ import (
 	"strings"
 
 	"github.com/kube32/kube32/abi"
-)
-
-// The preamble of a binary: the magic, then the version and layer. A core
-// module is version 1 layer 0, a component version 0x0d layer 1.
-var (
-	magic            = []byte("\x00asm")
-	coreVersion      = []byte{0x01, 0x00, 0x00, 0x00}
-	componentVersion = []byte{0x0d, 0x00, 0x01, 0x00}
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // Core module section ids.
@@ -34,19 +27,22 @@ type section struct {
 // more than abi.SectionsMax sections before it reads further, so that what
 // the lowering keeps per section stays small whatever the file holds.
 func sections(bin []byte) ([]section, error) {
-	r := &reader{b: bin, pos: 8}
+	if len(bin) <= wasmbin.HeaderLen {
+		return nil, nil
+	}
+	r := wasmbin.NewReaderAt(bin[wasmbin.HeaderLen:], wasmbin.HeaderLen)
 	var out []section
-	for r.more() {
+	for r.More() {
 		if len(out) == abi.SectionsMax {
 			return nil, fmt.Errorf("more than %d sections, over the limit of abi.SectionsMax: no toolchain writes so many", abi.SectionsMax)
 		}
-		start := r.pos
-		id := r.byte()
-		body := r.bytes(int(r.u32()))
-		if r.err != nil {
-			return nil, fmt.Errorf("section %d: %w", id, r.err)
+		start := r.Offset()
+		id := r.Byte()
+		body := r.Bytes(int(r.U32()))
+		if r.Err() != nil {
+			return nil, fmt.Errorf("section %d: %w", id, r.Err())
 		}
-		out = append(out, section{id: id, raw: bin[start:r.pos], body: body})
+		out = append(out, section{id: id, raw: bin[start:r.Offset()], body: body})
 	}
 	return out, nil
 }
@@ -81,7 +77,7 @@ func init() {
 // it. The sections are rewritten as they are read, into one buffer of
 // about the module's size: nothing is kept per import or export.
 func Module(wasm []byte) ([]byte, error) {
-	if len(wasm) < 8 || !bytes.Equal(wasm[:4], magic) || !bytes.Equal(wasm[4:8], coreVersion) {
+	if !bytes.HasPrefix(wasm, []byte(wasmbin.Header)) {
 		return wasm, nil
 	}
 	secs, err := sections(wasm)
@@ -108,7 +104,7 @@ func Module(wasm []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = appendSection(out, s.id, body)
+		out = wasmbin.AppendSection(out, s.id, body)
 	}
 	if !lw.witNamed {
 		return wasm, nil
@@ -132,15 +128,15 @@ type lowering struct {
 // imports rewrites an import section: imports of package kube32:app get
 // the host function's module and core name, the others stay as they are.
 func (lw *lowering) imports(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	n := r.u32()
-	out := appendU32(make([]byte, 0, len(body)+5), n)
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		module, name := r.nameBytes(), r.nameBytes()
-		start := r.pos
+	r := wasmbin.NewReader(body)
+	n := r.U32()
+	out := wasmbin.AppendU32(make([]byte, 0, len(body)+5), n)
+	for i := uint32(0); i < n && r.Err() == nil; i++ {
+		module, name := r.NameBytes(), r.NameBytes()
+		start := r.Offset()
 		skipImportDesc(r)
-		if r.err != nil {
-			return nil, fmt.Errorf("import section: import %s %s: %w", module, name, r.err)
+		if r.Err() != nil {
+			return nil, fmt.Errorf("import section: import %s %s: %w", module, name, r.Err())
 		}
 		if bytes.HasPrefix(module, []byte("kube32:")) {
 			f, err := importOf(module, name)
@@ -148,19 +144,19 @@ func (lw *lowering) imports(body []byte) ([]byte, error) {
 				return nil, err
 			}
 			lw.witNamed = true
-			out = appendName(out, abi.Module)
-			out = appendName(out, f.Name)
+			out = wasmbin.AppendName(out, abi.Module)
+			out = wasmbin.AppendName(out, f.Name)
 		} else {
-			out = appendName(out, module)
-			out = appendName(out, name)
+			out = wasmbin.AppendName(out, module)
+			out = wasmbin.AppendName(out, name)
 		}
-		out = append(out, body[start:r.pos]...)
+		out = append(out, body[start:r.Offset()]...)
 	}
-	if r.err == nil && r.more() {
-		r.fail("bytes after the last import")
+	if r.Err() == nil && r.More() {
+		r.Fail("bytes after the last import")
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("import section: %w", r.err)
+	if r.Err() != nil {
+		return nil, fmt.Errorf("import section: %w", r.Err())
 	}
 	return out, nil
 }
@@ -168,14 +164,14 @@ func (lw *lowering) imports(body []byte) ([]byte, error) {
 // exports rewrites an export section: a function exported under a WIT
 // name of world pod gets its core name.
 func (lw *lowering) exports(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	n := r.u32()
-	out := appendU32(make([]byte, 0, len(body)+len(abi.Exports)+5), n)
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		name := r.nameBytes()
-		start := r.pos
-		kind := r.byte()
-		r.u32()
+	r := wasmbin.NewReader(body)
+	n := r.U32()
+	out := wasmbin.AppendU32(make([]byte, 0, len(body)+len(abi.Exports)+5), n)
+	for i := uint32(0); i < n && r.Err() == nil; i++ {
+		name := r.NameBytes()
+		start := r.Offset()
+		kind := r.Byte()
+		r.U32()
 		lowered := name
 		if ex, ok := witExports[string(name)]; ok {
 			lw.witNamed = lw.witNamed || bytes.IndexByte(name, '-') >= 0
@@ -190,14 +186,14 @@ func (lw *lowering) exports(body []byte) ([]byte, error) {
 				lw.seen[string(lowered)] = string(name)
 			}
 		}
-		out = appendName(out, lowered)
-		out = append(out, body[start:r.pos]...)
+		out = wasmbin.AppendName(out, lowered)
+		out = append(out, body[start:r.Offset()]...)
 	}
-	if r.err == nil && r.more() {
-		r.fail("bytes after the last export")
+	if r.Err() == nil && r.More() {
+		r.Fail("bytes after the last export")
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("export section: %w", r.err)
+	if r.Err() != nil {
+		return nil, fmt.Errorf("export section: %w", r.Err())
 	}
 	return out, nil
 }
@@ -247,49 +243,22 @@ func checkInterface(who, module string) error {
 
 // skipImportDesc reads past an import descriptor: a function, table,
 // memory, global or tag.
-func skipImportDesc(r *reader) {
-	switch kind := r.byte(); kind {
+func skipImportDesc(r *wasmbin.Reader) {
+	switch kind := r.Byte(); kind {
 	case 0x00: // function: type index
-		r.u32()
+		r.U32()
 	case 0x01: // table: reference type, limits
-		skipValType(r)
-		skipLimits(r)
+		r.ValType()
+		r.Limits()
 	case 0x02: // memory: limits
-		skipLimits(r)
+		r.Limits()
 	case 0x03: // global: value type, mutability
-		skipValType(r)
-		r.byte()
+		r.ValType()
+		r.Byte()
 	case 0x04: // tag: attribute, type index
-		r.byte()
-		r.u32()
+		r.Byte()
+		r.U32()
 	default:
-		r.fail("unknown import kind 0x%02x", kind)
+		r.Fail("unknown import kind 0x%02x", kind)
 	}
-}
-
-// skipValType reads past a value type; 0x63 and 0x64 (nullable and
-// non-null references) carry a heap type.
-func skipValType(r *reader) {
-	if t := r.byte(); t == 0x63 || t == 0x64 {
-		r.leb(5)
-	}
-}
-
-// skipLimits reads past table or memory limits: flags (bit 0 a maximum,
-// bit 3 a custom page size), the minimum, the maximum, the page size.
-func skipLimits(r *reader) {
-	flags := r.byte()
-	r.leb(10)
-	if flags&0x01 != 0 {
-		r.leb(10)
-	}
-	if flags&0x08 != 0 {
-		r.u32()
-	}
-}
-
-func appendSection(b []byte, id byte, body []byte) []byte {
-	b = append(b, id)
-	b = appendU32(b, uint32(len(body)))
-	return append(b, body...)
 }

@@ -2,6 +2,8 @@ package lower
 
 import (
 	"bytes"
+
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // Pod returns the core module the boards run for a pod's binary: a
@@ -9,7 +11,7 @@ import (
 // (Module). Anything else is returned as it is for the module check to
 // refuse in its words.
 func Pod(bin []byte) ([]byte, error) {
-	if len(bin) >= 8 && bytes.Equal(bin[:4], magic) && bytes.Equal(bin[4:8], componentVersion) {
+	if bytes.HasPrefix(bin, []byte(wasmbin.ComponentHeader)) {
 		core, err := Component(bin)
 		if err != nil {
 			return nil, err

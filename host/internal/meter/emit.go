@@ -1,10 +1,10 @@
 package meter
 
 import (
-	"encoding/binary"
 	"strings"
 
 	"github.com/kube32/kube32/abi/modcheck"
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // emitter writes the instrumented copy of a module.
@@ -33,10 +33,10 @@ func (e *emitter) module() []byte {
 	for _, s := range e.lay.Sections {
 		// A missing global or export section goes where it belongs.
 		if !wroteGlobals && s.ID != 0 && sectionOrder[s.ID] > sectionOrder[sectionGlobal] {
-			out, wroteGlobals = e.section(out, sectionGlobal, e.globals(nil)), true
+			out, wroteGlobals = wasmbin.AppendSection(out, sectionGlobal, e.globals(nil)), true
 		}
 		if !wroteExports && s.ID != 0 && sectionOrder[s.ID] > sectionOrder[sectionExport] {
-			out, wroteExports = e.section(out, sectionExport, e.exports(nil)), true
+			out, wroteExports = wasmbin.AppendSection(out, sectionExport, e.exports(nil)), true
 		}
 		switch s.ID {
 		case 0:
@@ -45,29 +45,22 @@ func (e *emitter) module() []byte {
 			}
 			out = append(out, e.wasm[s.Start:s.End]...)
 		case sectionGlobal:
-			out, wroteGlobals = e.section(out, s.ID, e.globals(&s)), true
+			out, wroteGlobals = wasmbin.AppendSection(out, s.ID, e.globals(&s)), true
 		case sectionExport:
-			out, wroteExports = e.section(out, s.ID, e.exports(&s)), true
+			out, wroteExports = wasmbin.AppendSection(out, s.ID, e.exports(&s)), true
 		case sectionCode:
-			out = e.section(out, s.ID, e.code())
+			out = wasmbin.AppendSection(out, s.ID, e.code())
 		default:
 			out = append(out, e.wasm[s.Start:s.End]...)
 		}
 	}
 	if !wroteGlobals {
-		out = e.section(out, sectionGlobal, e.globals(nil))
+		out = wasmbin.AppendSection(out, sectionGlobal, e.globals(nil))
 	}
 	if !wroteExports {
-		out = e.section(out, sectionExport, e.exports(nil))
+		out = wasmbin.AppendSection(out, sectionExport, e.exports(nil))
 	}
 	return out
-}
-
-// section appends a section of id with payload.
-func (e *emitter) section(out []byte, id byte, payload []byte) []byte {
-	out = append(out, id)
-	out = binary.AppendUvarint(out, uint64(len(payload)))
-	return append(out, payload...)
 }
 
 // globals is the global section payload with the three counters after the
@@ -77,7 +70,7 @@ func (e *emitter) globals(old *modcheck.Section) []byte {
 	out := e.items(old, 3)
 	for _, init := range []int64{0, 0, NoLimit} {
 		out = append(out, 0x7E, 0x01, 0x42) // i64, mutable, i64.const
-		out = appendSLEB(out, init)
+		out = wasmbin.AppendS64(out, init)
 		out = append(out, 0x0B) // end
 	}
 	return out
@@ -91,10 +84,9 @@ func (e *emitter) exports(old *modcheck.Section) []byte {
 		name  string
 		index uint32
 	}{{InstructionsGlobal, e.instructions}, {MillicyclesGlobal, e.millicycles}, {LimitGlobal, e.limit}} {
-		out = binary.AppendUvarint(out, uint64(len(g.name)))
-		out = append(out, g.name...)
+		out = wasmbin.AppendName(out, g.name)
 		out = append(out, 0x03) // a global
-		out = binary.AppendUvarint(out, uint64(g.index))
+		out = wasmbin.AppendU32(out, g.index)
 	}
 	return out
 }
@@ -104,27 +96,15 @@ func (e *emitter) exports(old *modcheck.Section) []byte {
 // then old's items.
 func (e *emitter) items(old *modcheck.Section, more uint32) []byte {
 	if old == nil {
-		return binary.AppendUvarint(nil, uint64(more))
+		return wasmbin.AppendU32(nil, more)
 	}
-	out := binary.AppendUvarint(nil, uint64(old.Count+more))
+	out := wasmbin.AppendU32(nil, old.Count+more)
 	return append(out, e.wasm[old.Items:old.End]...)
-}
-
-// appendSLEB appends v in signed LEB128, as i64.const takes it.
-func appendSLEB(out []byte, v int64) []byte {
-	for {
-		b := byte(v & 0x7F)
-		v >>= 7
-		if v == 0 && b&0x40 == 0 || v == -1 && b&0x40 != 0 {
-			return append(out, b)
-		}
-		out = append(out, b|0x80)
-	}
 }
 
 // code is the code section payload: each body with its runs charged.
 func (e *emitter) code() []byte {
-	out := binary.AppendUvarint(nil, uint64(len(e.lay.Bodies)))
+	out := wasmbin.AppendU32(nil, uint32(len(e.lay.Bodies)))
 	var body []byte
 	for i, b := range e.lay.Bodies {
 		body = append(body[:0], e.wasm[b.Start:b.Code]...) // the locals
@@ -132,7 +112,7 @@ func (e *emitter) code() []byte {
 			body = e.charge(body, r)
 			body = append(body, e.wasm[r.start:r.end]...)
 		}
-		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = wasmbin.AppendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	return out
@@ -147,19 +127,19 @@ func (e *emitter) charge(out []byte, r run) []byte {
 	}
 	add := func(out []byte, global uint32, n int64) []byte {
 		out = append(out, 0x23) // global.get
-		out = binary.AppendUvarint(out, uint64(global))
+		out = wasmbin.AppendU32(out, global)
 		out = append(out, 0x42) // i64.const
-		out = appendSLEB(out, n)
+		out = wasmbin.AppendS64(out, n)
 		out = append(out, 0x7C, 0x24) // i64.add global.set
-		return binary.AppendUvarint(out, uint64(global))
+		return wasmbin.AppendU32(out, global)
 	}
 	out = add(out, e.instructions, r.count)
 	out = add(out, e.millicycles, r.cost)
 	if r.checks {
 		out = append(out, 0x23)
-		out = binary.AppendUvarint(out, uint64(e.millicycles))
+		out = wasmbin.AppendU32(out, e.millicycles)
 		out = append(out, 0x23)
-		out = binary.AppendUvarint(out, uint64(e.limit))
+		out = wasmbin.AppendU32(out, e.limit)
 		out = append(out, 0x56, 0x04, 0x40, 0x00, 0x0B) // i64.gt_u if (no result) unreachable end
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -190,16 +191,12 @@ func TestInstrumentKeepsTheInputAndRefusesATakenName(t *testing.T) {
 func oneFunction(code []byte) []byte { return oneFunctionExporting(code, "f") }
 
 func oneFunctionExporting(code []byte, name string) []byte {
-	m := []byte("\x00asm\x01\x00\x00\x00")
-	m = append(m, 1, 6, 1, 0x60, 1, 0x7F, 1, 0x7F) // type (i32) -> i32
-	m = append(m, 3, 2, 1, 0)                      // one function of it
-	exp := append([]byte{1, byte(len(name))}, name...)
-	exp = append(exp, 0, 0)
-	m = append(m, 7, byte(len(exp)))
-	m = append(m, exp...)
-	body := append([]byte{byte(len(code))}, code...)
-	m = append(m, 10, byte(len(body)+1), 1)
-	return append(m, body...)
+	m := []byte(wasmbin.Header)
+	m = wasmbin.AppendSection(m, 1, []byte{1, 0x60, 1, 0x7F, 1, 0x7F}) // type (i32) -> i32
+	m = wasmbin.AppendSection(m, 3, []byte{1, 0})                      // one function of it
+	exp := wasmbin.AppendName([]byte{1}, name)
+	m = wasmbin.AppendSection(m, 7, append(exp, 0, 0))
+	return wasmbin.AppendSection(m, 10, wasmbin.AppendName([]byte{1}, code))
 }
 
 // The modules compilers make for pods, C and Go (the largest: its

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/abi/wasmbin"
 )
 
 // wasmModule encodes a minimal module that imports every function of
@@ -12,19 +13,8 @@ import (
 // k32_handle returning 0. It comes from the table, so a function added to
 // abi/ is imported here too.
 func wasmModule() []byte {
-	leb := func(v uint32) []byte {
-		var b []byte
-		for {
-			c := byte(v & 0x7f)
-			v >>= 7
-			if v != 0 {
-				b = append(b, c|0x80)
-				continue
-			}
-			return append(b, c)
-		}
-	}
-	name := func(s string) []byte { return append(leb(uint32(len(s))), s...) }
+	leb := func(v uint32) []byte { return wasmbin.AppendU32(nil, v) }
+	name := func(s string) []byte { return wasmbin.AppendName(nil, s) }
 	vec := func(items [][]byte) []byte {
 		out := leb(uint32(len(items)))
 		for _, it := range items {
@@ -32,9 +22,7 @@ func wasmModule() []byte {
 		}
 		return out
 	}
-	section := func(id byte, body []byte) []byte {
-		return append(append([]byte{id}, leb(uint32(len(body)))...), body...)
-	}
+	section := func(id byte, body []byte) []byte { return wasmbin.AppendSection(nil, id, body) }
 	valType := func(t abi.Type) byte {
 		if t.WasmType() == "i64" {
 			return 0x7e
@@ -60,7 +48,7 @@ func wasmModule() []byte {
 	types = append(types, []byte{0x60, 0x00, 0x01, 0x7f}) // () -> i32
 	n := uint32(len(abi.Functions))
 
-	mod := []byte("\x00asm\x01\x00\x00\x00")
+	mod := []byte(wasmbin.Header)
 	mod = append(mod, section(1, vec(types))...)
 	mod = append(mod, section(2, vec(imports))...)
 	mod = append(mod, section(3, vec([][]byte{leb(handleType)}))...)
