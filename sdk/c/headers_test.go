@@ -18,6 +18,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/compile"
+	"github.com/kube32/kube32/internal/testabi"
 	"github.com/kube32/kube32/internal/testenv"
 	csdk "github.com/kube32/kube32/sdk/c"
 )
@@ -87,79 +88,10 @@ func buildPod(t *testing.T) []byte {
 	return podWasm
 }
 
-// wasmTypes are the WebAssembly value types of ABI types.
-func wasmTypes(types []abi.Type) string {
-	var s []string
-	for _, t := range types {
-		s = append(s, t.WasmType())
-	}
-	return "(" + strings.Join(s, ",") + ")"
-}
-
-// valueTypes renders wazero value types like wasmTypes.
-func valueTypes(types []api.ValueType) string {
-	var s []string
-	for _, t := range types {
-		s = append(s, api.ValueTypeName(t))
-	}
-	return "(" + strings.Join(s, ",") + ")"
-}
-
 func TestHeaderDeclaresTheTableImports(t *testing.T) {
-	wasm := buildPod(t)
-	ctx := context.Background()
-	r := wazero.NewRuntime(ctx)
-	defer r.Close(ctx)
-	cm, err := r.CompileModule(ctx, wasm)
-	if err != nil {
-		t.Fatalf("compiling the C test pod: %v", err)
-	}
-
-	imported := map[string]bool{}
-	for _, def := range cm.ImportedFunctions() {
-		module, name, _ := def.Import()
-		if module != abi.Module {
-			t.Errorf("import %s.%s: only module %q expected (k32.h must need no libc)", module, name, abi.Module)
-			continue
-		}
-		f, ok := abi.Lookup(name)
-		if !ok {
-			t.Errorf("import %s.%s: not a host function of abi.Functions", module, name)
-			continue
-		}
-		imported[name] = true
-		got := valueTypes(def.ParamTypes()) + "->" + valueTypes(def.ResultTypes())
-		var params []abi.Type
-		for _, p := range f.Params {
-			params = append(params, p.Type)
-		}
-		want := wasmTypes(params) + "->" + wasmTypes(f.Results)
-		if got != want {
-			t.Errorf("import %s.%s: signature %s in the module (from the C header), %s in abi.Functions", module, name, got, want)
-		}
-	}
-	for _, f := range abi.Functions {
-		if !imported[f.Name] {
-			t.Errorf("%s: called by calls.c but not imported from module %q; check its attributes in k32_app_abi.h", f.Name, abi.Module)
-		}
-	}
-
-	exports := cm.ExportedFunctions()
-	for _, name := range []string{"k32_handle", "k32_main"} {
-		def, ok := exports[name]
-		if !ok {
-			t.Errorf("export %s missing; K32_EXPORT does not export", name)
-			continue
-		}
-		e, _ := abi.LookupExport(name)
-		got := valueTypes(def.ParamTypes()) + "->" + valueTypes(def.ResultTypes())
-		if want := wasmTypes(e.Params) + "->" + wasmTypes(e.Results); got != want {
-			t.Errorf("export %s: signature %s, abi.Exports says %s", name, got, want)
-		}
-	}
-	if _, ok := cm.ExportedMemories()["memory"]; !ok {
-		t.Errorf("the module does not export its memory as \"memory\"")
-	}
+	cm := testabi.Compile(t, buildPod(t))
+	testabi.CheckImports(t, cm, "k32_app_abi.h", "k32.h must need no libc")
+	testabi.CheckExports(t, cm, "K32_EXPORT", "k32_handle", "k32_main")
 }
 
 // recordingHost is a k32 host for the helper test: it answers the getters
@@ -234,22 +166,7 @@ func TestHelpersAgainstARecordingHost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &recordingHost{env: map[string]string{"GREETING": "hello, world"}, path: tc.path}
-			builder := r.NewHostModuleBuilder(abi.Module)
-			for _, f := range abi.Functions {
-				var params, results []api.ValueType
-				for _, p := range f.Params {
-					params = append(params, valueType(p.Type))
-				}
-				for _, res := range f.Results {
-					results = append(results, valueType(res))
-				}
-				builder.NewFunctionBuilder().WithGoModuleFunction(h.hostFunc(f.Name), params, results).Export(f.Name)
-			}
-			host, err := builder.Instantiate(ctx)
-			if err != nil {
-				t.Fatalf("instantiating the host: %v", err)
-			}
-			defer host.Close(ctx)
+			testabi.Host(t, r, h.hostFunc)
 			pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
 			if err != nil {
 				t.Fatalf("instantiating the C test pod: %v", err)
@@ -272,14 +189,6 @@ func TestHelpersAgainstARecordingHost(t *testing.T) {
 			}
 		})
 	}
-}
-
-// valueType is the wazero value type of an ABI type.
-func valueType(t abi.Type) api.ValueType {
-	if t.WasmType() == "i64" {
-		return api.ValueTypeI64
-	}
-	return api.ValueTypeI32
 }
 
 // TestHeadersCompileAsCPlusPlus checks the extern "C" guards and that the

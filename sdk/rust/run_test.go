@@ -10,6 +10,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testabi"
 )
 
 // runPod is a no_std pod that uses the SDK's wrappers and allocator:
@@ -123,20 +124,7 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	r := wazero.NewRuntime(ctx)
 	defer r.Close(ctx)
 	h := &host{path: "/a/path/longer/than/the/sixty/four/bytes/that/the/sdk/tries/first/" + strings.Repeat("x", 40)}
-	b := r.NewHostModuleBuilder(abi.Module)
-	for _, f := range abi.Functions {
-		var params, results []api.ValueType
-		for _, p := range f.Params {
-			params = append(params, valueType(p.Type))
-		}
-		for _, res := range f.Results {
-			results = append(results, valueType(res))
-		}
-		b.NewFunctionBuilder().WithGoModuleFunction(h.fn(f.Name), params, results).Export(f.Name)
-	}
-	if _, err := b.Instantiate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	testabi.Host(t, r, h.fn)
 	pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
 	if err != nil {
 		t.Fatal(err)
@@ -169,11 +157,4 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	if n := len(h.logs); n == 0 || !strings.HasPrefix(h.logs[n-1], "3 panic at src/lib.rs:") {
 		t.Errorf("logs %q, want the panic's location at level error", h.logs)
 	}
-}
-
-func valueType(t abi.Type) api.ValueType {
-	if t.WasmType() == "i64" {
-		return api.ValueTypeI64
-	}
-	return api.ValueTypeI32
 }

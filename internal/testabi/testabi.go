@@ -1,0 +1,145 @@
+// Package testabi checks the SDKs' test pods against the ABI tables of
+// package abi: the host functions a compiled module imports, the exports it
+// defines, and a recording host that answers every host function.
+package testabi
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/kube32/kube32/abi"
+)
+
+// Compile compiles wasm with a wazero runtime that lives until the test ends.
+func Compile(t testing.TB, wasm []byte) wazero.CompiledModule {
+	t.Helper()
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { r.Close(ctx) })
+	cm, err := r.CompileModule(ctx, wasm)
+	if err != nil {
+		t.Fatalf("compiling the test pod: %v", err)
+	}
+	return cm
+}
+
+// Signature renders wazero value types as "(i32,i32)->(i64)".
+func Signature(params, results []api.ValueType) string {
+	return valueTypes(params) + "->" + valueTypes(results)
+}
+
+// ABISignature renders ABI types like Signature.
+func ABISignature(params, results []abi.Type) string {
+	return wasmTypes(params) + "->" + wasmTypes(results)
+}
+
+func valueTypes(types []api.ValueType) string {
+	var s []string
+	for _, t := range types {
+		s = append(s, api.ValueTypeName(t))
+	}
+	return "(" + strings.Join(s, ",") + ")"
+}
+
+func wasmTypes(types []abi.Type) string {
+	var s []string
+	for _, t := range types {
+		s = append(s, t.WasmType())
+	}
+	return "(" + strings.Join(s, ",") + ")"
+}
+
+// CheckImports checks that cm imports every host function of abi.Functions
+// with the table's signature (from names the declarations under test in the
+// messages). An import of another module is an error, explained by why,
+// unless why is "" (a module that may import more, such as Rust's std).
+func CheckImports(t testing.TB, cm wazero.CompiledModule, from, why string) {
+	t.Helper()
+	imported := map[string]bool{}
+	for _, def := range cm.ImportedFunctions() {
+		module, name, _ := def.Import()
+		if module != abi.Module {
+			if why != "" {
+				t.Errorf("import %s.%s: only module %q expected (%s)", module, name, abi.Module, why)
+			}
+			continue
+		}
+		f, ok := abi.Lookup(name)
+		if !ok {
+			t.Errorf("import %s.%s: not a host function of abi.Functions", module, name)
+			continue
+		}
+		imported[name] = true
+		var params []abi.Type
+		for _, p := range f.Params {
+			params = append(params, p.Type)
+		}
+		if got, want := Signature(def.ParamTypes(), def.ResultTypes()), ABISignature(params, f.Results); got != want {
+			t.Errorf("import %s: %s in the module (from %s), %s in abi.Functions", name, got, from, want)
+		}
+	}
+	for _, f := range abi.Functions {
+		if !imported[f.Name] {
+			t.Errorf("%s: called by the test pod but not imported from module %q; check its declaration in %s", f.Name, abi.Module, from)
+		}
+	}
+}
+
+// CheckExports checks that cm exports each of names with the signature of
+// abi.Exports (how names what should define them), and its memory.
+func CheckExports(t testing.TB, cm wazero.CompiledModule, how string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		def, ok := cm.ExportedFunctions()[name]
+		if !ok {
+			t.Errorf("export %s missing: %s does not define it", name, how)
+			continue
+		}
+		e, ok := abi.LookupExport(name)
+		if !ok {
+			t.Fatalf("%s is not an export of abi.Exports", name)
+		}
+		if got, want := Signature(def.ParamTypes(), def.ResultTypes()), ABISignature(e.Params, e.Results); got != want {
+			t.Errorf("export %s: %s, abi.Exports says %s", name, got, want)
+		}
+	}
+	if _, ok := cm.ExportedMemories()["memory"]; !ok {
+		t.Error("the module does not export its memory as \"memory\"")
+	}
+}
+
+// Host instantiates, in r, module k32 with every host function of
+// abi.Functions, each implemented by fn(its name).
+func Host(t testing.TB, r wazero.Runtime, fn func(name string) api.GoModuleFunc) api.Module {
+	t.Helper()
+	ctx := context.Background()
+	b := r.NewHostModuleBuilder(abi.Module)
+	for _, f := range abi.Functions {
+		var params, results []api.ValueType
+		for _, p := range f.Params {
+			params = append(params, valueType(p.Type))
+		}
+		for _, res := range f.Results {
+			results = append(results, valueType(res))
+		}
+		b.NewFunctionBuilder().WithGoModuleFunction(fn(f.Name), params, results).Export(f.Name)
+	}
+	m, err := b.Instantiate(ctx)
+	if err != nil {
+		t.Fatalf("instantiating the host: %v", err)
+	}
+	t.Cleanup(func() { m.Close(ctx) })
+	return m
+}
+
+// valueType is the wazero value type of an ABI type.
+func valueType(t abi.Type) api.ValueType {
+	if t.WasmType() == "i64" {
+		return api.ValueTypeI64
+	}
+	return api.ValueTypeI32
+}
