@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -155,13 +154,7 @@ func TestSlowClientNeverCostsAPod(t *testing.T) {
 // receive buffer, so that the server's writes fill it soon.
 func dialUnread(t *testing.T, base string) *net.TCPConn {
 	t.Helper()
-	u, _ := url.Parse(base)
-	c, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	tc := c.(*net.TCPConn)
+	tc := dial(t, base).(*net.TCPConn)
 	_ = tc.SetReadBuffer(4096)
 	return tc
 }
