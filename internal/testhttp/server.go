@@ -1,0 +1,32 @@
+package testhttp
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// Server is an httptest server of h listening on ip (a loopback address) on
+// a free port, not started yet, so that the test may set it up; it is
+// closed when the test ends.
+func Server(t testing.TB, ip string, h http.Handler) *httptest.Server {
+	t.Helper()
+	l, err := net.Listen("tcp4", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewUnstartedServer(h)
+	s.Listener.Close()
+	s.Listener = l
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Serve is Server, started.
+func Serve(t testing.TB, ip string, h http.Handler) *httptest.Server {
+	t.Helper()
+	s := Server(t, ip, h)
+	s.Start()
+	return s
+}
