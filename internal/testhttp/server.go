@@ -30,3 +30,17 @@ func Serve(t testing.TB, ip string, h http.Handler) *httptest.Server {
 	s.Start()
 	return s
 }
+
+// Start serves h on a loopback httptest server, over TLS when tls, until
+// the test ends.
+func Start(t testing.TB, h http.Handler, tls bool) *httptest.Server {
+	t.Helper()
+	var s *httptest.Server
+	if tls {
+		s = httptest.NewTLSServer(h)
+	} else {
+		s = httptest.NewServer(h)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
