@@ -60,14 +60,9 @@ func (k *kubectlEnv) portForward(t *testing.T, env []string, target, port string
 // forwardedPod is a pod pinned to node, with app=<app> and containerPort
 // 7000, running the fixture image.
 func forwardedPod(name, app, node, image string) manifest.Object {
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": app}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/" + image,
-				Env:   []corev1.EnvVar{{Name: "WHO", Value: name}},
-				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 7000, Protocol: corev1.ProtocolTCP}}}}},
-	}}
+	return manifest.Object{Obj: pinnedPod(name, app, node, image, corev1.Container{
+		Env:   []corev1.EnvVar{{Name: "WHO", Value: name}},
+		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 7000, Protocol: corev1.ProtocolTCP}}})}
 }
 
 // startForwardCluster runs two nodes: relay pods "cp" on the control plane

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,8 +34,7 @@ import (
 type gateway struct {
 	url   string
 	tls   *outbound.TLS
-	mu    sync.Mutex
-	lines []string
+	lines testenv.Lines
 	// skew moves the clock of the [EGRESS] lines' limits on (see
 	// nextLogInterval).
 	skew atomic.Int64
@@ -49,9 +47,7 @@ func (g *gateway) nextLogInterval() { g.skew.Add(int64(abi.LogRateInterval)) }
 func (g *gateway) now() time.Time { return time.Now().Add(time.Duration(g.skew.Load())) }
 
 func (g *gateway) log() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return strings.Join(g.lines, "\n")
+	return g.lines.String()
 }
 
 func startGateway(t *testing.T, ca *testtls.CA, egress bool) *gateway {
@@ -71,11 +67,7 @@ func startGateway(t *testing.T, ca *testtls.CA, egress bool) *gateway {
 	g.tls = &outbound.TLS{Roots: ca.Pool(), Sessions: 1, LogClock: g.now, Policy: policy}
 	port := apiauth.NewMux(apiauth.New(apiauth.Config{}))
 	if egress {
-		outbound.Mount(port, s, &outbound.Gateway{TLS: g.tls, LogClock: g.now, Logf: func(format string, args ...any) {
-			g.mu.Lock()
-			defer g.mu.Unlock()
-			g.lines = append(g.lines, fmt.Sprintf(format, args...))
-		}}, outbound.NewUplink(true, "", nil))
+		outbound.Mount(port, s, &outbound.Gateway{TLS: g.tls, LogClock: g.now, Logf: g.lines.Logf}, outbound.NewUplink(true, "", nil))
 	}
 	g.url = testhttp.Serve(t, "127.0.0.1", port).URL
 	return g
