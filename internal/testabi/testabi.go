@@ -5,6 +5,7 @@ package testabi
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -142,4 +143,21 @@ func valueType(t abi.Type) api.ValueType {
 		return api.ValueTypeI64
 	}
 	return api.ValueTypeI32
+}
+
+// Read is the string of n bytes at ptr in m's memory, as a host function
+// reads its arguments; a range outside the memory panics, naming fn.
+func Read(m api.Module, fn string, ptr, n uint64) string {
+	b, ok := m.Memory().Read(uint32(ptr), uint32(n))
+	if !ok {
+		panic(fmt.Sprintf("%s: range %d+%d outside memory", fn, ptr, n))
+	}
+	return string(b)
+}
+
+// Write copies v, cut to cap bytes, to out in m's memory and returns
+// len(v), as the ABI's getters do.
+func Write(m api.Module, v string, out, cap uint64) uint64 {
+	m.Memory().Write(uint32(out), []byte(v)[:min(uint64(len(v)), cap)])
+	return uint64(len(v))
 }

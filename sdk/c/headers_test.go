@@ -109,20 +109,12 @@ type recordingHost struct {
 // the pod does not use in k32_handle return K32_ERR_NOTSUP.
 func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
 	return func(_ context.Context, m api.Module, stack []uint64) {
-		mem := m.Memory()
-		str := func(ptr, n uint64) string {
-			b, ok := mem.Read(uint32(ptr), uint32(n))
-			if !ok {
-				panic(fmt.Sprintf("%s: range %d+%d outside memory", name, ptr, n))
-			}
-			return string(b)
-		}
+		str := func(ptr, n uint64) string { return testabi.Read(m, name, ptr, n) }
 		getter := func(value string, ok bool, out, cap uint64) uint64 {
 			if !ok {
 				return api.EncodeI32(int32(abi.ErrNoEnt))
 			}
-			mem.Write(uint32(out), []byte(value)[:min(uint64(len(value)), cap)])
-			return uint64(len(value))
+			return testabi.Write(m, value, out, cap)
 		}
 		result := api.EncodeI32(int32(abi.ErrNotSup))
 		switch name {

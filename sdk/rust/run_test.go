@@ -75,15 +75,8 @@ type host struct {
 
 func (h *host) fn(name string) api.GoModuleFunc {
 	return func(_ context.Context, m api.Module, stack []uint64) {
-		mem := m.Memory()
-		str := func(ptr, n uint64) string {
-			b, _ := mem.Read(uint32(ptr), uint32(n))
-			return string(b)
-		}
-		put := func(v string, out, cap uint64) uint64 {
-			mem.Write(uint32(out), []byte(v)[:min(uint64(len(v)), cap)])
-			return uint64(len(v))
-		}
+		str := func(ptr, n uint64) string { return testabi.Read(m, name, ptr, n) }
+		put := func(v string, out, cap uint64) uint64 { return testabi.Write(m, v, out, cap) }
 		result := api.EncodeI32(int32(abi.ErrNotSup))
 		switch name {
 		case "k32_log":
@@ -105,7 +98,7 @@ func (h *host) fn(name string) api.GoModuleFunc {
 			h.callReq = str(stack[0], stack[1]) + " " + str(stack[2], stack[3])
 			h.callHeaderLines = str(stack[4], stack[5])
 			n := put("pong", stack[8], stack[9])
-			mem.WriteUint32Le(uint32(stack[10]), uint32(n))
+			m.Memory().WriteUint32Le(uint32(stack[10]), uint32(n))
 			result = 200
 		case "k32_http_header":
 			if strings.EqualFold(str(stack[0], stack[1]), "content-type") {
