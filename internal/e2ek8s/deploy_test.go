@@ -247,12 +247,12 @@ func TestDeployOnKubernetes(t *testing.T) {
 	}
 	for _, n := range []struct{ name, ip string }{{"deploy-a", "127.0.0.41"}, {"deploy-b", "127.0.0.42"}} {
 		k.start(t, n.name, "node", "--kubeconfig", nodeKubeconfig, "--name", n.name, "--node-ip", n.ip,
-			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
+			"--pod-port", strconv.Itoa(testenv.FreePort(t, n.ip)), "--kubelet-port", strconv.Itoa(testenv.FreePort(t, n.ip)),
 			"--images", images, "--lease-renew-interval", "2s", "--cert-dir", filepath.Join(t.TempDir(), n.name))
 		testenv.Eventually(t, "node "+n.name+" Ready", func() bool { return nodeReady(cs, n.name) == corev1.ConditionTrue })
 	}
 	const ingressIP = "127.0.0.43"
-	ingressPort := freePort(t, ingressIP)
+	ingressPort := testenv.FreePort(t, ingressIP)
 	k.start(t, "kube32 ingress", "ingress", "--kubeconfig", ingressKubeconfig, "--ip", ingressIP, "--ingress-port", strconv.Itoa(ingressPort), "--images", images)
 	ingressURL := fmt.Sprintf("http://%s:%d", ingressIP, ingressPort)
 	testApp := func(t *testing.T) string {

@@ -132,17 +132,6 @@ func kubectlErr(c *testk8s.Cluster, stdin string, args ...string) (string, error
 	return string(out), err
 }
 
-// freePort returns a port free on ip right now.
-func freePort(t *testing.T, ip string) int {
-	t.Helper()
-	l, err := net.Listen("tcp", ip+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // siteIndex is the index.html of StaticBundle site in imagesDir.
 const siteIndex = "<!doctype html><title>site</title>hello from a bundle\n"
 
@@ -329,7 +318,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 	}
 	start := func(n *node) {
 		n.proc = k.start(t, n.name, append([]string{"node", "--kubeconfig", nodeKubeconfig, "--name", n.name, "--node-ip", n.ip,
-			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
+			"--pod-port", strconv.Itoa(testenv.FreePort(t, n.ip)), "--kubelet-port", strconv.Itoa(testenv.FreePort(t, n.ip)),
 			"--images", images, "--lease-renew-interval", "2s", "--cert-dir", n.certDir}, n.args...)...)
 	}
 	certDirs := t.TempDir()
@@ -398,7 +387,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 				return nil
 			})
 
-			local := freePort(t, "127.0.0.1")
+			local := testenv.FreePort(t, "127.0.0.1")
 			fwd := exec.Command("kubectl", "--kubeconfig", c.Kubeconfig, "port-forward", "pod/"+p.Name, fmt.Sprintf("%d:80", local))
 			out := &testenv.Buffer{}
 			fwd.Stdout, fwd.Stderr = out, out
@@ -596,7 +585,7 @@ spec:
 
 	t.Run("the kube32 Ingress serves the Deployment and a StaticBundle", func(t *testing.T) {
 		const ip = "127.0.0.23"
-		port := freePort(t, ip)
+		port := testenv.FreePort(t, ip)
 		k.start(t, "kube32 ingress", "ingress", "--kubeconfig", ingressKubeconfig, "--ip", ip, "--ingress-port", strconv.Itoa(port), "--images", images)
 		kubectl(t, c, `apiVersion: kube32.io/v1
 kind: StaticBundle

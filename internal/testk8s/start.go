@@ -11,7 +11,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testtls"
 )
 
@@ -308,12 +308,7 @@ func (c *Cluster) logTails() string {
 // freePort returns a TCP port free on 127.0.0.1 right now.
 func freePort(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(testenv.FreePort(t, "127.0.0.1"))
 }
 
 func privateKeyPEM(t testing.TB, key any) []byte {
