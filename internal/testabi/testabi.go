@@ -161,3 +161,34 @@ func Write(m api.Module, v string, out, cap uint64) uint64 {
 	m.Memory().Write(uint32(out), []byte(v)[:min(uint64(len(v)), cap)])
 	return uint64(len(v))
 }
+
+// Recorder keeps what a test pod logs and answers: the part of a
+// recording host that every SDK's test shares.
+type Recorder struct {
+	Logs    []string // "<level> <message>"
+	Status  uint32
+	Headers []string // "Name: value"
+	Body    string
+}
+
+// Record implements host function name when it is k32_log or one of the
+// k32_resp_* writers, with the result it returns; ok is false for any
+// other function.
+func (r *Recorder) Record(name string, m api.Module, stack []uint64) (result uint64, ok bool) {
+	str := func(ptr, n uint64) string { return Read(m, name, ptr, n) }
+	switch name {
+	case "k32_log":
+		r.Logs = append(r.Logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))
+		return 0, true
+	case "k32_resp_status":
+		r.Status = api.DecodeU32(stack[0])
+		return 0, true
+	case "k32_resp_header":
+		r.Headers = append(r.Headers, str(stack[0], stack[1])+": "+str(stack[2], stack[3]))
+		return 0, true
+	case "k32_resp_write":
+		r.Body += str(stack[0], stack[1])
+		return stack[1], true
+	}
+	return 0, false
+}

@@ -97,18 +97,19 @@ func TestHeaderDeclaresTheTableImports(t *testing.T) {
 // recordingHost is a k32 host for the helper test: it answers the getters
 // the pod uses and records what the pod sends.
 type recordingHost struct {
-	env     map[string]string
-	path    string
-	logs    []string
-	status  uint32
-	headers []string
-	body    []byte
+	testabi.Recorder
+	env  map[string]string
+	path string
 }
 
 // hostFunc implements host function name on the recording host; functions
 // the pod does not use in k32_handle return K32_ERR_NOTSUP.
 func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
 	return func(_ context.Context, m api.Module, stack []uint64) {
+		if result, ok := h.Record(name, m, stack); ok {
+			stack[0] = result
+			return
+		}
 		str := func(ptr, n uint64) string { return testabi.Read(m, name, ptr, n) }
 		getter := func(value string, ok bool, out, cap uint64) uint64 {
 			if !ok {
@@ -118,9 +119,6 @@ func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
 		}
 		result := api.EncodeI32(int32(abi.ErrNotSup))
 		switch name {
-		case "k32_log":
-			h.logs = append(h.logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))
-			result = 0
 		case "k32_env_get":
 			v, ok := h.env[str(stack[0], stack[1])]
 			result = getter(v, ok, stack[2], stack[3])
@@ -128,15 +126,6 @@ func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
 			result = getter("", false, stack[2], stack[3])
 		case "k32_req_path":
 			result = getter(h.path, true, stack[0], stack[1])
-		case "k32_resp_status":
-			h.status = api.DecodeU32(stack[0])
-			result = 0
-		case "k32_resp_header":
-			h.headers = append(h.headers, str(stack[0], stack[1])+": "+str(stack[2], stack[3]))
-			result = 0
-		case "k32_resp_write":
-			h.body = append(h.body, str(stack[0], stack[1])...)
-			result = stack[1]
 		}
 		stack[0] = result
 	}
@@ -173,11 +162,11 @@ func TestHelpersAgainstARecordingHost(t *testing.T) {
 				t.Errorf("k32_handle returned %d, want 0 (k32_respond succeeded)", got)
 			}
 			// k32_env cut "hello, world" to sizeof greeting - 1 = 7 bytes.
-			if want := []string{"1 hello, "}; !slices.Equal(h.logs, want) {
-				t.Errorf("logs %q, want %q", h.logs, want)
+			if want := []string{"1 hello, "}; !slices.Equal(h.Logs, want) {
+				t.Errorf("logs %q, want %q", h.Logs, want)
 			}
-			if h.status != tc.status || strings.Join(h.headers, "\n") != tc.headers || string(h.body) != tc.body {
-				t.Errorf("response %d %q %q, want %d %q %q", h.status, h.headers, h.body, tc.status, tc.headers, tc.body)
+			if h.Status != tc.status || strings.Join(h.Headers, "\n") != tc.headers || h.Body != tc.body {
+				t.Errorf("response %d %q %q, want %d %q %q", h.Status, h.Headers, h.Body, tc.status, tc.headers, tc.body)
 			}
 		})
 	}

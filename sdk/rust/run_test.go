@@ -2,7 +2,6 @@ package rustsdk_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -66,32 +65,26 @@ k32::export!(handle = handle, main = boom, event = refused);
 
 // host is a recording k32 host for the test pod.
 type host struct {
+	testabi.Recorder
 	path            string
-	logs, headers   []string
-	status          uint32
-	body, callReq   string
+	callReq         string
 	callHeaderLines string
 }
 
 func (h *host) fn(name string) api.GoModuleFunc {
 	return func(_ context.Context, m api.Module, stack []uint64) {
+		if result, ok := h.Record(name, m, stack); ok {
+			stack[0] = result
+			return
+		}
 		str := func(ptr, n uint64) string { return testabi.Read(m, name, ptr, n) }
 		put := func(v string, out, cap uint64) uint64 { return testabi.Write(m, v, out, cap) }
 		result := api.EncodeI32(int32(abi.ErrNotSup))
 		switch name {
-		case "k32_log":
-			h.logs = append(h.logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))
-			result = 0
 		case "k32_time_ms":
 			result = 5
 		case "k32_req_path":
 			result = put(h.path, stack[0], stack[1])
-		case "k32_resp_status":
-			h.status, result = api.DecodeU32(stack[0]), 0
-		case "k32_resp_header":
-			h.headers, result = append(h.headers, str(stack[0], stack[1])+": "+str(stack[2], stack[3])), 0
-		case "k32_resp_write":
-			h.body, result = h.body+str(stack[0], stack[1]), stack[1]
 		case "k32_publish":
 			result = api.EncodeI32(int32(abi.ErrPerm))
 		case "k32_http_call":
@@ -129,14 +122,14 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	}
 	// 300 KiB needs a 512 KiB block: 8 pages past the first; the second
 	// allocation reuses the freed block, so the memory does not grow again.
-	if want := h.path + " 9 9 pong text/x-pong"; h.status != 201 || h.body != want {
-		t.Errorf("response %d %q, want 201 %q", h.status, h.body, want)
+	if want := h.path + " 9 9 pong text/x-pong"; h.Status != 201 || h.Body != want {
+		t.Errorf("response %d %q, want 201 %q", h.Status, h.Body, want)
 	}
 	if h.callReq != "GET http://echo/ping" || h.callHeaderLines != "X-A: b\r\n" {
 		t.Errorf("call %q with headers %q", h.callReq, h.callHeaderLines)
 	}
-	if len(h.headers) != 1 || h.headers[0] != "Content-Type: text/plain" {
-		t.Errorf("response headers %q", h.headers)
+	if len(h.Headers) != 1 || h.Headers[0] != "Content-Type: text/plain" {
+		t.Errorf("response headers %q", h.Headers)
 	}
 
 	res, err = pod.ExportedFunction("k32_event").Call(ctx)
@@ -147,7 +140,7 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	if _, err := pod.ExportedFunction("k32_main").Call(ctx); err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Errorf("k32_main: %v, want a trap", err)
 	}
-	if n := len(h.logs); n == 0 || !strings.HasPrefix(h.logs[n-1], "3 panic at src/lib.rs:") {
-		t.Errorf("logs %q, want the panic's location at level error", h.logs)
+	if n := len(h.Logs); n == 0 || !strings.HasPrefix(h.Logs[n-1], "3 panic at src/lib.rs:") {
+		t.Errorf("logs %q, want the panic's location at level error", h.Logs)
 	}
 }
