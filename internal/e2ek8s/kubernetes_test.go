@@ -6,7 +6,6 @@ package e2ek8s
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,9 +19,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -632,14 +629,7 @@ spec:
 			t.Fatal(err)
 		}
 		t.Log(k.run(t, "push", module, ref))
-		raw, err := crane.Manifest(ref, crane.Insecure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m ocispec.Manifest
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
+		raw, m := testregistry.Manifest(t, ref)
 		if len(m.Layers) != 1 || m.Layers[0].MediaType != "application/wasm" || m.Layers[0].Digest != digest.FromBytes(probe) {
 			t.Fatalf("crane manifest %s: want one application/wasm layer of the module", raw)
 		}
