@@ -113,9 +113,26 @@ func CheckExports(t testing.TB, cm wazero.CompiledModule, how string, names ...s
 	}
 }
 
+// Call is one call of a host function by a test pod.
+type Call struct {
+	Name  string
+	M     api.Module
+	Stack []uint64
+}
+
+// Str is the string argument whose pointer and length are the arguments i
+// and i+1.
+func (c Call) Str(i int) string { return read(c.M, c.Name, c.Stack[i], c.Stack[i+1]) }
+
+// Put writes v to the buffer whose pointer and capacity are the arguments
+// i and i+1, as a getter does, and returns len(v).
+func (c Call) Put(v string, i int) uint64 { return write(c.M, v, c.Stack[i], c.Stack[i+1]) }
+
 // Host instantiates, in r, module k32 with every host function of
-// abi.Functions, each implemented by fn(its name).
-func Host(t testing.TB, r wazero.Runtime, fn func(name string) api.GoModuleFunc) api.Module {
+// abi.Functions: rec records what the pod logs and answers, answer
+// implements what else the test needs (ok false: not implemented), and
+// every other function returns K32_ERR_NOTSUP.
+func Host(t testing.TB, r wazero.Runtime, rec *Recorder, answer func(c Call) (result uint64, ok bool)) api.Module {
 	t.Helper()
 	ctx := context.Background()
 	b := r.NewHostModuleBuilder(abi.Module)
@@ -127,7 +144,17 @@ func Host(t testing.TB, r wazero.Runtime, fn func(name string) api.GoModuleFunc)
 		for _, res := range f.Results {
 			results = append(results, valueType(res))
 		}
-		b.NewFunctionBuilder().WithGoModuleFunction(fn(f.Name), params, results).Export(f.Name)
+		fn := func(_ context.Context, m api.Module, stack []uint64) {
+			result, ok := rec.Record(f.Name, m, stack)
+			if !ok {
+				result, ok = answer(Call{f.Name, m, stack})
+			}
+			if !ok {
+				result = api.EncodeI32(int32(abi.ErrNotSup))
+			}
+			stack[0] = result
+		}
+		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(fn), params, results).Export(f.Name)
 	}
 	m, err := b.Instantiate(ctx)
 	if err != nil {
@@ -145,9 +172,9 @@ func valueType(t abi.Type) api.ValueType {
 	return api.ValueTypeI32
 }
 
-// Read is the string of n bytes at ptr in m's memory, as a host function
+// read is the string of n bytes at ptr in m's memory, as a host function
 // reads its arguments; a range outside the memory panics, naming fn.
-func Read(m api.Module, fn string, ptr, n uint64) string {
+func read(m api.Module, fn string, ptr, n uint64) string {
 	b, ok := m.Memory().Read(uint32(ptr), uint32(n))
 	if !ok {
 		panic(fmt.Sprintf("%s: range %d+%d outside memory", fn, ptr, n))
@@ -155,9 +182,9 @@ func Read(m api.Module, fn string, ptr, n uint64) string {
 	return string(b)
 }
 
-// Write copies v, cut to cap bytes, to out in m's memory and returns
+// write copies v, cut to cap bytes, to out in m's memory and returns
 // len(v), as the ABI's getters do.
-func Write(m api.Module, v string, out, cap uint64) uint64 {
+func write(m api.Module, v string, out, cap uint64) uint64 {
 	m.Memory().Write(uint32(out), []byte(v)[:min(uint64(len(v)), cap)])
 	return uint64(len(v))
 }
@@ -175,7 +202,7 @@ type Recorder struct {
 // k32_resp_* writers, with the result it returns; ok is false for any
 // other function.
 func (r *Recorder) Record(name string, m api.Module, stack []uint64) (result uint64, ok bool) {
-	str := func(ptr, n uint64) string { return Read(m, name, ptr, n) }
+	str := func(ptr, n uint64) string { return read(m, name, ptr, n) }
 	switch name {
 	case "k32_log":
 		r.Logs = append(r.Logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))

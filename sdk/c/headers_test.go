@@ -102,33 +102,21 @@ type recordingHost struct {
 	path string
 }
 
-// hostFunc implements host function name on the recording host; functions
-// the pod does not use in k32_handle return K32_ERR_NOTSUP.
-func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
-	return func(_ context.Context, m api.Module, stack []uint64) {
-		if result, ok := h.Record(name, m, stack); ok {
-			stack[0] = result
-			return
+// answer implements the getters the pod uses in k32_handle.
+func (h *recordingHost) answer(c testabi.Call) (uint64, bool) {
+	noEnt := api.EncodeI32(int32(abi.ErrNoEnt))
+	switch c.Name {
+	case "k32_env_get":
+		if v, ok := h.env[c.Str(0)]; ok {
+			return c.Put(v, 2), true
 		}
-		str := func(ptr, n uint64) string { return testabi.Read(m, name, ptr, n) }
-		getter := func(value string, ok bool, out, cap uint64) uint64 {
-			if !ok {
-				return api.EncodeI32(int32(abi.ErrNoEnt))
-			}
-			return testabi.Write(m, value, out, cap)
-		}
-		result := api.EncodeI32(int32(abi.ErrNotSup))
-		switch name {
-		case "k32_env_get":
-			v, ok := h.env[str(stack[0], stack[1])]
-			result = getter(v, ok, stack[2], stack[3])
-		case "k32_req_header":
-			result = getter("", false, stack[2], stack[3])
-		case "k32_req_path":
-			result = getter(h.path, true, stack[0], stack[1])
-		}
-		stack[0] = result
+		return noEnt, true
+	case "k32_req_header":
+		return noEnt, true
+	case "k32_req_path":
+		return c.Put(h.path, 0), true
 	}
+	return 0, false
 }
 
 func TestHelpersAgainstARecordingHost(t *testing.T) {
@@ -147,7 +135,7 @@ func TestHelpersAgainstARecordingHost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &recordingHost{env: map[string]string{"GREETING": "hello, world"}, path: tc.path}
-			testabi.Host(t, r, h.hostFunc)
+			testabi.Host(t, r, &h.Recorder, h.answer)
 			pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
 			if err != nil {
 				t.Fatalf("instantiating the C test pod: %v", err)

@@ -71,37 +71,28 @@ type host struct {
 	callHeaderLines string
 }
 
-func (h *host) fn(name string) api.GoModuleFunc {
-	return func(_ context.Context, m api.Module, stack []uint64) {
-		if result, ok := h.Record(name, m, stack); ok {
-			stack[0] = result
-			return
+// answer implements what the pod calls beyond logs and its answer.
+func (h *host) answer(c testabi.Call) (uint64, bool) {
+	switch c.Name {
+	case "k32_time_ms":
+		return 5, true
+	case "k32_req_path":
+		return c.Put(h.path, 0), true
+	case "k32_publish":
+		return api.EncodeI32(int32(abi.ErrPerm)), true
+	case "k32_http_call":
+		h.callReq = c.Str(0) + " " + c.Str(2)
+		h.callHeaderLines = c.Str(4)
+		n := c.Put("pong", 8)
+		c.M.Memory().WriteUint32Le(uint32(c.Stack[10]), uint32(n))
+		return 200, true
+	case "k32_http_header":
+		if strings.EqualFold(c.Str(0), "content-type") {
+			return c.Put("text/x-pong", 2), true
 		}
-		str := func(ptr, n uint64) string { return testabi.Read(m, name, ptr, n) }
-		put := func(v string, out, cap uint64) uint64 { return testabi.Write(m, v, out, cap) }
-		result := api.EncodeI32(int32(abi.ErrNotSup))
-		switch name {
-		case "k32_time_ms":
-			result = 5
-		case "k32_req_path":
-			result = put(h.path, stack[0], stack[1])
-		case "k32_publish":
-			result = api.EncodeI32(int32(abi.ErrPerm))
-		case "k32_http_call":
-			h.callReq = str(stack[0], stack[1]) + " " + str(stack[2], stack[3])
-			h.callHeaderLines = str(stack[4], stack[5])
-			n := put("pong", stack[8], stack[9])
-			m.Memory().WriteUint32Le(uint32(stack[10]), uint32(n))
-			result = 200
-		case "k32_http_header":
-			if strings.EqualFold(str(stack[0], stack[1]), "content-type") {
-				result = put("text/x-pong", stack[2], stack[3])
-			} else {
-				result = api.EncodeI32(int32(abi.ErrNoEnt))
-			}
-		}
-		stack[0] = result
+		return api.EncodeI32(int32(abi.ErrNoEnt)), true
 	}
+	return 0, false
 }
 
 func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
@@ -110,7 +101,7 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	r := wazero.NewRuntime(ctx)
 	defer r.Close(ctx)
 	h := &host{path: "/a/path/longer/than/the/sixty/four/bytes/that/the/sdk/tries/first/" + strings.Repeat("x", 40)}
-	testabi.Host(t, r, h.fn)
+	testabi.Host(t, r, &h.Recorder, h.answer)
 	pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
 	if err != nil {
 		t.Fatal(err)
