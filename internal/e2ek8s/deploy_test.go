@@ -247,12 +247,12 @@ func TestDeployOnKubernetes(t *testing.T) {
 	}
 	for _, n := range []struct{ name, ip string }{{"deploy-a", "127.0.0.41"}, {"deploy-b", "127.0.0.42"}} {
 		k.start(t, n.name, "node", "--kubeconfig", nodeKubeconfig, "--name", n.name, "--node-ip", n.ip,
-			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
+			"--pod-port", strconv.Itoa(testenv.FreePort(t, n.ip)), "--kubelet-port", strconv.Itoa(testenv.FreePort(t, n.ip)),
 			"--images", images, "--lease-renew-interval", "2s", "--cert-dir", filepath.Join(t.TempDir(), n.name))
 		testenv.Eventually(t, "node "+n.name+" Ready", func() bool { return nodeReady(cs, n.name) == corev1.ConditionTrue })
 	}
 	const ingressIP = "127.0.0.43"
-	ingressPort := freePort(t, ingressIP)
+	ingressPort := testenv.FreePort(t, ingressIP)
 	k.start(t, "kube32 ingress", "ingress", "--kubeconfig", ingressKubeconfig, "--ip", ingressIP, "--ingress-port", strconv.Itoa(ingressPort), "--images", images)
 	ingressURL := fmt.Sprintf("http://%s:%d", ingressIP, ingressPort)
 	testApp := func(t *testing.T) string {
@@ -407,24 +407,16 @@ func TestDeployOnKubernetes(t *testing.T) {
 
 	t.Run("a pod removed from the project is pruned", func(t *testing.T) {
 		// The greeter goes, with its Service, its NetworkPolicy and its path.
-		docs := strings.Split(shopManifests, "---\n")
 		var kept []string
-		for _, d := range docs {
-			if !strings.Contains(d, "greeter") {
+		for _, d := range strings.Split(shopManifests, "---\n") {
+			switch {
+			case strings.Contains(d, "kind: Ingress"):
+				kept = append(kept, withoutLines(d, "greeter"))
+			case !strings.Contains(d, "greeter"):
 				kept = append(kept, d)
 			}
 		}
-		manifests := strings.Join(kept, "---\n") + `---
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: shop, namespace: default}
-spec:
-  rules:
-  - http:
-      paths:
-      - {path: /echo, pathType: Prefix, backend: {service: {name: echo, port: {name: http}}}}
-      - {path: /site, pathType: Prefix, backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}}}
-`
+		manifests := strings.Join(kept, "---\n")
 		testenv.WriteFiles(t, project, map[string]string{"app.yaml": manifests, "kube32.yaml": `name: shop
 manifests: [app.yaml]
 pods:
@@ -482,4 +474,15 @@ func allPodsIn(t *testing.T, cs *kubernetes.Clientset, namespace, pod string) []
 		t.Fatal(err)
 	}
 	return list.Items
+}
+
+// withoutLines is doc without its lines that contain s.
+func withoutLines(doc, s string) string {
+	var kept []string
+	for _, line := range strings.SplitAfter(doc, "\n") {
+		if !strings.Contains(line, s) {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "")
 }

@@ -30,7 +30,7 @@ func TestMistypedImageWaitsOnKubernetes(t *testing.T) {
 	nodeKubeconfig := c.TokenKubeconfig(t, kubectl(t, c, "", "create", "token", "kube32-node", "-n", abi.NamespaceSystem, "--duration=1h"))
 	const ip = "127.0.0.31"
 	k.start(t, "kube32-a", "node", "--kubeconfig", nodeKubeconfig, "--name", "kube32-a", "--node-ip", ip,
-		"--pod-port", strconv.Itoa(freePort(t, ip)), "--kubelet-port", strconv.Itoa(freePort(t, ip)), "--images", images)
+		"--pod-port", strconv.Itoa(testenv.FreePort(t, ip)), "--kubelet-port", strconv.Itoa(testenv.FreePort(t, ip)), "--images", images)
 	testenv.Eventually(t, "node kube32-a Ready", func() bool { return nodeReady(cs, "kube32-a") == corev1.ConditionTrue })
 
 	kubectl(t, c, deployment("apq", "wasm://embedded/apq", 1), "apply", "-f", "-")

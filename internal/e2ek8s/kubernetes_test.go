@@ -6,7 +6,6 @@ package e2ek8s
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,9 +19,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -130,17 +127,6 @@ func kubectlErr(c *testk8s.Cluster, stdin string, args ...string) (string, error
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
-}
-
-// freePort returns a port free on ip right now.
-func freePort(t *testing.T, ip string) int {
-	t.Helper()
-	l, err := net.Listen("tcp", ip+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // siteIndex is the index.html of StaticBundle site in imagesDir.
@@ -329,7 +315,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 	}
 	start := func(n *node) {
 		n.proc = k.start(t, n.name, append([]string{"node", "--kubeconfig", nodeKubeconfig, "--name", n.name, "--node-ip", n.ip,
-			"--pod-port", strconv.Itoa(freePort(t, n.ip)), "--kubelet-port", strconv.Itoa(freePort(t, n.ip)),
+			"--pod-port", strconv.Itoa(testenv.FreePort(t, n.ip)), "--kubelet-port", strconv.Itoa(testenv.FreePort(t, n.ip)),
 			"--images", images, "--lease-renew-interval", "2s", "--cert-dir", n.certDir}, n.args...)...)
 	}
 	certDirs := t.TempDir()
@@ -398,7 +384,7 @@ func TestKube32OnKubernetes(t *testing.T) {
 				return nil
 			})
 
-			local := freePort(t, "127.0.0.1")
+			local := testenv.FreePort(t, "127.0.0.1")
 			fwd := exec.Command("kubectl", "--kubeconfig", c.Kubeconfig, "port-forward", "pod/"+p.Name, fmt.Sprintf("%d:80", local))
 			out := &testenv.Buffer{}
 			fwd.Stdout, fwd.Stderr = out, out
@@ -596,7 +582,7 @@ spec:
 
 	t.Run("the kube32 Ingress serves the Deployment and a StaticBundle", func(t *testing.T) {
 		const ip = "127.0.0.23"
-		port := freePort(t, ip)
+		port := testenv.FreePort(t, ip)
 		k.start(t, "kube32 ingress", "ingress", "--kubeconfig", ingressKubeconfig, "--ip", ip, "--ingress-port", strconv.Itoa(port), "--images", images)
 		kubectl(t, c, `apiVersion: kube32.io/v1
 kind: StaticBundle
@@ -643,14 +629,7 @@ spec:
 			t.Fatal(err)
 		}
 		t.Log(k.run(t, "push", module, ref))
-		raw, err := crane.Manifest(ref, crane.Insecure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m ocispec.Manifest
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
+		raw, m := testregistry.Manifest(t, ref)
 		if len(m.Layers) != 1 || m.Layers[0].MediaType != "application/wasm" || m.Layers[0].Digest != digest.FromBytes(probe) {
 			t.Fatalf("crane manifest %s: want one application/wasm layer of the module", raw)
 		}

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -53,14 +52,7 @@ func TestPushBundleWritesOneArtifactDigestPerSetOfFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := crane.Manifest(reg.Host+"/web/site:v1", crane.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	raw, m := testregistry.Manifest(t, reg.Host+"/web/site:v1")
 	if m.MediaType != ocispec.MediaTypeImageManifest || m.ArtifactType != "application/vnd.kube32.bundle.v1" ||
 		m.Config.MediaType != ocispec.MediaTypeEmptyJSON || m.Config.Digest != ocispec.DescriptorEmptyJSON.Digest ||
 		len(m.Layers) != 1 || m.Layers[0].MediaType != "application/vnd.kube32.bundle.layer.v1.tar" {

@@ -11,7 +11,6 @@
 package testasc
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,9 +110,5 @@ func install(t testing.TB, name, marker string, pkg []byte) string {
 
 func unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if testenv.CI() {
-		t.Fatalf("assemblyscript required (CI=true): %s", msg)
-	}
-	t.Skipf("assemblyscript unavailable; skipping: %s", msg)
+	testenv.Unavailable(t, "assemblyscript", format, args...)
 }

@@ -7,6 +7,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -36,4 +37,16 @@ func Tools(t testing.TB, names ...string) {
 	for _, name := range names {
 		Tool(t, name)
 	}
+}
+
+// Unavailable skips t because what (a tool, a package, a control plane) is
+// missing, or fails it in CI, where what is required; format and args say
+// why.
+func Unavailable(t testing.TB, what, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if CI() {
+		t.Fatalf("%s required (CI=true): %s", what, msg)
+	}
+	t.Skipf("%s unavailable; skipping: %s", what, msg)
 }

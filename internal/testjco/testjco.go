@@ -11,7 +11,6 @@ package testjco
 
 import (
 	_ "embed"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,9 +127,5 @@ func install(t testing.TB) string {
 
 func unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if testenv.CI() {
-		t.Fatalf("jco required (CI=true): %s", msg)
-	}
-	t.Skipf("jco unavailable; skipping: %s", msg)
+	testenv.Unavailable(t, "jco", format, args...)
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testtls"
 )
 
@@ -160,7 +160,7 @@ func Start(t testing.TB) *Cluster {
 	waitHTTP(t, c, "kube-apiserver /readyz", api, c.URL+"/readyz", c.Token)
 
 	c.Kubeconfig = filepath.Join(dir, "kubeconfig")
-	writeFile(t, c.Kubeconfig, []byte(fmt.Sprintf(kubeconfigTmpl, c.CAFile, c.URL, c.Token)))
+	writeFile(t, c.Kubeconfig, kubeconfig(c.CAFile, c.URL, "kube32-test-admin", "token: "+c.Token))
 
 	// kube-controller-manager: it creates the default ServiceAccounts and
 	// runs Deployments, ReplicaSets, EndpointSlices, node lifecycle, ...
@@ -203,7 +203,10 @@ func Start(t testing.TB) *Cluster {
 	return c
 }
 
-const kubeconfigTmpl = `apiVersion: v1
+// kubeconfig is a kubeconfig for the cluster at url whose one user, name,
+// authenticates with the given "key: value" lines.
+func kubeconfig(caFile, url, name string, auth ...string) []byte {
+	return []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
 - name: kube32-test
@@ -211,16 +214,17 @@ clusters:
     certificate-authority: %s
     server: %s
 users:
-- name: kube32-test-admin
+- name: %s
   user:
-    token: %s
+    %s
 contexts:
 - name: kube32-test
   context:
     cluster: kube32-test
-    user: kube32-test-admin
+    user: %s
 current-context: kube32-test
-`
+`, caFile, url, name, strings.Join(auth, "\n    "), name))
+}
 
 // run starts a program with its output in Dir/<name>.log, and kills it when
 // the test ends.
@@ -304,12 +308,7 @@ func (c *Cluster) logTails() string {
 // freePort returns a TCP port free on 127.0.0.1 right now.
 func freePort(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(testenv.FreePort(t, "127.0.0.1"))
 }
 
 func privateKeyPEM(t testing.TB, key any) []byte {
@@ -353,29 +352,9 @@ func randomHex(t testing.TB, n int) string {
 func (c *Cluster) CertKubeconfig(t testing.TB, certFile, keyFile string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	writeFile(t, path, []byte(fmt.Sprintf(certKubeconfigTmpl, c.CAFile, c.URL, certFile, keyFile)))
+	writeFile(t, path, kubeconfig(c.CAFile, c.URL, "kube32-test-cert", "client-certificate: "+certFile, "client-key: "+keyFile))
 	return path
 }
-
-const certKubeconfigTmpl = `apiVersion: v1
-kind: Config
-clusters:
-- name: kube32-test
-  cluster:
-    certificate-authority: %s
-    server: %s
-users:
-- name: kube32-test-cert
-  user:
-    client-certificate: %s
-    client-key: %s
-contexts:
-- name: kube32-test
-  context:
-    cluster: kube32-test
-    user: kube32-test-cert
-current-context: kube32-test
-`
 
 // TokenKubeconfig writes a kubeconfig for the cluster whose user presents
 // token (a ServiceAccount's, from kubectl create token), in a temporary
@@ -383,6 +362,6 @@ current-context: kube32-test
 func (c *Cluster) TokenKubeconfig(t testing.TB, token string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	writeFile(t, path, []byte(fmt.Sprintf(kubeconfigTmpl, c.CAFile, c.URL, strings.TrimSpace(token))))
+	writeFile(t, path, kubeconfig(c.CAFile, c.URL, "kube32-test-admin", "token: "+strings.TrimSpace(token)))
 	return path
 }

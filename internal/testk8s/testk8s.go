@@ -65,15 +65,9 @@ func cacheDir() (string, error) {
 	return filepath.Join(base, "kube32", "k8s-"+KubernetesVersion), nil
 }
 
-// unavailable skips t, or fails it in CI where the control plane is
-// required.
 func unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if testenv.CI() {
-		t.Fatalf("real Kubernetes control plane required (CI=true): %s", msg)
-	}
-	t.Skipf("real Kubernetes control plane unavailable; skipping: %s", msg)
+	testenv.Unavailable(t, "real Kubernetes control plane", format, args...)
 }
 
 // exe adds the platform's executable suffix.

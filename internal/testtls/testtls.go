@@ -17,11 +17,12 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 // CA is a test certificate authority.
@@ -143,16 +144,9 @@ func (ca *CA) Issue(t testing.TB, l Leaf) tls.Certificate {
 // It returns the server's host:port.
 func Serve(t testing.TB, ip string, cert tls.Certificate, min, max uint16, h http.Handler) string {
 	t.Helper()
-	l, err := net.Listen("tcp4", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := httptest.NewUnstartedServer(h)
-	s.Listener.Close()
-	s.Listener = l
+	s := testhttp.Server(t, ip, h)
 	s.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: min, MaxVersion: max}
 	s.Config.ErrorLog = log.New(io.Discard, "", 0) // failed handshakes are what tests want
 	s.StartTLS()
-	t.Cleanup(s.Close)
-	return l.Addr().String()
+	return s.Listener.Addr().String()
 }

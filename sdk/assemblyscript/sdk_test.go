@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/compile"
+	"github.com/kube32/kube32/internal/testabi"
 	"github.com/kube32/kube32/internal/testasc"
 	"github.com/kube32/kube32/internal/testenv"
 )
@@ -52,76 +50,14 @@ func build(t *testing.T, src string, release bool) []byte {
 	return m.Wasm
 }
 
-func signature(params, results []api.ValueType) string {
-	var p, r []string
-	for _, v := range params {
-		p = append(p, api.ValueTypeName(v))
-	}
-	for _, v := range results {
-		r = append(r, api.ValueTypeName(v))
-	}
-	return "(" + strings.Join(p, ",") + ")->(" + strings.Join(r, ",") + ")"
-}
-
-func abiSignature(params, results []abi.Type) string {
-	var p, r []string
-	for _, v := range params {
-		p = append(p, v.WasmType())
-	}
-	for _, v := range results {
-		r = append(r, v.WasmType())
-	}
-	return "(" + strings.Join(p, ",") + ")->(" + strings.Join(r, ",") + ")"
-}
-
 // Issue 32: the raw imports, generated from the ABI tables (abi's
 // TestGeneratedFilesAreCurrent keeps sys.ts current), import every host
 // function with the table's signature, and the module imports nothing but
 // module k32: abort, trace and Math.random's seed go to the SDK.
 func TestSysDeclaresTheTableImports(t *testing.T) {
-	wasm := build(t, callsAll(), false)
-	ctx := context.Background()
-	r := wazero.NewRuntime(ctx)
-	defer r.Close(ctx)
-	cm, err := r.CompileModule(ctx, wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	imported := map[string]bool{}
-	for _, def := range cm.ImportedFunctions() {
-		module, name, _ := def.Import()
-		if module != abi.Module {
-			t.Errorf("import %s.%s: an AssemblyScript pod must import only module %q", module, name, abi.Module)
-			continue
-		}
-		f, ok := abi.Lookup(name)
-		if !ok {
-			t.Errorf("import %s: not a host function of abi.Functions", name)
-			continue
-		}
-		imported[name] = true
-		var params []abi.Type
-		for _, p := range f.Params {
-			params = append(params, p.Type)
-		}
-		if got, want := signature(def.ParamTypes(), def.ResultTypes()), abiSignature(params, f.Results); got != want {
-			t.Errorf("import %s: %s in the module (from sys.ts), %s in abi.Functions", name, got, want)
-		}
-	}
-	for _, f := range abi.Functions {
-		if !imported[f.Name] {
-			t.Errorf("%s: called by the test pod but not imported from module %q", f.Name, abi.Module)
-		}
-	}
-	exports := cm.ExportedFunctions()
-	for _, name := range []string{"k32_handle", "_initialize"} {
-		if _, ok := exports[name]; !ok {
-			t.Errorf("export %s missing", name)
-		}
-	}
-	if _, ok := cm.ExportedMemories()["memory"]; !ok {
-		t.Error("the module does not export its memory")
-	}
+	cm := testabi.Compile(t, build(t, callsAll(), false))
+	testabi.CheckImports(t, cm, "sys.ts", "an AssemblyScript pod imports nothing else")
+	testabi.CheckExports(t, cm, "the SDK", "k32_handle", "_initialize")
 }
 
 // The SDK compiles to its files only: a test that reads the embedded copy

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/compile"
+	"github.com/kube32/kube32/internal/testabi"
 	"github.com/kube32/kube32/internal/testenv"
 	csdk "github.com/kube32/kube32/sdk/c"
 )
@@ -87,135 +88,35 @@ func buildPod(t *testing.T) []byte {
 	return podWasm
 }
 
-// wasmTypes are the WebAssembly value types of ABI types.
-func wasmTypes(types []abi.Type) string {
-	var s []string
-	for _, t := range types {
-		s = append(s, t.WasmType())
-	}
-	return "(" + strings.Join(s, ",") + ")"
-}
-
-// valueTypes renders wazero value types like wasmTypes.
-func valueTypes(types []api.ValueType) string {
-	var s []string
-	for _, t := range types {
-		s = append(s, api.ValueTypeName(t))
-	}
-	return "(" + strings.Join(s, ",") + ")"
-}
-
 func TestHeaderDeclaresTheTableImports(t *testing.T) {
-	wasm := buildPod(t)
-	ctx := context.Background()
-	r := wazero.NewRuntime(ctx)
-	defer r.Close(ctx)
-	cm, err := r.CompileModule(ctx, wasm)
-	if err != nil {
-		t.Fatalf("compiling the C test pod: %v", err)
-	}
-
-	imported := map[string]bool{}
-	for _, def := range cm.ImportedFunctions() {
-		module, name, _ := def.Import()
-		if module != abi.Module {
-			t.Errorf("import %s.%s: only module %q expected (k32.h must need no libc)", module, name, abi.Module)
-			continue
-		}
-		f, ok := abi.Lookup(name)
-		if !ok {
-			t.Errorf("import %s.%s: not a host function of abi.Functions", module, name)
-			continue
-		}
-		imported[name] = true
-		got := valueTypes(def.ParamTypes()) + "->" + valueTypes(def.ResultTypes())
-		var params []abi.Type
-		for _, p := range f.Params {
-			params = append(params, p.Type)
-		}
-		want := wasmTypes(params) + "->" + wasmTypes(f.Results)
-		if got != want {
-			t.Errorf("import %s.%s: signature %s in the module (from the C header), %s in abi.Functions", module, name, got, want)
-		}
-	}
-	for _, f := range abi.Functions {
-		if !imported[f.Name] {
-			t.Errorf("%s: called by calls.c but not imported from module %q; check its attributes in k32_app_abi.h", f.Name, abi.Module)
-		}
-	}
-
-	exports := cm.ExportedFunctions()
-	for _, name := range []string{"k32_handle", "k32_main"} {
-		def, ok := exports[name]
-		if !ok {
-			t.Errorf("export %s missing; K32_EXPORT does not export", name)
-			continue
-		}
-		e, _ := abi.LookupExport(name)
-		got := valueTypes(def.ParamTypes()) + "->" + valueTypes(def.ResultTypes())
-		if want := wasmTypes(e.Params) + "->" + wasmTypes(e.Results); got != want {
-			t.Errorf("export %s: signature %s, abi.Exports says %s", name, got, want)
-		}
-	}
-	if _, ok := cm.ExportedMemories()["memory"]; !ok {
-		t.Errorf("the module does not export its memory as \"memory\"")
-	}
+	cm := testabi.Compile(t, buildPod(t))
+	testabi.CheckImports(t, cm, "k32_app_abi.h", "k32.h must need no libc")
+	testabi.CheckExports(t, cm, "K32_EXPORT", "k32_handle", "k32_main")
 }
 
 // recordingHost is a k32 host for the helper test: it answers the getters
 // the pod uses and records what the pod sends.
 type recordingHost struct {
-	env     map[string]string
-	path    string
-	logs    []string
-	status  uint32
-	headers []string
-	body    []byte
+	testabi.Recorder
+	env  map[string]string
+	path string
 }
 
-// hostFunc implements host function name on the recording host; functions
-// the pod does not use in k32_handle return K32_ERR_NOTSUP.
-func (h *recordingHost) hostFunc(name string) api.GoModuleFunc {
-	return func(_ context.Context, m api.Module, stack []uint64) {
-		mem := m.Memory()
-		str := func(ptr, n uint64) string {
-			b, ok := mem.Read(uint32(ptr), uint32(n))
-			if !ok {
-				panic(fmt.Sprintf("%s: range %d+%d outside memory", name, ptr, n))
-			}
-			return string(b)
+// answer implements the getters the pod uses in k32_handle.
+func (h *recordingHost) answer(c testabi.Call) (uint64, bool) {
+	noEnt := api.EncodeI32(int32(abi.ErrNoEnt))
+	switch c.Name {
+	case "k32_env_get":
+		if v, ok := h.env[c.Str(0)]; ok {
+			return c.Put(v, 2), true
 		}
-		getter := func(value string, ok bool, out, cap uint64) uint64 {
-			if !ok {
-				return api.EncodeI32(int32(abi.ErrNoEnt))
-			}
-			mem.Write(uint32(out), []byte(value)[:min(uint64(len(value)), cap)])
-			return uint64(len(value))
-		}
-		result := api.EncodeI32(int32(abi.ErrNotSup))
-		switch name {
-		case "k32_log":
-			h.logs = append(h.logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))
-			result = 0
-		case "k32_env_get":
-			v, ok := h.env[str(stack[0], stack[1])]
-			result = getter(v, ok, stack[2], stack[3])
-		case "k32_req_header":
-			result = getter("", false, stack[2], stack[3])
-		case "k32_req_path":
-			result = getter(h.path, true, stack[0], stack[1])
-		case "k32_resp_status":
-			h.status = api.DecodeU32(stack[0])
-			result = 0
-		case "k32_resp_header":
-			h.headers = append(h.headers, str(stack[0], stack[1])+": "+str(stack[2], stack[3]))
-			result = 0
-		case "k32_resp_write":
-			h.body = append(h.body, str(stack[0], stack[1])...)
-			result = stack[1]
-		}
-		stack[0] = result
+		return noEnt, true
+	case "k32_req_header":
+		return noEnt, true
+	case "k32_req_path":
+		return c.Put(h.path, 0), true
 	}
+	return 0, false
 }
 
 func TestHelpersAgainstARecordingHost(t *testing.T) {
@@ -234,22 +135,7 @@ func TestHelpersAgainstARecordingHost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &recordingHost{env: map[string]string{"GREETING": "hello, world"}, path: tc.path}
-			builder := r.NewHostModuleBuilder(abi.Module)
-			for _, f := range abi.Functions {
-				var params, results []api.ValueType
-				for _, p := range f.Params {
-					params = append(params, valueType(p.Type))
-				}
-				for _, res := range f.Results {
-					results = append(results, valueType(res))
-				}
-				builder.NewFunctionBuilder().WithGoModuleFunction(h.hostFunc(f.Name), params, results).Export(f.Name)
-			}
-			host, err := builder.Instantiate(ctx)
-			if err != nil {
-				t.Fatalf("instantiating the host: %v", err)
-			}
-			defer host.Close(ctx)
+			testabi.Host(t, r, &h.Recorder, h.answer)
 			pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
 			if err != nil {
 				t.Fatalf("instantiating the C test pod: %v", err)
@@ -264,22 +150,14 @@ func TestHelpersAgainstARecordingHost(t *testing.T) {
 				t.Errorf("k32_handle returned %d, want 0 (k32_respond succeeded)", got)
 			}
 			// k32_env cut "hello, world" to sizeof greeting - 1 = 7 bytes.
-			if want := []string{"1 hello, "}; !slices.Equal(h.logs, want) {
-				t.Errorf("logs %q, want %q", h.logs, want)
+			if want := []string{"1 hello, "}; !slices.Equal(h.Logs, want) {
+				t.Errorf("logs %q, want %q", h.Logs, want)
 			}
-			if h.status != tc.status || strings.Join(h.headers, "\n") != tc.headers || string(h.body) != tc.body {
-				t.Errorf("response %d %q %q, want %d %q %q", h.status, h.headers, h.body, tc.status, tc.headers, tc.body)
+			if h.Status != tc.status || strings.Join(h.Headers, "\n") != tc.headers || h.Body != tc.body {
+				t.Errorf("response %d %q %q, want %d %q %q", h.Status, h.Headers, h.Body, tc.status, tc.headers, tc.body)
 			}
 		})
 	}
-}
-
-// valueType is the wazero value type of an ABI type.
-func valueType(t abi.Type) api.ValueType {
-	if t.WasmType() == "i64" {
-		return api.ValueTypeI64
-	}
-	return api.ValueTypeI32
 }
 
 // TestHeadersCompileAsCPlusPlus checks the extern "C" guards and that the

@@ -2,7 +2,6 @@ package rustsdk_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testabi"
 )
 
 // runPod is a no_std pod that uses the SDK's wrappers and allocator:
@@ -65,56 +65,34 @@ k32::export!(handle = handle, main = boom, event = refused);
 
 // host is a recording k32 host for the test pod.
 type host struct {
+	testabi.Recorder
 	path            string
-	logs, headers   []string
-	status          uint32
-	body, callReq   string
+	callReq         string
 	callHeaderLines string
 }
 
-func (h *host) fn(name string) api.GoModuleFunc {
-	return func(_ context.Context, m api.Module, stack []uint64) {
-		mem := m.Memory()
-		str := func(ptr, n uint64) string {
-			b, _ := mem.Read(uint32(ptr), uint32(n))
-			return string(b)
+// answer implements what the pod calls beyond logs and its answer.
+func (h *host) answer(c testabi.Call) (uint64, bool) {
+	switch c.Name {
+	case "k32_time_ms":
+		return 5, true
+	case "k32_req_path":
+		return c.Put(h.path, 0), true
+	case "k32_publish":
+		return api.EncodeI32(int32(abi.ErrPerm)), true
+	case "k32_http_call":
+		h.callReq = c.Str(0) + " " + c.Str(2)
+		h.callHeaderLines = c.Str(4)
+		n := c.Put("pong", 8)
+		c.M.Memory().WriteUint32Le(uint32(c.Stack[10]), uint32(n))
+		return 200, true
+	case "k32_http_header":
+		if strings.EqualFold(c.Str(0), "content-type") {
+			return c.Put("text/x-pong", 2), true
 		}
-		put := func(v string, out, cap uint64) uint64 {
-			mem.Write(uint32(out), []byte(v)[:min(uint64(len(v)), cap)])
-			return uint64(len(v))
-		}
-		result := api.EncodeI32(int32(abi.ErrNotSup))
-		switch name {
-		case "k32_log":
-			h.logs = append(h.logs, fmt.Sprintf("%d %s", api.DecodeI32(stack[0]), str(stack[1], stack[2])))
-			result = 0
-		case "k32_time_ms":
-			result = 5
-		case "k32_req_path":
-			result = put(h.path, stack[0], stack[1])
-		case "k32_resp_status":
-			h.status, result = api.DecodeU32(stack[0]), 0
-		case "k32_resp_header":
-			h.headers, result = append(h.headers, str(stack[0], stack[1])+": "+str(stack[2], stack[3])), 0
-		case "k32_resp_write":
-			h.body, result = h.body+str(stack[0], stack[1]), stack[1]
-		case "k32_publish":
-			result = api.EncodeI32(int32(abi.ErrPerm))
-		case "k32_http_call":
-			h.callReq = str(stack[0], stack[1]) + " " + str(stack[2], stack[3])
-			h.callHeaderLines = str(stack[4], stack[5])
-			n := put("pong", stack[8], stack[9])
-			mem.WriteUint32Le(uint32(stack[10]), uint32(n))
-			result = 200
-		case "k32_http_header":
-			if strings.EqualFold(str(stack[0], stack[1]), "content-type") {
-				result = put("text/x-pong", stack[2], stack[3])
-			} else {
-				result = api.EncodeI32(int32(abi.ErrNoEnt))
-			}
-		}
-		stack[0] = result
+		return api.EncodeI32(int32(abi.ErrNoEnt)), true
 	}
+	return 0, false
 }
 
 func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
@@ -123,20 +101,7 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	r := wazero.NewRuntime(ctx)
 	defer r.Close(ctx)
 	h := &host{path: "/a/path/longer/than/the/sixty/four/bytes/that/the/sdk/tries/first/" + strings.Repeat("x", 40)}
-	b := r.NewHostModuleBuilder(abi.Module)
-	for _, f := range abi.Functions {
-		var params, results []api.ValueType
-		for _, p := range f.Params {
-			params = append(params, valueType(p.Type))
-		}
-		for _, res := range f.Results {
-			results = append(results, valueType(res))
-		}
-		b.NewFunctionBuilder().WithGoModuleFunction(h.fn(f.Name), params, results).Export(f.Name)
-	}
-	if _, err := b.Instantiate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	testabi.Host(t, r, &h.Recorder, h.answer)
 	pod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
 	if err != nil {
 		t.Fatal(err)
@@ -148,14 +113,14 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	}
 	// 300 KiB needs a 512 KiB block: 8 pages past the first; the second
 	// allocation reuses the freed block, so the memory does not grow again.
-	if want := h.path + " 9 9 pong text/x-pong"; h.status != 201 || h.body != want {
-		t.Errorf("response %d %q, want 201 %q", h.status, h.body, want)
+	if want := h.path + " 9 9 pong text/x-pong"; h.Status != 201 || h.Body != want {
+		t.Errorf("response %d %q, want 201 %q", h.Status, h.Body, want)
 	}
 	if h.callReq != "GET http://echo/ping" || h.callHeaderLines != "X-A: b\r\n" {
 		t.Errorf("call %q with headers %q", h.callReq, h.callHeaderLines)
 	}
-	if len(h.headers) != 1 || h.headers[0] != "Content-Type: text/plain" {
-		t.Errorf("response headers %q", h.headers)
+	if len(h.Headers) != 1 || h.Headers[0] != "Content-Type: text/plain" {
+		t.Errorf("response headers %q", h.Headers)
 	}
 
 	res, err = pod.ExportedFunction("k32_event").Call(ctx)
@@ -166,14 +131,7 @@ func TestNoStdPodRunsAgainstARecordingHost(t *testing.T) {
 	if _, err := pod.ExportedFunction("k32_main").Call(ctx); err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Errorf("k32_main: %v, want a trap", err)
 	}
-	if n := len(h.logs); n == 0 || !strings.HasPrefix(h.logs[n-1], "3 panic at src/lib.rs:") {
-		t.Errorf("logs %q, want the panic's location at level error", h.logs)
+	if n := len(h.Logs); n == 0 || !strings.HasPrefix(h.Logs[n-1], "3 panic at src/lib.rs:") {
+		t.Errorf("logs %q, want the panic's location at level error", h.Logs)
 	}
-}
-
-func valueType(t abi.Type) api.ValueType {
-	if t.WasmType() == "i64" {
-		return api.ValueTypeI64
-	}
-	return api.ValueTypeI32
 }

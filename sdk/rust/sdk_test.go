@@ -9,11 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/compile"
+	"github.com/kube32/kube32/internal/testabi"
 	"github.com/kube32/kube32/internal/testenv"
 	rustsdk "github.com/kube32/kube32/sdk/rust"
 )
@@ -60,81 +58,16 @@ func build(t *testing.T, src string) []byte {
 	return m.Wasm
 }
 
-func signature(params, results []api.ValueType) string {
-	var p, r []string
-	for _, v := range params {
-		p = append(p, api.ValueTypeName(v))
-	}
-	for _, v := range results {
-		r = append(r, api.ValueTypeName(v))
-	}
-	return "(" + strings.Join(p, ",") + ")->(" + strings.Join(r, ",") + ")"
-}
-
-func abiSignature(params, results []abi.Type) string {
-	var p, r []string
-	for _, v := range params {
-		p = append(p, v.WasmType())
-	}
-	for _, v := range results {
-		r = append(r, v.WasmType())
-	}
-	return "(" + strings.Join(p, ",") + ")->(" + strings.Join(r, ",") + ")"
-}
-
 func TestSysDeclaresTheTableImports(t *testing.T) {
 	for _, noStd := range []bool{true, false} {
 		t.Run(fmt.Sprintf("no_std=%v", noStd), func(t *testing.T) {
-			wasm := build(t, callsRust(noStd))
-			ctx := context.Background()
-			r := wazero.NewRuntime(ctx)
-			defer r.Close(ctx)
-			cm, err := r.CompileModule(ctx, wasm)
-			if err != nil {
-				t.Fatal(err)
+			cm := testabi.Compile(t, build(t, callsRust(noStd)))
+			why := "" // std may import WASI
+			if noStd {
+				why = "a no_std pod imports nothing else"
 			}
-			imported := map[string]bool{}
-			for _, def := range cm.ImportedFunctions() {
-				module, name, _ := def.Import()
-				if module != abi.Module {
-					if noStd {
-						t.Errorf("import %s.%s: a no_std pod must import only module %q", module, name, abi.Module)
-					}
-					continue
-				}
-				f, ok := abi.Lookup(name)
-				if !ok {
-					t.Errorf("import %s.%s: not a host function of abi.Functions", module, name)
-					continue
-				}
-				imported[name] = true
-				var params []abi.Type
-				for _, p := range f.Params {
-					params = append(params, p.Type)
-				}
-				if got, want := signature(def.ParamTypes(), def.ResultTypes()), abiSignature(params, f.Results); got != want {
-					t.Errorf("import %s: %s in the module (from sys.rs), %s in abi.Functions", name, got, want)
-				}
-			}
-			for _, f := range abi.Functions {
-				if !imported[f.Name] {
-					t.Errorf("%s: called by the test pod but not imported from module %q", f.Name, abi.Module)
-				}
-			}
-			for _, name := range []string{"k32_handle", "k32_event", "k32_init", "k32_main"} {
-				def, ok := cm.ExportedFunctions()[name]
-				if !ok {
-					t.Errorf("export %s missing: k32::export! does not define it", name)
-					continue
-				}
-				e, _ := abi.LookupExport(name)
-				if got, want := signature(def.ParamTypes(), def.ResultTypes()), abiSignature(e.Params, e.Results); got != want {
-					t.Errorf("export %s: %s, abi.Exports says %s", name, got, want)
-				}
-			}
-			if _, ok := cm.ExportedMemories()["memory"]; !ok {
-				t.Error("the module does not export its memory")
-			}
+			testabi.CheckImports(t, cm, "sys.rs", why)
+			testabi.CheckExports(t, cm, "k32::export!", "k32_handle", "k32_event", "k32_init", "k32_main")
 		})
 	}
 }

@@ -68,27 +68,7 @@ func TestKilledFlashLeavesOldFileAndNextFlashCleansUp(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"=1", "KUBE32_TEST_BUILD="+build, "KUBE32_TEST_CARD="+card)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		cmd.Wait()
-		t.Fatalf("the flash process ended before writing: %v\n%s", err, stderr.String())
-	}
+	cmd, line := startChild(t, "1", build, card)
 	tmps := strings.Fields(line)
 	if len(tmps) != 1 {
 		t.Fatalf("temporary files mid-copy: %q", tmps)
@@ -191,4 +171,34 @@ func TestFlashRemovesOnlyItsOwnLeftovers(t *testing.T) {
 			t.Errorf("%s removed: not kube32's", f)
 		}
 	}
+}
+
+// startChild starts this test binary as a flash process (childEnv=mode) of
+// build onto card and returns it with the first line it wrote, which it
+// writes mid-flash; the test fails when it ends before. Its stdin stays
+// open until the test ends.
+func startChild(t *testing.T, mode, build, card string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode, "KUBE32_TEST_BUILD="+build, "KUBE32_TEST_CARD="+card)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Wait()
+		t.Fatalf("the flash process (%s) ended before writing: %v\n%s", mode, err, stderr.String())
+	}
+	return cmd, line
 }

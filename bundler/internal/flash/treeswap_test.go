@@ -1,14 +1,11 @@
 package flash
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -92,21 +89,7 @@ func TestKilledFlashLeavesTheOldTreeOrTheNewNeverAMix(t *testing.T) {
 			t.Fatalf("try %d: the card before the flash differs from the reference", i+1)
 		}
 		delay := time.Duration(rand.Int64N(int64(length + length/2)))
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"="+childFree, "KUBE32_TEST_BUILD="+v2, "KUBE32_TEST_CARD="+card)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-			cmd.Wait()
-			t.Fatalf("try %d: the flash process ended before flashing: %v\n%s", i+1, err, stderr.String())
-		}
+		cmd, _ := startChild(t, childFree, v2, card)
 		time.Sleep(delay)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 const rightToken = "the-cluster-token"
@@ -35,12 +36,7 @@ func newMounted(t *testing.T, token string, tls bool) *mounted {
 		m.publicCalls.Add(1)
 		io.WriteString(w, "public")
 	}))
-	if tls {
-		m.Server = httptest.NewTLSServer(port)
-	} else {
-		m.Server = httptest.NewServer(port)
-	}
-	t.Cleanup(m.Close)
+	m.Server = testhttp.Start(t, port, tls)
 	return m
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/store"
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 const rightToken = "the-cluster-token"
@@ -34,12 +35,7 @@ func newGuessServer(t *testing.T, tls bool) *guessServer {
 		g.lines = append(g.lines, format)
 	}, Clock: func() time.Time { g.mu.Lock(); defer g.mu.Unlock(); return g.now }})
 	s := New(Config{Store: store.New(), Token: rightToken, Gate: gate})
-	if tls {
-		g.Server = httptest.NewTLSServer(s)
-	} else {
-		g.Server = httptest.NewServer(s)
-	}
-	t.Cleanup(g.Close)
+	g.Server = testhttp.Start(t, s, tls)
 	return g
 }
 

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
@@ -242,38 +244,26 @@ func sameAsList(t *testing.T, ctx context.Context, client *kubernetes.Clientset,
 	for _, c := range []struct {
 		kind     string
 		informer cache.SharedIndexInformer
-		list     func() ([]metav1.Object, error)
+		list     func() (runtime.Object, error)
 	}{
-		{"pods", podInformer, func() ([]metav1.Object, error) {
-			l, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, err
-			}
-			var out []metav1.Object
-			for i := range l.Items {
-				out = append(out, &l.Items[i])
-			}
-			return out, nil
-		}},
-		{"services", serviceInformer, func() ([]metav1.Object, error) {
-			l, err := client.CoreV1().Services("").List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, err
-			}
-			var out []metav1.Object
-			for i := range l.Items {
-				out = append(out, &l.Items[i])
-			}
-			return out, nil
-		}},
+		{"pods", podInformer, func() (runtime.Object, error) { return client.CoreV1().Pods("").List(ctx, metav1.ListOptions{}) }},
+		{"services", serviceInformer, func() (runtime.Object, error) { return client.CoreV1().Services("").List(ctx, metav1.ListOptions{}) }},
 	} {
 		var got, want string
 		testenv.Eventually(t, "the "+c.kind+" informer's cache to equal a fresh list", func() bool {
-			objs, err := c.list()
+			list, err := c.list()
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = versions(objs)
+			items, err := meta.ExtractList(list)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var listed []metav1.Object
+			for _, o := range items {
+				listed = append(listed, o.(metav1.Object))
+			}
+			want = versions(listed)
 			var cached []metav1.Object
 			for _, o := range c.informer.GetStore().List() {
 				cached = append(cached, o.(metav1.Object))

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -26,13 +24,7 @@ import (
 
 // spinPod is the spin test pod (internal/testpods/c/spin.c) on node.
 func spinPod(name, node string) manifest.Object {
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/spin",
-				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}}}}},
-	}}
+	return manifest.Object{Obj: pinnedPod(name, name, node, "spin", corev1.Container{Resources: memoryLimit("64Ki")})}
 }
 
 // boardTimeOf reads the board entry of an answer's Server-Timing.

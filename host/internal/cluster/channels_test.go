@@ -29,18 +29,12 @@ import (
 // chat is a chat pod on node receiving topics (none: no annotation), with
 // CHANNEL_IPC when ipc.
 func chat(name, node, topics string, ipc bool) manifest.Object {
-	p := &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/chat",
-				Env: []corev1.EnvVar{{Name: "WHO", Value: name}}}}},
-	}
+	p := pinnedPod(name, name, node, "chat", corev1.Container{Env: []corev1.EnvVar{{Name: "WHO", Value: name}}})
 	if topics != "" {
 		p.Annotations = map[string]string{"kube32.io/event-topics": topics}
 	}
 	if ipc {
-		p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"CHANNEL_IPC"}}}
+		p.Spec.Containers[0].SecurityContext = capabilities("CHANNEL_IPC")
 	}
 	return manifest.Object{Obj: p}
 }

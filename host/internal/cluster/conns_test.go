@@ -35,13 +35,38 @@ type rawConn struct {
 
 func dialRaw(t *testing.T, base string) *rawConn {
 	t.Helper()
+	c := dial(t, base)
+	u, _ := url.Parse(base)
+	return &rawConn{Conn: c, r: bufio.NewReader(c), host: u.Host}
+}
+
+// dial opens a TCP connection to the host of base, closed at the end of
+// the test.
+func dial(t *testing.T, base string) net.Conn {
+	t.Helper()
 	u, _ := url.Parse(base)
 	c, err := net.Dial("tcp", u.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &rawConn{Conn: c, r: bufio.NewReader(c), host: u.Host}
+	return c
+}
+
+// openFileLimit raises the process's open-file limit to its hard limit and
+// returns it.
+func openFileLimit(t *testing.T) uint64 {
+	t.Helper()
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Cur < r.Max {
+		r.Cur = r.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r)
+		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r)
+	}
+	return r.Cur
 }
 
 // do sends a request head (and body) and reads the answer's head.
@@ -132,18 +157,10 @@ func startRelays(t *testing.T, opts Options) *Cluster {
 // when the open-file limit (raised to its hard limit) has no room for
 // them, their server side and the cluster's own.
 func idleConns(t *testing.T) int {
-	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Cur < r.Max {
-		r.Cur = r.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r)
-		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r)
-	}
-	n := min(3000, int(r.Cur/2)-500)
+	limit := openFileLimit(t)
+	n := min(3000, int(limit/2)-500)
 	if n < 1000 {
-		t.Fatalf("the open-file limit %d leaves room for %d connections; the test needs 1000", r.Cur, n)
+		t.Fatalf("the open-file limit %d leaves room for %d connections; the test needs 1000", limit, n)
 	}
 	return n
 }

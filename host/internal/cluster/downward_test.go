@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/store"
@@ -26,22 +25,19 @@ func downwardPod(name, node string) manifest.Object {
 		return corev1.EnvVar{Name: env, ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{
 			Resource: res, Divisor: resource.MustParse(divisor)}}}
 	}
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": name},
-			Annotations: map[string]string{"example.com/note": "on " + node}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node}, ServiceAccountName: "robot",
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/envpod",
-				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Mi")}},
-				Env: []corev1.EnvVar{
-					field("POD_NAME", "metadata.name"), field("POD_NAMESPACE", "metadata.namespace"), field("POD_UID", "metadata.uid"),
-					field("APP", "metadata.labels['app']"), field("NOTE", "metadata.annotations['example.com/note']"),
-					field("NODE", "spec.nodeName"), field("SA", "spec.serviceAccountName"),
-					field("POD_IP", "status.podIP"), field("POD_IPS", "status.podIPs"),
-					field("HOST_IP", "status.hostIP"), field("HOST_IPS", "status.hostIPs"),
-					memory("LIMIT_KI", "limits.memory", "1Ki"), memory("REQUEST", "requests.memory", "1"),
-				}}}},
-	}}
+	p := pinnedPod(name, name, node, "envpod", corev1.Container{
+		Resources: memoryLimit("1Mi"),
+		Env: []corev1.EnvVar{
+			field("POD_NAME", "metadata.name"), field("POD_NAMESPACE", "metadata.namespace"), field("POD_UID", "metadata.uid"),
+			field("APP", "metadata.labels['app']"), field("NOTE", "metadata.annotations['example.com/note']"),
+			field("NODE", "spec.nodeName"), field("SA", "spec.serviceAccountName"),
+			field("POD_IP", "status.podIP"), field("POD_IPS", "status.podIPs"),
+			field("HOST_IP", "status.hostIP"), field("HOST_IPS", "status.hostIPs"),
+			memory("LIMIT_KI", "limits.memory", "1Ki"), memory("REQUEST", "requests.memory", "1"),
+		}})
+	p.Annotations = map[string]string{"example.com/note": "on " + node}
+	p.Spec.ServiceAccountName = "robot"
+	return manifest.Object{Obj: p}
 }
 
 // TestDownwardAPIOnEveryNode: the control plane's kubelet reads pods from

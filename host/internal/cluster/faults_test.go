@@ -25,12 +25,7 @@ import (
 // faultsPod is internal/testpods/c/faults.c, without resources.limits.memory,
 // pinned to node.
 func faultsPod(name, node string) manifest.Object {
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/faults"}}},
-	}}
+	return manifest.Object{Obj: pinnedPod(name, "", node, "faults", corev1.Container{})}
 }
 
 // On the control plane and on a worker (whose status goes through the API

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,21 +22,11 @@ import (
 )
 
 // lineLog collects log lines from several goroutines.
-type lineLog struct {
-	mu    sync.Mutex
-	lines []string
-}
+type lineLog struct{ testenv.Lines }
 
-func (l *lineLog) add(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, s)
-}
-
-func (l *lineLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
+// podLine logs a pod's line as a node does.
+func (l *lineLog) podLine(namespace, name string, line pod.Line) {
+	l.Logf("[%s/%s] %s", namespace, name, line.Text)
 }
 
 // waitLog waits until the log holds want.
@@ -91,10 +80,8 @@ func TestHTTPSCalls(t *testing.T) {
 	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 10 * time.Second, EgressCA: ca.WritePEM(t),
 		logClock: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) },
-		Logf:     func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
-		PodLog: func(namespace, name string, line pod.Line) {
-			logs.add(fmt.Sprintf("[%s/%s] %s", namespace, name, line.Text))
-		}}, "a", "a2", "b")
+		Logf:     logs.Logf,
+		PodLog:   logs.podLine}, "a", "a2", "b")
 	podURL := map[string]string{"a": c.PodURL(), "a2": c.PodURL(), "b": c.Workers[0].PodURL()}
 	callFrom := func(p, url string, respCap int) string {
 		return relayVia(t, podURL[p], p, fmt.Sprintf("call GET %s 5000 %d\n", url, respCap))

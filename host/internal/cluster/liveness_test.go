@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,17 +37,6 @@ func buildKube32(t testing.TB) string {
 	return bin
 }
 
-// freePort returns a port free on ip now.
-func freePort(t testing.TB, ip string) int {
-	t.Helper()
-	l, err := net.Listen("tcp", ip+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // joinedNode is `kube32 node --join` running in a process of its own.
 type joinedNode struct {
 	cmd    *exec.Cmd
@@ -61,7 +49,7 @@ type joinedNode struct {
 func joinNode(t testing.TB, bin, api, token, ip, name, images string, flags ...string) *joinedNode {
 	t.Helper()
 	args := append([]string{"node", "--join", api, "--token", token, "--node-ip", ip,
-		"--pod-port", strconv.Itoa(freePort(t, ip)), "--name", name, "--images", images}, flags...)
+		"--pod-port", strconv.Itoa(testenv.FreePort(t, ip)), "--name", name, "--images", images}, flags...)
 	n := &joinedNode{cmd: exec.Command(bin, args...), exited: make(chan struct{}), out: &testenv.Buffer{}}
 	n.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir())
 	n.cmd.Stdout, n.cmd.Stderr = n.out, n.out
@@ -114,7 +102,7 @@ func TestWorkerLiveness(t *testing.T) {
 	const ip, ext = "127.0.0.11", "ext"
 	objs := []manifest.Object{relay("web-cp", "web", ControlPlaneName), relay("web-ext", "web", ext), svc("web"), webIngress()}
 	opts := Options{Images: os.DirFS(images), Objects: objs, HandlerTimeout: 5 * time.Second,
-		IngressPort: freePort(t, "127.0.0.1"), APIPort: freePort(t, "127.0.0.1"), PodPort: freePort(t, "127.0.0.1"),
+		IngressPort: testenv.FreePort(t, "127.0.0.1"), APIPort: testenv.FreePort(t, "127.0.0.1"), PodPort: testenv.FreePort(t, "127.0.0.1"),
 		NodeGrace: 3 * time.Second, LeaseRenewInterval: 100 * time.Millisecond}
 	first, err := Start(context.Background(), opts)
 	if err != nil {

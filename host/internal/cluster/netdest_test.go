@@ -15,7 +15,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testtls"
@@ -43,10 +42,8 @@ func TestEverySpellingOfLoopbackIsDeniedUnderExceptLoopback(t *testing.T) {
 	objs := []manifest.Object{relay("a", "a", ControlPlaneName), relay("b", "b", w1)}
 	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 10 * time.Second, EgressCA: ca.WritePEM(t),
-		Logf: func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
-		PodLog: func(namespace, name string, line pod.Line) {
-			logs.add(fmt.Sprintf("[%s/%s] %s", namespace, name, line.Text))
-		}}, "a", "b")
+		Logf:   logs.Logf,
+		PodLog: logs.podLine}, "a", "b")
 	podURL := map[string]string{"a": c.PodURL(), "b": c.Workers[0].PodURL()}
 	callFrom := func(p, url string) string {
 		return relayVia(t, podURL[p], p, "call GET "+url+" 5000 4096\n")

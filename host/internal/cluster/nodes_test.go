@@ -42,14 +42,8 @@ func fixtureImages(t testing.TB, name string) string {
 
 // relay is a relay pod labelled app=<app> with WHO=<name>, pinned to node.
 func relay(name, app, node string) manifest.Object {
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": app}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/relay",
-				Env:             []corev1.EnvVar{{Name: "WHO", Value: name}},
-				SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SERVICE_CALL"}}}}}},
-	}}
+	return manifest.Object{Obj: pinnedPod(name, app, node, "relay", corev1.Container{
+		Env: []corev1.EnvVar{{Name: "WHO", Value: name}}, SecurityContext: capabilities("SERVICE_CALL")})}
 }
 
 func svc(name string) manifest.Object {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testtls"
@@ -38,10 +37,8 @@ func TestOneDenyingPolicyRefusesEveryWayOut(t *testing.T) {
 		relay("b", "caller", w1), relay("b2", "b2", w1), svc("a2"), svc("b2")}
 	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), Objects: objs, Nodes: 2, Token: testToken,
 		HandlerTimeout: 10 * time.Second, EgressCA: ca.WritePEM(t),
-		Logf: func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) },
-		PodLog: func(namespace, name string, line pod.Line) {
-			logs.add(fmt.Sprintf("[%s/%s] %s", namespace, name, line.Text))
-		}}, "a", "a2", "b", "b2")
+		Logf:   logs.Logf,
+		PodLog: logs.podLine}, "a", "a2", "b", "b2")
 
 	podURL := map[string]string{"a": c.PodURL(), "b": c.Workers[0].PodURL()}
 

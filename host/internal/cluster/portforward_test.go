@@ -1,16 +1,13 @@
 package cluster
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,60 +49,20 @@ func (k *kubectlEnv) run(t *testing.T, args ...string) (string, bool) {
 	return string(out), err == nil
 }
 
-var forwardingFrom = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> (\d+)`)
-
 // portForward starts `kubectl port-forward target :port` and returns the
 // local address kubectl chose and kubectl's stderr; kubectl is killed at
 // the end of the test.
 func (k *kubectlEnv) portForward(t *testing.T, env []string, target, port string) (string, *testenv.Buffer) {
 	t.Helper()
-	cmd := k.cmd(env, "port-forward", target, ":"+port)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &testenv.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		s := bufio.NewScanner(stdout)
-		for s.Scan() {
-			if m := forwardingFrom.FindStringSubmatch(s.Text()); m != nil {
-				select {
-				case found <- "127.0.0.1:" + m[1]:
-				default:
-				}
-			}
-		}
-		close(found)
-	}()
-	select {
-	case addr, ok := <-found:
-		if !ok {
-			t.Fatalf("kubectl port-forward %s :%s ended without forwarding: %s", target, port, stderr)
-		}
-		return addr, stderr
-	case <-time.After(time.Minute): // a bound, not an expectation
-		t.Fatalf("kubectl port-forward %s :%s printed no 'Forwarding from': %s", target, port, stderr)
-	}
-	return "", nil
+	return testenv.PortForward(t, k.cmd(env, "port-forward", target, ":"+port))
 }
 
 // forwardedPod is a pod pinned to node, with app=<app> and containerPort
 // 7000, running the fixture image.
 func forwardedPod(name, app, node, image string) manifest.Object {
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": app}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/" + image,
-				Env:   []corev1.EnvVar{{Name: "WHO", Value: name}},
-				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 7000, Protocol: corev1.ProtocolTCP}}}}},
-	}}
+	return manifest.Object{Obj: pinnedPod(name, app, node, image, corev1.Container{
+		Env:   []corev1.EnvVar{{Name: "WHO", Value: name}},
+		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 7000, Protocol: corev1.ProtocolTCP}}})}
 }
 
 // startForwardCluster runs two nodes: relay pods "cp" on the control plane

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -27,12 +26,7 @@ import (
 // respflood is internal/testpods/c/respflood.c labelled app=<name>, pinned
 // to node.
 func respflood(name, node string) manifest.Object {
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/respflood"}}},
-	}}
+	return manifest.Object{Obj: pinnedPod(name, name, node, "respflood", corev1.Container{})}
 }
 
 // slowClientTimeout is the callback deadline of these tests, which is also
@@ -155,13 +149,7 @@ func TestSlowClientNeverCostsAPod(t *testing.T) {
 // receive buffer, so that the server's writes fill it soon.
 func dialUnread(t *testing.T, base string) *net.TCPConn {
 	t.Helper()
-	u, _ := url.Parse(base)
-	c, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	tc := c.(*net.TCPConn)
+	tc := dial(t, base).(*net.TCPConn)
 	_ = tc.SetReadBuffer(4096)
 	return tc
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -74,18 +73,10 @@ func openStream(t *testing.T, from, base, path string) (int, *bufio.Reader, erro
 // default, or less when the open-file limit (raised to its hard limit)
 // has no room for the budget, the attack's own sockets and the cluster's.
 func streamBudget(t *testing.T) int {
-	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Cur < r.Max {
-		r.Cur = r.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r)
-		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r)
-	}
-	n := min(httplimit.DefaultMaxConns(), (int(r.Cur)-1000)/2)
+	limit := openFileLimit(t)
+	n := min(httplimit.DefaultMaxConns(), (int(limit)-1000)/2)
 	if n < 1000 {
-		t.Fatalf("the open-file limit %d leaves room for a budget of %d connections; the test needs 1000", r.Cur, n)
+		t.Fatalf("the open-file limit %d leaves room for a budget of %d connections; the test needs 1000", limit, n)
 	}
 	return n
 }

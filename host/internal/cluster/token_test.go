@@ -21,13 +21,7 @@ import (
 // jar is a cookies test pod (internal/testpods/c/cookies.c) labelled
 // app=<name>, pinned to node, allowed to call Services.
 func jar(name, node string) manifest.Object {
-	return manifest.Object{Obj: &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node},
-			Containers: []corev1.Container{{Name: "main", Image: "wasm://embedded/cookies",
-				SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SERVICE_CALL"}}}}}},
-	}}
+	return manifest.Object{Obj: pinnedPod(name, name, node, "cookies", corev1.Container{SecurityContext: capabilities("SERVICE_CALL")})}
 }
 
 // jarIngress routes /cp to the Service jar-cp and /w to jar-w.

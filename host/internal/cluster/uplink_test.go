@@ -6,13 +6,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
@@ -36,15 +36,8 @@ func putUplink(t *testing.T, c *Cluster, token, body string) (int, string) {
 // outsideHost serves "hello" on ip, a host outside the cluster.
 func outsideHost(t *testing.T, ip string) string {
 	t.Helper()
-	l, err := net.Listen("tcp4", ip+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") }))
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return l.Addr().String()
+	srv := testhttp.Serve(t, ip, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") }))
+	return srv.Listener.Addr().String()
 }
 
 // TestUplinkDownAndUp checks docs/nodes.md, "The uplink", under serve:
@@ -58,7 +51,7 @@ func TestUplinkDownAndUp(t *testing.T) {
 	logs := &lineLog{}
 	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), Nodes: 2, Token: testToken,
 		Objects: []manifest.Object{relay("a", "a", ControlPlaneName), relay("b", "b", w1)},
-		Logf:    func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) }}, "a", "b")
+		Logf:    logs.Logf}, "a", "b")
 	podURL := map[string]string{"a": c.PodURL(), "b": c.Workers[0].PodURL()}
 	callFrom := func(p, url string) string {
 		return relayVia(t, podURL[p], p, "call GET "+url+" 500 64\n")
@@ -136,7 +129,7 @@ func TestUplinkStartsDown(t *testing.T) {
 	logs := &lineLog{}
 	c := startReady(t, Options{Images: os.DirFS(fixtureImages(t, "relay")), UplinkDown: true,
 		Objects: []manifest.Object{relay("a", "a", ControlPlaneName)},
-		Logf:    func(format string, args ...any) { logs.add(fmt.Sprintf(format, args...)) }}, "a")
+		Logf:    logs.Logf}, "a")
 	testpods.Contains(t, relayVia(t, c.PodURL(), "a", "call GET http://"+host+"/ 500 64\n"), testpods.CallRC(abi.ErrHostUnreach))
 	if strings.Contains(logs.String(), "[NET]") {
 		t.Errorf("an uplink that starts down logged:\n%s", logs)

@@ -105,33 +105,7 @@ func TestPodOnADownNodeIsSkippedForTheNext(t *testing.T) {
 func rawWorker(t *testing.T, ip string, answer func(i int) string) (net.Listener, *atomic.Int32) {
 	t.Helper()
 	l := listen(t, ip)
-	t.Cleanup(func() { l.Close() })
-	var accepted, count atomic.Int32
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					a := answer(int(count.Add(1) - 1))
-					if _, err := io.WriteString(c, strings.TrimPrefix(a, "!")); err != nil || strings.HasPrefix(a, "!") {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return l, &accepted
+	return l, testhttp.Scripted(t, l, answer)
 }
 
 // An answer cut in the middle, once the request was sent, is answered 502

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 // "When the selected pods run on worker nodes, the controller load-balances
@@ -91,22 +91,15 @@ func TestServiceBackendSkipsAPodItsNodeNoLongerRuns(t *testing.T) {
 // connections it took.
 func startWorkerW1(t *testing.T, handler http.Handler) (*corev1.Node, *atomic.Int32) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	conns := &atomic.Int32{}
-	node := httptest.NewUnstartedServer(handler)
-	node.Listener.Close()
-	node.Listener = l
+	node := testhttp.Server(t, "127.0.0.2", handler)
 	node.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			conns.Add(1)
 		}
 	}
 	node.Start()
-	t.Cleanup(node.Close)
-	port := l.Addr().(*net.TCPAddr).Port
+	port := node.Listener.Addr().(*net.TCPAddr).Port
 	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Status: corev1.NodeStatus{
 		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.2"}},
 		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}}}}, conns

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,21 +25,10 @@ import (
 )
 
 // nodeLog collects the lines a kubelet logs.
-type nodeLog struct {
-	mu    sync.Mutex
-	lines []string
-}
+type nodeLog struct{ testenv.Lines }
 
 func (l *nodeLog) add(namespace, name string, line pod.Line) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf("[%s/%s] %s", namespace, name, line.Text))
-}
-
-func (l *nodeLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
+	l.Logf("[%s/%s] %s", namespace, name, line.Text)
 }
 
 // netpolNode runs, on a kubelet whose log lines are kept, relay pods a

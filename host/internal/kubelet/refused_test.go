@@ -16,10 +16,8 @@ import (
 
 // count is how many of the node's lines contain s.
 func (l *nodeLog) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	n := 0
-	for _, line := range l.lines {
+	for _, line := range l.All() {
 		if strings.Contains(line, s) {
 			n++
 		}

@@ -319,45 +319,10 @@ func registerNode(t *testing.T, clients kubernetes.Interface, port int) {
 	}
 }
 
-var forwardingFrom = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)
-
 // kubectlPortForward runs `kubectl port-forward pod/web :8080` until the
 // test ends and returns the local address it chose.
 func kubectlPortForward(t *testing.T, kubectl, kubeconfig string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := execCommand(ctx, kubectl, "--kubeconfig", kubeconfig, "port-forward", "pod/web", ":8080")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr testenv.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		s := bufio.NewScanner(stdout)
-		for s.Scan() {
-			if m := forwardingFrom.FindStringSubmatch(s.Text()); m != nil {
-				select {
-				case found <- "127.0.0.1:" + m[1]:
-				default:
-				}
-			}
-		}
-		close(found)
-	}()
-	select {
-	case a, ok := <-found:
-		if !ok {
-			t.Fatalf("kubectl port-forward ended without forwarding: %s", stderr.String())
-		}
-		return a
-	case <-time.After(time.Minute): // a bound, not an expectation
-		t.Fatalf("kubectl port-forward printed no 'Forwarding from': %s", stderr.String())
-	}
-	return ""
+	addr, _ := testenv.PortForward(t, execCommand(context.Background(), kubectl, "--kubeconfig", kubeconfig, "port-forward", "pod/web", ":8080"))
+	return addr
 }

@@ -1,7 +1,6 @@
 package nodehop
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
+	"github.com/kube32/kube32/internal/testhttp"
 )
 
 // node is a pod server on loopback that counts the connections made to it.
@@ -143,35 +143,7 @@ func listen(t *testing.T) net.Listener {
 // rawNodeOn is rawNode on l.
 func rawNodeOn(t *testing.T, l net.Listener, answer func(i int) string) string {
 	t.Helper()
-	t.Cleanup(func() { l.Close() })
-	var count atomic.Int32
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					a := answer(int(count.Add(1) - 1))
-					if a == "" {
-						return
-					}
-					last := strings.HasPrefix(a, "!")
-					if _, err := io.WriteString(c, strings.TrimPrefix(a, "!")); err != nil || last {
-						return
-					}
-				}
-			}()
-		}
-	}()
+	testhttp.Scripted(t, l, answer)
 	return l.Addr().String()
 }
 

@@ -5,28 +5,19 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 )
 
 // gatewayOn runs h as an API server on ip.
 func gatewayOn(t *testing.T, ip string, h http.HandlerFunc) string {
 	t.Helper()
-	l, err := net.Listen("tcp4", ip+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := httptest.NewUnstartedServer(h)
-	s.Listener.Close()
-	s.Listener = l
-	s.Start()
-	t.Cleanup(s.Close)
-	return s.URL
+	return testhttp.Serve(t, ip, h).URL
 }
 
 // egressCall makes an https:// call through e.

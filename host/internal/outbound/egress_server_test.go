@@ -7,9 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +22,7 @@ import (
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testhttp"
 	"github.com/kube32/kube32/internal/testpods"
 	"github.com/kube32/kube32/internal/testtls"
 )
@@ -35,8 +34,7 @@ import (
 type gateway struct {
 	url   string
 	tls   *outbound.TLS
-	mu    sync.Mutex
-	lines []string
+	lines testenv.Lines
 	// skew moves the clock of the [EGRESS] lines' limits on (see
 	// nextLogInterval).
 	skew atomic.Int64
@@ -49,9 +47,7 @@ func (g *gateway) nextLogInterval() { g.skew.Add(int64(abi.LogRateInterval)) }
 func (g *gateway) now() time.Time { return time.Now().Add(time.Duration(g.skew.Load())) }
 
 func (g *gateway) log() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return strings.Join(g.lines, "\n")
+	return g.lines.String()
 }
 
 func startGateway(t *testing.T, ca *testtls.CA, egress bool) *gateway {
@@ -71,22 +67,9 @@ func startGateway(t *testing.T, ca *testtls.CA, egress bool) *gateway {
 	g.tls = &outbound.TLS{Roots: ca.Pool(), Sessions: 1, LogClock: g.now, Policy: policy}
 	port := apiauth.NewMux(apiauth.New(apiauth.Config{}))
 	if egress {
-		outbound.Mount(port, s, &outbound.Gateway{TLS: g.tls, LogClock: g.now, Logf: func(format string, args ...any) {
-			g.mu.Lock()
-			defer g.mu.Unlock()
-			g.lines = append(g.lines, fmt.Sprintf(format, args...))
-		}}, outbound.NewUplink(true, "", nil))
+		outbound.Mount(port, s, &outbound.Gateway{TLS: g.tls, LogClock: g.now, Logf: g.lines.Logf}, outbound.NewUplink(true, "", nil))
 	}
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(port)
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	g.url = srv.URL
+	g.url = testhttp.Serve(t, "127.0.0.1", port).URL
 	return g
 }
 

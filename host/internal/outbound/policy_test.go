@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +15,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/service"
+	"github.com/kube32/kube32/internal/testenv"
 )
 
 // onlyTo is a policy source whose namespace default lets its pods reach
@@ -39,21 +39,10 @@ func (onlyTo) TargetPod(context.Context, string, string) (*corev1.Pod, error) {
 }
 
 // netpolLines collects a Policy's log lines.
-type netpolLines struct {
-	mu    sync.Mutex
-	lines []string
-}
+type netpolLines struct{ testenv.Lines }
 
 func (l *netpolLines) add(namespace, name string, line pod.Line) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, "["+namespace+"/"+name+"] "+line.Text)
-}
-
-func (l *netpolLines) get() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
+	l.Add("[" + namespace + "/" + name + "] " + line.Text)
 }
 
 // "A denied connection fails with K32_ERR_PERM and the node logs
@@ -82,13 +71,13 @@ func TestPolicyLogsTheRefusalTheCallEndsWith(t *testing.T) {
 		t.Fatalf("a name with a denied and an allowed address: %v", err)
 	}
 	conn.Close()
-	if got := log.get(); len(got) != 0 {
+	if got := log.All(); len(got) != 0 {
 		t.Fatalf("the call connected, yet the node logged %q", got)
 	}
 	_, err = o.connect(ctx, "default/caller", []netip.Addr{denied}, int(port))
 	wantErrno(t, err, abi.ErrPerm)
 	want := "[default/caller] [NETPOL] default/caller -> " + loopback(90) + ":" + strconv.Itoa(int(port)) + " denied: "
-	if got := log.get(); len(got) != 1 || !strings.HasPrefix(got[0], want) {
+	if got := log.All(); len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Fatalf("log %q, want one line starting %q", got, want)
 	}
 
@@ -96,7 +85,7 @@ func TestPolicyLogsTheRefusalTheCallEndsWith(t *testing.T) {
 	o = newPolicy(log)
 	_, err = o.connect(context.WithValue(ctx, callerLogs{}, true), "default/caller", []netip.Addr{denied}, int(port))
 	wantErrno(t, err, abi.ErrPerm)
-	if got := log.get(); len(got) != 0 {
+	if got := log.All(); len(got) != 0 {
 		t.Fatalf("a refusal the gateway logs itself: the node logged %q", got)
 	}
 }

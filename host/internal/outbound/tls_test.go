@@ -10,32 +10,14 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/pod"
+	"github.com/kube32/kube32/internal/testenv"
 	"github.com/kube32/kube32/internal/testtls"
 )
-
-// lineLog collects the lines a Logf (of a TLS, an Uplink …) writes.
-type lineLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *lineLog) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *lineLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
 
 // httpsCall makes call c to url with s and a ctx bounded by timeout.
 func httpsCall(t *testing.T, s *TLS, c pod.Call, timeout time.Duration) (pod.CallResult, error) {
@@ -55,9 +37,9 @@ var hello = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 func TestTLSCalls(t *testing.T) {
 	ca := testtls.NewCA(t)
 	good := ca.Issue(t, testtls.Leaf{DNSNames: []string{"secure.test"}, IPs: []string{loopback(70)}})
-	log := &lineLog{}
+	log := &testenv.Lines{}
 	resolver := fakeDNS(t, loopback(53), map[string]string{"secure.test": loopback(70)})
-	s := &TLS{Roots: ca.Pool(), Policy: noPolicies, Resolver: resolver, Logf: log.logf}
+	s := &TLS{Roots: ca.Pool(), Policy: noPolicies, Resolver: resolver, Logf: log.Logf}
 	addr := testtls.Serve(t, loopback(70), good, 0, 0, hello)
 	_, port, _ := strings.Cut(addr, ":")
 

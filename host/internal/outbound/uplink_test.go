@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/host/internal/store"
+	"github.com/kube32/kube32/internal/testenv"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -24,8 +25,8 @@ import (
 func TestUplinkLogsEachChange(t *testing.T) {
 	const up = "[NET] uplink up: NAT from the cluster AP on, DNS 10.0.0.53 offered (internal RAM 0 bytes, PSRAM 16384 bytes)"
 	const down = "[NET] uplink down: NAT from the cluster AP off"
-	var log lineLog
-	u := NewUplink(true, "10.0.0.53", log.logf)
+	var log testenv.Lines
+	u := NewUplink(true, "10.0.0.53", log.Logf)
 	u.Set(true)
 	u.Set(false)
 	u.Set(false)
@@ -35,8 +36,8 @@ func TestUplinkLogsEachChange(t *testing.T) {
 		t.Errorf("log:\n%s\nwant:\n%s", got, want)
 	}
 
-	var quiet lineLog
-	if NewUplink(false, "10.0.0.53", quiet.logf).Up() || quiet.String() != "" {
+	var quiet testenv.Lines
+	if NewUplink(false, "10.0.0.53", quiet.Logf).Up() || quiet.String() != "" {
 		t.Errorf("an uplink that starts down: up or logged %q", quiet.String())
 	}
 }

@@ -39,21 +39,7 @@ func TestTheCAVerifiesTheServingCertificate(t *testing.T) {
 	if !roots.AppendCertsFromPEM(id.CAPEM) {
 		t.Fatal("CAPEM holds no certificate")
 	}
-	l, err := tls.Listen("tcp", "127.0.0.1:0", id.ServerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			_ = c.(*tls.Conn).Handshake()
-			c.Close()
-		}
-	}()
+	l := serve(t, id)
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	for _, name := range Hosts {
 		c, err := tls.Dial("tcp", net.JoinHostPort("127.0.0.1", port), &tls.Config{RootCAs: roots, ServerName: name})
@@ -218,23 +204,7 @@ func TestNewNeedsNoFolder(t *testing.T) {
 func TestClientCertificates(t *testing.T) {
 	id, _ := mustLoad(t, t.TempDir(), time.Now())
 	other, _ := mustLoad(t, t.TempDir(), time.Now())
-	l, err := tls.Listen("tcp", "127.0.0.1:0", id.ServerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if c.(*tls.Conn).Handshake() == nil {
-				c.Write([]byte("ok"))
-			}
-			c.Close()
-		}
-	}()
+	l := serve(t, id)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(id.CAPEM)
 	handshake := func(certPEM, keyPEM []byte) error {
@@ -264,4 +234,29 @@ func TestClientCertificates(t *testing.T) {
 	if err := handshake(other.ClientCertPEM, other.ClientKeyPEM); err == nil {
 		t.Error("a client certificate of another CA was taken")
 	}
+}
+
+// serve listens on loopback with id's server configuration until the test
+// ends; it writes "ok" on each connection whose handshake succeeds and
+// closes it.
+func serve(t *testing.T, id *Identity) net.Listener {
+	t.Helper()
+	l, err := tls.Listen("tcp", "127.0.0.1:0", id.ServerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if c.(*tls.Conn).Handshake() == nil {
+				c.Write([]byte("ok"))
+			}
+			c.Close()
+		}
+	}()
+	return l
 }

@@ -2,7 +2,6 @@ package static
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -45,24 +44,12 @@ type answer struct {
 	length   string
 }
 
+// fetch sends method path with exactly the Accept-Encoding accept (do's
+// transport neither adds gzip to an empty one nor decodes the body).
 func fetch(t *testing.T, srv *httptest.Server, method, path, accept string) answer {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept-Encoding", accept)
-	// The transport must neither add gzip to an empty Accept-Encoding nor
-	// decode the body.
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return answer{resp.StatusCode, resp.Header.Get("Content-Encoding"), string(body),
+	resp, body := do(t, srv, method, path, "Accept-Encoding: "+accept)
+	return answer{resp.StatusCode, resp.Header.Get("Content-Encoding"), body,
 		resp.Header.Get("Vary"), resp.Header.Get("Content-Length")}
 }
 

@@ -8,22 +8,12 @@
 // and any other path writes "cookie=<its Cookie header, or the error
 // code when it has none>".
 #include "k32test.h"
+#define OUT_CAP 8192
+#include "out.h"
 
-static char out[8192];
-static uint32_t outlen;
 static char buf[2048];
 static uint8_t resp[2048];
 
-static void put(const char *s, uint32_t n) {
-	for (uint32_t i = 0; i < n && outlen < sizeof out; i++) out[outlen++] = s[i];
-}
-static void puts_(const char *s) { uint32_t n = 0; while (s[n]) n++; put(s, n); }
-static void putint(int64_t v) {
-	char t[24]; int n = 0;
-	if (v < 0) { put("-", 1); v = -v; }
-	do { t[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-	while (n) put(&t[--n], 1);
-}
 static int ends(const char *s, int32_t n, const char *lit) {
 	int32_t m = 0;
 	while (lit[m]) m++;

@@ -3,21 +3,10 @@
 #include <unistd.h>
 #include "k32test.h"
 #include "../../../sdk/c/k32_app_abi.h" // the K32_ERR_* codes
+#include "out.h"
 
-static char out[16384];
-static uint32_t outlen;
 static char buf[4096];
 
-static void put(const char *s, uint32_t n) {
-	for (uint32_t i = 0; i < n && outlen < sizeof out; i++) out[outlen++] = s[i];
-}
-static void puts_(const char *s) { uint32_t n = 0; while (s[n]) n++; put(s, n); }
-static void putint(int64_t v) {
-	char t[24]; int n = 0;
-	if (v < 0) { put("-", 1); v = -v; }
-	do { t[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-	while (n) put(&t[--n], 1);
-}
 // field writes name=<value got by a getter> or name=<error code>.
 static void field(const char *name, int32_t n, const char *val) {
 	puts_(name); put("=", 1);
