@@ -148,7 +148,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
 	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  ui       %s%s\n  pods     %s\n",
 		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), uiURL(c, opts.Token), abi.UIPath, c.PodURL())
-	for i, w := range c.Workers {
+	for i, w := range c.Workers() {
 		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", host.WorkerName(i+1), w.PodURL())
 	}
 	if opts.Kubeconfig != "" {
@@ -439,7 +439,7 @@ func caWhere(c *host.Cluster) string {
 // printPods prints each pod's state once the cluster is ready, with the
 // reason of those that failed.
 func printPods(io IOStreams, c *host.Cluster) {
-	pods := c.Store.List("Pod", "")
+	pods := c.List("Pod", "")
 	sort.Slice(pods, func(i, j int) bool { return pods[i].(*corev1.Pod).Name < pods[j].(*corev1.Pod).Name })
 	for _, o := range pods {
 		p := o.(*corev1.Pod)

@@ -100,7 +100,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 				fmt.Fprintf(so.IO.ErrOut, "kube32: %v\n", err)
 				return
 			}
-			_ = runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c.Store), files)
+			_ = runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
 		}
 	}
 	c, src, stop, err := startCluster(ctx, so)
@@ -116,7 +116,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 		return err
 	}
 	printPods(IOStreams{Out: so.IO.ErrOut}, c)
-	failed := runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c.Store), files)
+	failed := runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
 	if src.watcher == nil {
 		return failed
 	}
