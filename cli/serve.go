@@ -340,7 +340,7 @@ func projectSource(ctx context.Context, opts ServeOptions, dir string) (source, 
 	return src, nil
 }
 
-// buildProject builds the project in dir and reads its manifests.
+// buildProject builds the project in dir, which reads its manifests.
 func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, error) {
 	// serve's standard output is its URLs: the build's report, size table
 	// included, goes to standard error.
@@ -354,19 +354,14 @@ func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, e
 		// build that does not fit no further.
 		fmt.Fprintf(opts.IO.ErrOut, "fit for board %s: ok\n", result.Board)
 	}
-	p, err := bundler.LoadProject(dir)
-	if err != nil {
-		return source{}, err
-	}
-	objs, err := manifest.DecodeFiles(p.ManifestPaths())
-	if err != nil {
-		return source{}, err
-	}
+	// The build loaded the project and its manifests: serve runs what it
+	// built from.
+	p := result.Project
 	images, err := confined(result.BuildDir)
 	if err != nil {
 		return source{}, err
 	}
-	return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs, board: p.Board, built: result}, nil
+	return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: result.Objects, board: p.Board, built: result}, nil
 }
 
 // printManifestWarnings prints what of the objects of manifests kube32

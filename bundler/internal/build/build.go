@@ -39,7 +39,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{BuildDir: p.BuildDir(), Items: items,
+	res := &Result{BuildDir: p.BuildDir(), Items: items, Project: p, Objects: withPaths(p, objs),
 		Warnings: append(append(append(manifest.Warnings(objs), unbuiltImageWarnings(p, objs)...), missingToolWarnings(opts, tasks)...), editorWarnings...)}
 	if board != nil {
 		res.Board = board.Name

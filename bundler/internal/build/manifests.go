@@ -4,12 +4,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/kube32/kube32/bundler/internal/project"
 	"github.com/kube32/kube32/host/apis/manifest"
 )
+
+// withPaths is objs naming their files by absolute path.
+func withPaths(p *project.Project, objs []manifest.Object) []manifest.Object {
+	out := slices.Clone(objs)
+	for i := range out {
+		out[i].File = p.Path(out[i].File)
+	}
+	return out
+}
 
 // loadManifests decodes the project's manifests; errors name the files as
 // kube32.yaml lists them.
