@@ -1,6 +1,10 @@
 package bundler
 
-import "github.com/kube32/kube32/bundler/internal/project"
+import (
+	"github.com/kube32/kube32/bundler/internal/build"
+	"github.com/kube32/kube32/bundler/internal/project"
+	"github.com/kube32/kube32/host/apis/manifest"
+)
 
 // A Project is a decoded and validated kube32.yaml.
 type Project = project.Project
@@ -19,3 +23,7 @@ func FindProject(dir string) (string, error) { return project.Find(dir) }
 
 // LoadProject reads and validates the kube32.yaml in dir.
 func LoadProject(dir string) (*Project, error) { return project.Load(dir) }
+
+// LoadManifests decodes the objects of the project's manifests, each
+// naming its file as kube32.yaml lists it, as the build reads them.
+func LoadManifests(p *Project) ([]manifest.Object, error) { return build.LoadManifests(p) }

@@ -277,19 +277,13 @@ func (a *addPlan) checkObjects(p *bundler.Project, opts AddOptions) error {
 			return fmt.Errorf("%s %s cannot name its objects: %w", opts.Kind, opts.Name, err)
 		}
 	}
+	old, err := bundler.LoadManifests(p)
+	if err != nil {
+		return err
+	}
 	defined := map[string]string{}
-	for _, m := range p.Manifests {
-		data, err := os.ReadFile(p.Path(m))
-		if err != nil {
-			return err
-		}
-		old, err := manifest.Decode(m, data)
-		if err != nil {
-			return err
-		}
-		for _, o := range old {
-			defined[o.Key()] = fmt.Sprintf("%s: document %d", o.File, o.Doc)
-		}
+	for _, o := range old {
+		defined[o.Key()] = fmt.Sprintf("%s: document %d", o.File, o.Doc)
 	}
 	for _, o := range objs {
 		if where, ok := defined[o.Key()]; ok {

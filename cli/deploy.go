@@ -15,7 +15,6 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/inputfile"
 	"github.com/kube32/kube32/internal/oci"
 )
@@ -123,10 +122,7 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 	if err != nil {
 		return err
 	}
-	objs, err := manifest.DecodeFiles(p.ManifestPaths())
-	if err != nil {
-		return err
-	}
+	objs := result.Objects
 	printManifestWarnings(opts.IO.ErrOut, objs)
 	// -o yaml's standard output is the objects alone.
 	pushed := opts.IO.Out

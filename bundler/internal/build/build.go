@@ -26,7 +26,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := loadManifests(p)
+	objs, err := LoadManifests(p)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func stale(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	objs, err := loadManifests(p)
+	objs, err := LoadManifests(p)
 	if err != nil {
 		return false, err
 	}

@@ -21,9 +21,9 @@ func withPaths(p *project.Project, objs []manifest.Object) []manifest.Object {
 	return out
 }
 
-// loadManifests decodes the project's manifests; errors name the files as
-// kube32.yaml lists them.
-func loadManifests(p *project.Project) ([]manifest.Object, error) {
+// LoadManifests decodes the project's manifests; objects and errors name
+// the files as kube32.yaml lists them.
+func LoadManifests(p *project.Project) ([]manifest.Object, error) {
 	var objs []manifest.Object
 	for _, m := range p.Manifests {
 		data, err := os.ReadFile(p.Path(m))
