@@ -11,7 +11,7 @@ import (
 
 	"github.com/kube32/kube32/bundler"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/apptest"
+	"github.com/kube32/kube32/cli/internal/apptest"
 )
 
 // TestOptions are the options of `kube32 test`.
