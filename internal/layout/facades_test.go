@@ -18,18 +18,38 @@ import (
 // promise. Such a type is the facade's own, with unexported fields and the
 // methods callers need.
 func TestFacadeAliasesExposeNoFields(t *testing.T) {
+	// notYetSealed are the aliases issue 35 has yet to replace; the list
+	// only shrinks: the test fails for a name that left it, too.
+	notYetSealed := map[string]bool{}
+	for _, name := range strings.Fields(`host.APIServerConfig host.Call host.CallResult host.EnvVar host.Key host.LogLine host.PodConfig
+		bundler.Budget bundler.BuildOptions bundler.BuildResult bundler.CompressStats bundler.Fit bundler.FitError
+		bundler.FlashOptions bundler.FlashResult bundler.Item bundler.PodFit bundler.Project bundler.Step`) {
+		notYetSealed[name] = true
+	}
 	for _, facade := range []string{"host", "bundler"} {
 		pkg := importFacade(t, facade)
 		scope := pkg.Scope()
 		for _, name := range scope.Names() {
 			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || !tn.Exported() || !tn.IsAlias() {
+			if !ok || !tn.Exported() {
 				continue
 			}
-			if field := exportedField(tn.Type()); field != "" {
-				t.Errorf("%s.%s is an alias of %s, whose field %s is exported", facade, name, tn.Type(), field)
+			field := ""
+			if tn.IsAlias() {
+				field = exportedField(tn.Type())
 			}
+			qualified := facade + "." + name
+			switch {
+			case field != "" && !notYetSealed[qualified]:
+				t.Errorf("%s is an alias of %s, whose field %s is exported", qualified, types.Unalias(tn.Type()), field)
+			case field == "" && notYetSealed[qualified]:
+				t.Errorf("%s is sealed now: take it off notYetSealed", qualified)
+			}
+			delete(notYetSealed, qualified)
 		}
+	}
+	for name := range notYetSealed {
+		t.Errorf("%s is gone: take it off notYetSealed", name)
 	}
 }
 
