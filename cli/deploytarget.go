@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/cli/internal/apptest"
+	"github.com/kube32/kube32/host"
 )
 
 // TestTarget is a running app that kube32 test sends its requests to

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/bundler"
-	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/cli/internal/apptest"
+	"github.com/kube32/kube32/host"
 )
 
 // TestOptions are the options of `kube32 test`.
