@@ -14,9 +14,9 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/activity"
-	"github.com/kube32/kube32/host/internal/admission"
 	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/cluster"
+	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/oci"
 )
 
@@ -128,19 +128,15 @@ func (c *Cluster) Apply(objs []manifest.Object) (Applied, error) {
 // ApplyObject creates or replaces one object, admitted as the API server
 // admits it.
 func (c *Cluster) ApplyObject(obj runtime.Object) error {
-	if errs := admission.Admit(obj); len(errs) > 0 {
-		return errs.ToAggregate()
-	}
-	c.c.Store.Apply(obj)
-	return nil
+	return applyAdmitted(c.c.Store, obj)
 }
 
 // Delete removes an object.
-func (c *Cluster) Delete(key Key) { c.c.Store.Delete(key) }
+func (c *Cluster) Delete(key Key) { c.c.Store.Delete(store.Key(key)) }
 
 // Get returns an object; List the objects of a kind in a namespace ("":
 // every namespace).
-func (c *Cluster) Get(key Key) (runtime.Object, bool) { return c.c.Store.Get(key) }
+func (c *Cluster) Get(key Key) (runtime.Object, bool) { return c.c.Store.Get(store.Key(key)) }
 func (c *Cluster) List(kind, namespace string) []runtime.Object {
 	return c.c.Store.List(kind, namespace)
 }
