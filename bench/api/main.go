@@ -103,7 +103,7 @@ func run(n int, duration time.Duration, concurrency, events int) error {
 	report.Print("api-watch", a, b, "events/s")
 	fmt.Println("\nbaselines: both list rows, the same pods as a JSON PodList from a plain handler;")
 	fmt.Println("watch, the same kind of events (a pod with a changed label) encoded from a channel.")
-	fmt.Println("kube32 watch: each event is a store write (copy, history, fan-out) then filtered and encoded.")
+	fmt.Println("kube32 watch: each event is a write through admission and the store (defaults, validation, copy, history, fan-out), then filtered and encoded.")
 	return nil
 }
 
