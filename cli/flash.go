@@ -120,7 +120,7 @@ func printFlashNext(w io.Writer, opts FlashOptions, flashed *bundler.FlashResult
 	}
 	if opts.Firmware != "" {
 		switch {
-		case len(flashed.Changes) == 0:
+		case flashed.Files() == 0:
 			fmt.Fprintln(w, "nothing of this project goes in the firmware's images")
 		case flashed.Changed():
 			fmt.Fprintf(w, "next: %s holds the new images; build the firmware and flash it to the boards as usual (ESP-IDF: idf.py flash, which builds first)\n", opts.Firmware)

@@ -87,7 +87,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes, EgressCA: opts.EgressCA,
 		UplinkDown: opts.UplinkDown, MaxConnections: opts.MaxConnections,
 		NodeGrace: opts.NodeGrace, LeaseRenewInterval: opts.LeaseRenewInterval,
-		PodLog: opts.PodLog, Logf: opts.Logf,
+		PodLog: podLogOf(opts.PodLog), Logf: opts.Logf,
 	})
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func (c *Cluster) Pod(namespace, name string) (*Pod, bool) { return c.c.Kubelet.
 
 // Caller makes in-process calls from the control plane's pods' side
 // (bench/calls).
-func (c *Cluster) Caller() Caller { return c.c.Kubelet.Caller() }
+func (c *Cluster) Caller() Caller { return callerOut{c.c.Kubelet.Caller()} }
 
 // Workers are the worker nodes started with Options.Nodes.
 func (c *Cluster) Workers() []*Worker { return c.workers }
@@ -223,7 +223,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		Board: opts.Board, BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback, Unmetered: opts.Unmetered,
 		LeaseRenewInterval: opts.LeaseRenewInterval, MaxConnections: opts.MaxConnections,
-		PodLog: opts.PodLog, Logf: opts.Logf,
+		PodLog: podLogOf(opts.PodLog), Logf: opts.Logf,
 	}
 	if k := opts.Kubernetes; k != nil {
 		ko := cluster.KubernetesOptions(*k)
