@@ -36,16 +36,6 @@ type Step struct {
 // String is the step as build's progress line says it.
 func (s Step) String() string { return build.Step(s).String() }
 
-// The build's result and what it is made of.
-type (
-	BuildResult = build.Result
-	Item        = build.Item
-	Fit         = build.Fit
-	PodFit      = build.PodFit
-	Budget      = build.Budget
-	FitError    = build.FitError
-)
-
 // Item kinds, step states and budget names.
 const (
 	KindPod    = build.KindPod
@@ -67,7 +57,7 @@ func Build(ctx context.Context, dir string, opts BuildOptions) (*BuildResult, er
 	if progress := opts.Progress; progress != nil {
 		o.Progress = func(s build.Step) { progress(Step(s)) }
 	}
-	return build.Build(ctx, dir, o)
+	return resultOf(build.Build(ctx, dir, o))
 }
 
 // FormatSize writes a byte count as the fit report does.

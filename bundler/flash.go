@@ -34,9 +34,6 @@ func Flash(opts FlashOptions) (*FlashResult, error) {
 	return &FlashResult{r: r}, err
 }
 
-// CompressStats counts what precompression did.
-type CompressStats = precompress.Stats
-
 // Gzip and Brotli compress a file's bytes as the build does.
 func Gzip(data []byte) ([]byte, error)   { return precompress.Gzip(data) }
 func Brotli(data []byte) ([]byte, error) { return precompress.Brotli(data) }

@@ -21,8 +21,7 @@ func TestFacadeAliasesExposeNoFields(t *testing.T) {
 	// notYetSealed are the aliases issue 35 has yet to replace; the list
 	// only shrinks: the test fails for a name that left it, too.
 	notYetSealed := map[string]bool{}
-	for _, name := range strings.Fields(`bundler.Budget bundler.BuildResult bundler.CompressStats bundler.Fit bundler.FitError
-		bundler.Item bundler.PodFit bundler.Project`) {
+	for _, name := range strings.Fields(`bundler.Project`) {
 		notYetSealed[name] = true
 	}
 	for _, facade := range []string{"host", "bundler"} {
