@@ -74,4 +74,4 @@ func IsToolDir(name string) bool { return compile.IsToolDir(name) }
 
 // WriteSDKs writes the SDK copies the project's pods use outside the build
 // (go vet, asc, editors) and returns their folders.
-func WriteSDKs(p *Project) ([]string, error) { return build.WriteSDKs(p) }
+func WriteSDKs(p *Project) ([]string, error) { return build.WriteSDKs(p.p) }

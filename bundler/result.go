@@ -170,7 +170,10 @@ func resultOf(r *build.Result, err error) (*BuildResult, error) {
 		return nil, err
 	}
 	out := &BuildResult{BuildDir: r.BuildDir, Board: r.Board, Removed: r.Removed, Warnings: r.Warnings,
-		Fit: fitOf(r.Fit), Project: r.Project, Objects: r.Objects}
+		Fit: fitOf(r.Fit), Objects: r.Objects}
+	if r.Project != nil {
+		out.Project = &Project{p: r.Project}
+	}
 	for _, it := range r.Items {
 		out.Items = append(out.Items, itemOf(it))
 	}

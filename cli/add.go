@@ -132,12 +132,12 @@ func RunAdd(opts AddOptions) error {
 
 // checkUnused refuses a name that a pod or bundle of kube32.yaml has.
 func checkUnused(p *bundler.Project, name string) error {
-	for i, pod := range p.Pods {
+	for i, pod := range p.Pods() {
 		if pod.Name == name {
 			return fmt.Errorf("%s: pods[%d] is already named %s: choose another name", bundler.ProjectFileName, i, name)
 		}
 	}
-	for i, b := range p.Bundles {
+	for i, b := range p.Bundles() {
 		if b.Name == name {
 			return fmt.Errorf("%s: bundles[%d] is already named %s: choose another name", bundler.ProjectFileName, i, name)
 		}
@@ -165,7 +165,7 @@ func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error
 	}
 	counts := map[string]int{}
 	best := ""
-	for _, pod := range p.Pods {
+	for _, pod := range p.Pods() {
 		counts[pod.Language]++
 		if counts[pod.Language] > counts[best] {
 			best = pod.Language
@@ -336,7 +336,7 @@ func (a *addPlan) apply(p *bundler.Project) (err error) {
 	}()
 	for _, f := range a.files {
 		target := p.Path(f.Path)
-		dirs, err := missingDirs(p.Dir, filepath.Dir(target))
+		dirs, err := missingDirs(p.Dir(), filepath.Dir(target))
 		if err != nil {
 			return err
 		}
@@ -361,7 +361,7 @@ func (a *addPlan) apply(p *bundler.Project) (err error) {
 	if err := os.WriteFile(p.File(), a.project, info.Mode().Perm()); err != nil {
 		return err
 	}
-	if _, err := bundler.LoadProject(p.Dir); err != nil {
+	if _, err := bundler.LoadProject(p.Dir()); err != nil {
 		return fmt.Errorf("the edited project does not load, so nothing was changed: %w", err)
 	}
 	return nil

@@ -103,7 +103,7 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 	}
 	report := func(line string) { fmt.Fprintln(opts.IO.Out, line) }
 	progress := func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) }
-	apply := host.DeployApplyOptions{App: p.Name, Timeout: opts.Timeout, Report: report, Progress: progress}
+	apply := host.DeployApplyOptions{App: p.Name(), Timeout: opts.Timeout, Report: report, Progress: progress}
 	var cfg *rest.Config
 	if !opts.DryRun {
 		if cfg, err = host.KubernetesConfig(opts.Kubeconfig, opts.Context); err != nil {
@@ -133,7 +133,7 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 	if err != nil {
 		return err
 	}
-	applied, err := host.DeployObjects(objs, host.DeployOptions{App: p.Name, Namespace: opts.Namespace,
+	applied, err := host.DeployObjects(objs, host.DeployOptions{App: p.Name(), Namespace: opts.Namespace,
 		Replicas: int32(opts.Replicas), Images: refs.images, Bundles: refs.bundles})
 	if err != nil {
 		return err
@@ -166,13 +166,13 @@ type pushed struct {
 func pushProject(ctx context.Context, opts DeployOptions, p *bundler.Project, result *bundler.BuildResult, w io.Writer) (pushed, error) {
 	out := pushed{images: map[string]string{}, bundles: map[string]string{}}
 	names := map[string]string{}
-	for i, pod := range p.Pods {
+	for i, pod := range p.Pods() {
 		names[pod.Name] = fmt.Sprintf("pods[%d]", i)
 		if pod.Assets != "" {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: pods[%d].assets: an OCI image brings a module only: on the cluster k32_resp_asset finds none of %s (serve them from a StaticBundle, docs/oci.md)\n", bundler.ProjectFileName, i, pod.Assets)
 		}
 	}
-	for i, b := range p.Bundles {
+	for i, b := range p.Bundles() {
 		if prev, ok := names[b.Name]; ok {
 			return pushed{}, fmt.Errorf("%s: bundles[%d].name: %q is also the name of %s; deploy pushes each to --registry/NAME", bundler.ProjectFileName, i, b.Name, prev)
 		}

@@ -80,7 +80,7 @@ func writeSDKs(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, a := range abs {
-		rel, err := filepath.Rel(p.Dir, a)
+		rel, err := filepath.Rel(p.Dir(), a)
 		if err != nil {
 			return nil, err
 		}

@@ -301,7 +301,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 				return source{}, err
 			}
 			printManifestWarnings(opts.IO.ErrOut, src.objects) // no build reads them here to say them
-			src.board = p.Board
+			src.board = p.Board()
 		}
 		return src, nil
 	case errors.Is(err, bundler.ErrNoProject):
@@ -361,7 +361,7 @@ func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, e
 	if err != nil {
 		return source{}, err
 	}
-	return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: result.Objects, board: p.Board, built: result}, nil
+	return source{what: "app " + p.Name() + " from " + p.Dir(), project: p.Dir(), images: images, objects: result.Objects, board: p.Board(), built: result}, nil
 }
 
 // printManifestWarnings prints what of the objects of manifests kube32

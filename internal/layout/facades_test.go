@@ -18,36 +18,20 @@ import (
 // promise. Such a type is the facade's own, with unexported fields and the
 // methods callers need.
 func TestFacadeAliasesExposeNoFields(t *testing.T) {
-	// notYetSealed are the aliases issue 35 has yet to replace; the list
-	// only shrinks: the test fails for a name that left it, too.
-	notYetSealed := map[string]bool{}
-	for _, name := range strings.Fields(`bundler.Project`) {
-		notYetSealed[name] = true
-	}
 	for _, facade := range []string{"host", "bundler"} {
-		pkg := importFacade(t, facade)
-		scope := pkg.Scope()
+		scope := importFacade(t, facade).Scope()
+		aliases := 0
 		for _, name := range scope.Names() {
 			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || !tn.Exported() {
+			if !ok || !tn.Exported() || !tn.IsAlias() {
 				continue
 			}
-			field := ""
-			if tn.IsAlias() {
-				field = exportedField(tn.Type())
+			aliases++
+			if field := exportedField(tn.Type()); field != "" {
+				t.Errorf("%s.%s is an alias of %s, whose field %s is exported", facade, name, types.Unalias(tn.Type()), field)
 			}
-			qualified := facade + "." + name
-			switch {
-			case field != "" && !notYetSealed[qualified]:
-				t.Errorf("%s is an alias of %s, whose field %s is exported", qualified, types.Unalias(tn.Type()), field)
-			case field == "" && notYetSealed[qualified]:
-				t.Errorf("%s is sealed now: take it off notYetSealed", qualified)
-			}
-			delete(notYetSealed, qualified)
 		}
-	}
-	for name := range notYetSealed {
-		t.Errorf("%s is gone: take it off notYetSealed", name)
+		t.Logf("%s: %d aliases checked", facade, aliases)
 	}
 }
 
