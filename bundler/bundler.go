@@ -9,7 +9,6 @@
 //   - precompression of a file's bytes;
 //   - Flash: copying built trees to a card or a firmware source tree.
 //
-// Its options, steps and Flash's result are its own types; the build's
-// result, fit report and the project are still aliases of the internal
-// ones (internal/layout lists them).
+// Its types are its own, with the methods callers use; they are converted
+// to the build's at this door.
 package bundler
