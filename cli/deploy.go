@@ -19,8 +19,8 @@ import (
 	"github.com/kube32/kube32/internal/oci"
 )
 
-// DeployOptions are the options of `kube32 deploy`.
-type DeployOptions struct {
+// deployOptions are the options of `kube32 deploy`.
+type deployOptions struct {
 	IO         IOStreams
 	Dir        string // the project; "" = found from the current folder
 	Kubeconfig string // the Kubernetes cluster's kubeconfig file
@@ -37,7 +37,7 @@ type DeployOptions struct {
 }
 
 func newDeployCommand(io IOStreams) *cobra.Command {
-	opts := DeployOptions{IO: io}
+	opts := deployOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "deploy [DIR] --kubeconfig FILE --registry REGISTRY[/PATH]",
 		Short: "Deploy the app to a Kubernetes cluster that runs kube32 nodes",
@@ -71,7 +71,7 @@ no cluster. --delete removes everything a deploy of the app made.`,
 			case opts.Registry == "" && !opts.Delete:
 				return &usageError{errors.New("--registry REGISTRY[/PATH] is required: where the cluster's nodes pull the modules and bundles from")}
 			}
-			return RunDeploy(cmd.Context(), opts)
+			return runDeploy(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -89,8 +89,8 @@ no cluster. --delete removes everything a deploy of the app made.`,
 	return cmd
 }
 
-// RunDeploy deploys the project, prints it for a dry run, or deletes it.
-func RunDeploy(ctx context.Context, opts DeployOptions) error {
+// runDeploy deploys the project, prints it for a dry run, or deletes it.
+func runDeploy(ctx context.Context, opts deployOptions) error {
 	dir, err := projectDir(opts.Dir, opts.IO.ErrOut)
 	if errors.Is(err, bundler.ErrNoProject) {
 		return errors.New("no kube32.yaml in this folder or any parent: kube32 deploy deploys a project (docs/kubernetes.md)")
@@ -163,7 +163,7 @@ type pushed struct {
 
 // pushProject pushes every pod's module and every bundle of the build by
 // digest, saying on w what it pushed and what the registry held already.
-func pushProject(ctx context.Context, opts DeployOptions, p *bundler.Project, result *bundler.BuildResult, w io.Writer) (pushed, error) {
+func pushProject(ctx context.Context, opts deployOptions, p *bundler.Project, result *bundler.BuildResult, w io.Writer) (pushed, error) {
 	out := pushed{images: map[string]string{}, bundles: map[string]string{}}
 	names := map[string]string{}
 	for i, pod := range p.Pods() {

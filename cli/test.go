@@ -28,7 +28,7 @@ type TestOptions struct {
 	Ran func(apptest.Count)
 	// Target, when its URL is set, is a running app to test instead of a
 	// local cluster (deploytarget.go).
-	Target TestTarget
+	Target testTarget
 }
 
 func newTestCommand(io IOStreams) *cobra.Command {
