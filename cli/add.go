@@ -19,8 +19,8 @@ import (
 	"github.com/kube32/kube32/templates"
 )
 
-// AddOptions are the options of `kube32 add pod|bundle`.
-type AddOptions struct {
+// addOptions are the options of `kube32 add pod|bundle`.
+type addOptions struct {
 	IO       IOStreams
 	Kind     string // addPod or addBundle
 	Name     string
@@ -68,13 +68,13 @@ no existing file or entry is ever overwritten.`,
 		},
 	}
 	for _, kind := range []string{addPod, addBundle} {
-		opts := AddOptions{IO: io, Kind: kind}
+		opts := addOptions{IO: io, Kind: kind}
 		sub := &cobra.Command{
 			Use:  kind + " NAME",
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				opts.Name = args[0]
-				return RunAdd(opts)
+				return runAdd(opts)
 			},
 		}
 		if kind == addPod {
@@ -90,10 +90,10 @@ no existing file or entry is ever overwritten.`,
 	return cmd
 }
 
-// RunAdd adds a pod or a bundle to a project. It checks everything before
+// runAdd adds a pod or a bundle to a project. It checks everything before
 // it writes, and puts the project back as it was if the result does not
 // load.
-func RunAdd(opts AddOptions) error {
+func runAdd(opts addOptions) error {
 	dir, err := projectDir(opts.Dir, opts.IO.ErrOut)
 	if errors.Is(err, bundler.ErrNoProject) {
 		return fmt.Errorf("no %s in this folder or any parent: kube32 add adds to a project (`kube32 new NAME` makes one)", bundler.ProjectFileName)
@@ -132,12 +132,12 @@ func RunAdd(opts AddOptions) error {
 
 // checkUnused refuses a name that a pod or bundle of kube32.yaml has.
 func checkUnused(p *bundler.Project, name string) error {
-	for i, pod := range p.Pods {
+	for i, pod := range p.Pods() {
 		if pod.Name == name {
 			return fmt.Errorf("%s: pods[%d] is already named %s: choose another name", bundler.ProjectFileName, i, name)
 		}
 	}
-	for i, b := range p.Bundles {
+	for i, b := range p.Bundles() {
 		if b.Name == name {
 			return fmt.Errorf("%s: bundles[%d] is already named %s: choose another name", bundler.ProjectFileName, i, name)
 		}
@@ -148,7 +148,7 @@ func checkUnused(p *bundler.Project, name string) error {
 // addTemplate is --template, checked, or the kind's default: for a pod the
 // template of the language most of the project's pods use (on a tie, the
 // one that got there first), else c-http.
-func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error) {
+func addTemplate(p *bundler.Project, opts addOptions) (templates.Template, error) {
 	if opts.Kind == addBundle {
 		if opts.Template != bundleTemplate {
 			return templates.Template{}, &usageError{fmt.Errorf("template %q does not make a bundle (%s)", opts.Template, bundleTemplate)}
@@ -165,7 +165,7 @@ func addTemplate(p *bundler.Project, opts AddOptions) (templates.Template, error
 	}
 	counts := map[string]int{}
 	best := ""
-	for _, pod := range p.Pods {
+	for _, pod := range p.Pods() {
 		counts[pod.Language]++
 		if counts[pod.Language] > counts[best] {
 			best = pod.Language
@@ -200,7 +200,7 @@ type addPlan struct {
 	project  []byte           // the edited kube32.yaml
 }
 
-func planAdd(p *bundler.Project, opts AddOptions, tmpl templates.Template) (*addPlan, error) {
+func planAdd(p *bundler.Project, opts addOptions, tmpl templates.Template) (*addPlan, error) {
 	rendered, err := templates.Files(tmpl.Name, templates.Data{Name: opts.Name, Prefix: "/" + opts.Name})
 	if err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func planAdd(p *bundler.Project, opts AddOptions, tmpl templates.Template) (*add
 // name that cannot name them (a Service's name starts with a letter) is
 // refused now, and refuses an object that a manifest of the project
 // already defines.
-func (a *addPlan) checkObjects(p *bundler.Project, opts AddOptions) error {
+func (a *addPlan) checkObjects(p *bundler.Project, opts addOptions) error {
 	var objs []manifest.Object
 	for _, f := range a.files {
 		if f.Path != a.manifest {
@@ -277,19 +277,13 @@ func (a *addPlan) checkObjects(p *bundler.Project, opts AddOptions) error {
 			return fmt.Errorf("%s %s cannot name its objects: %w", opts.Kind, opts.Name, err)
 		}
 	}
+	old, err := bundler.LoadManifests(p)
+	if err != nil {
+		return err
+	}
 	defined := map[string]string{}
-	for _, m := range p.Manifests {
-		data, err := os.ReadFile(p.Path(m))
-		if err != nil {
-			return err
-		}
-		old, err := manifest.Decode(m, data)
-		if err != nil {
-			return err
-		}
-		for _, o := range old {
-			defined[o.Key()] = fmt.Sprintf("%s: document %d", o.File, o.Doc)
-		}
+	for _, o := range old {
+		defined[o.Key()] = fmt.Sprintf("%s: document %d", o.File, o.Doc)
 	}
 	for _, o := range objs {
 		if where, ok := defined[o.Key()]; ok {
@@ -342,7 +336,7 @@ func (a *addPlan) apply(p *bundler.Project) (err error) {
 	}()
 	for _, f := range a.files {
 		target := p.Path(f.Path)
-		dirs, err := missingDirs(p.Dir, filepath.Dir(target))
+		dirs, err := missingDirs(p.Dir(), filepath.Dir(target))
 		if err != nil {
 			return err
 		}
@@ -367,7 +361,7 @@ func (a *addPlan) apply(p *bundler.Project) (err error) {
 	if err := os.WriteFile(p.File(), a.project, info.Mode().Perm()); err != nil {
 		return err
 	}
-	if _, err := bundler.LoadProject(p.Dir); err != nil {
+	if _, err := bundler.LoadProject(p.Dir()); err != nil {
 		return fmt.Errorf("the edited project does not load, so nothing was changed: %w", err)
 	}
 	return nil
@@ -389,7 +383,7 @@ func missingDirs(root, dir string) ([]string, error) {
 }
 
 // report says what was added and how to reach it.
-func (a *addPlan) report(opts AddOptions, tmpl templates.Template, sdks []string, dir string) {
+func (a *addPlan) report(opts addOptions, tmpl templates.Template, sdks []string, dir string) {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "Added %s %s to %s (template %s):\n", opts.Kind, opts.Name, bundler.ProjectFileName, tmpl.Name)
 	for _, f := range a.files {

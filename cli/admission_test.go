@@ -173,15 +173,15 @@ func TestAdmissionRules(t *testing.T) {
 // api is an API server over its own store, on a loopback port.
 type api struct {
 	url   string
-	store *host.Store
+	store *host.API
 }
 
 func newAPI(t *testing.T) *api {
-	s := host.NewStore()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	host.Admit(ns)
-	s.Apply(ns)
-	srv := httptest.NewServer(host.NewAPIServer(host.APIServerConfig{Store: s}))
+	s := host.NewAPI("")
+	if err := s.ApplyObject(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return &api{url: srv.URL, store: s}
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// BuildOptions are the options of `kube32 build`.
-type BuildOptions struct {
+// buildOptions are the options of `kube32 build`.
+type buildOptions struct {
 	IO      IOStreams
 	Dir     string // "" = found from the current folder up (projectDir)
 	Verbose bool
@@ -45,7 +45,7 @@ func (r releaseFlags) options() bundler.BuildOptions {
 }
 
 func newBuildCommand(io IOStreams) *cobra.Command {
-	opts := BuildOptions{IO: io}
+	opts := buildOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "build [DIR]",
 		Short: "Compile the pods, check them against the ABI and write the image trees",
@@ -60,7 +60,7 @@ kube32.yaml, from the current one up.`,
 			if err := opts.Release.check(); err != nil {
 				return err
 			}
-			return RunBuild(cmd.Context(), opts)
+			return buildCommand(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show compiler commands")
@@ -70,10 +70,10 @@ kube32.yaml, from the current one up.`,
 	return cmd
 }
 
-// RunBuild builds the project and prints the size table, or the JSON of
+// buildCommand builds the project and prints the size table, or the JSON of
 // the result, on standard output; progress (on a terminal only), warnings
 // and removed outputs go to standard error.
-func RunBuild(ctx context.Context, opts BuildOptions) error {
+func buildCommand(ctx context.Context, opts buildOptions) error {
 	dir, err := projectDir(opts.Dir, opts.IO.ErrOut)
 	if err != nil {
 		return err

@@ -26,8 +26,8 @@ func newCApp(t *testing.T) string {
 	t.Helper()
 	testenv.Tool(t, "clang")
 	dir := filepath.Join(t.TempDir(), "hello")
-	if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: &strings.Builder{}}, Name: "hello", Template: "c-http", Dir: dir}); err != nil {
-		t.Fatal(err)
+	if code, out := run(t, "new", "hello", "--template", "c-http", "--dir", dir); code != 0 {
+		t.Fatalf("kube32 new: exit %d: %s", code, out)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, "app.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

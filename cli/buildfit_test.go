@@ -46,8 +46,8 @@ func TestBuildFitsAnAssemblyScriptPodOnESP32WhereGoDoesNot(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
 	dir := filepath.Join(t.TempDir(), "app")
-	if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: &strings.Builder{}}, Name: "app", Template: "as-http", Dir: dir}); err != nil {
-		t.Fatal(err)
+	if code, out := run(t, "new", "app", "--template", "as-http", "--dir", dir); code != 0 {
+		t.Fatalf("kube32 new: exit %d: %s", code, out)
 	}
 	testasc.Link(t, filepath.Join(dir, "pods", "app"))
 	if code, out := run(t, "add", "pod", "gopod", "--template", "go-http", "--dir", dir); code != 0 {
@@ -73,8 +73,8 @@ func TestBuildFitsAnAssemblyScriptPodOnESP32WhereGoDoesNot(t *testing.T) {
 func TestBuildRefusesAGoPodOnESP32(t *testing.T) {
 	testenv.Tool(t, "go")
 	dir := filepath.Join(t.TempDir(), "gopod")
-	if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: &strings.Builder{}}, Name: "gopod", Template: "go-http", Dir: dir}); err != nil {
-		t.Fatal(err)
+	if code, out := run(t, "new", "gopod", "--template", "go-http", "--dir", dir); code != 0 {
+		t.Fatalf("kube32 new: exit %d: %s", code, out)
 	}
 	code, stdout, stderr := runCLI(t, "build", "--board", "esp32", dir)
 	if code != 1 {
@@ -161,8 +161,8 @@ func TestBuildAcceptsACPodOnESP32(t *testing.T) {
 func TestServeBoardFitsTheBuild(t *testing.T) {
 	testenv.Tool(t, "go")
 	dir := filepath.Join(t.TempDir(), "gopod")
-	if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: &strings.Builder{}}, Name: "gopod", Template: "go-http", Dir: dir}); err != nil {
-		t.Fatal(err)
+	if code, out := run(t, "new", "gopod", "--template", "go-http", "--dir", dir); code != 0 {
+		t.Fatalf("kube32 new: exit %d: %s", code, out)
 	}
 	err := runServe(t, cli.ServeOptions{Dir: dir, Board: "esp32"})
 	if err == nil || !strings.Contains(err.Error(), "does not fit board esp32") || !strings.Contains(err.Error(), "pod gopod: initial memory") {

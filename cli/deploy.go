@@ -15,13 +15,12 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/bundler"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/inputfile"
 	"github.com/kube32/kube32/internal/oci"
 )
 
-// DeployOptions are the options of `kube32 deploy`.
-type DeployOptions struct {
+// deployOptions are the options of `kube32 deploy`.
+type deployOptions struct {
 	IO         IOStreams
 	Dir        string // the project; "" = found from the current folder
 	Kubeconfig string // the Kubernetes cluster's kubeconfig file
@@ -38,7 +37,7 @@ type DeployOptions struct {
 }
 
 func newDeployCommand(io IOStreams) *cobra.Command {
-	opts := DeployOptions{IO: io}
+	opts := deployOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "deploy [DIR] --kubeconfig FILE --registry REGISTRY[/PATH]",
 		Short: "Deploy the app to a Kubernetes cluster that runs kube32 nodes",
@@ -72,7 +71,7 @@ no cluster. --delete removes everything a deploy of the app made.`,
 			case opts.Registry == "" && !opts.Delete:
 				return &usageError{errors.New("--registry REGISTRY[/PATH] is required: where the cluster's nodes pull the modules and bundles from")}
 			}
-			return RunDeploy(cmd.Context(), opts)
+			return runDeploy(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -90,8 +89,8 @@ no cluster. --delete removes everything a deploy of the app made.`,
 	return cmd
 }
 
-// RunDeploy deploys the project, prints it for a dry run, or deletes it.
-func RunDeploy(ctx context.Context, opts DeployOptions) error {
+// runDeploy deploys the project, prints it for a dry run, or deletes it.
+func runDeploy(ctx context.Context, opts deployOptions) error {
 	dir, err := projectDir(opts.Dir, opts.IO.ErrOut)
 	if errors.Is(err, bundler.ErrNoProject) {
 		return errors.New("no kube32.yaml in this folder or any parent: kube32 deploy deploys a project (docs/kubernetes.md)")
@@ -104,7 +103,7 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 	}
 	report := func(line string) { fmt.Fprintln(opts.IO.Out, line) }
 	progress := func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) }
-	apply := host.DeployApplyOptions{App: p.Name, Timeout: opts.Timeout, Report: report, Progress: progress}
+	apply := host.DeployApplyOptions{App: p.Name(), Timeout: opts.Timeout, Report: report, Progress: progress}
 	var cfg *rest.Config
 	if !opts.DryRun {
 		if cfg, err = host.KubernetesConfig(opts.Kubeconfig, opts.Context); err != nil {
@@ -123,10 +122,7 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 	if err != nil {
 		return err
 	}
-	objs, err := manifest.DecodeFiles(p.ManifestPaths())
-	if err != nil {
-		return err
-	}
+	objs := result.Objects
 	printManifestWarnings(opts.IO.ErrOut, objs)
 	// -o yaml's standard output is the objects alone.
 	pushed := opts.IO.Out
@@ -137,7 +133,7 @@ func RunDeploy(ctx context.Context, opts DeployOptions) error {
 	if err != nil {
 		return err
 	}
-	applied, err := host.DeployObjects(objs, host.DeployOptions{App: p.Name, Namespace: opts.Namespace,
+	applied, err := host.DeployObjects(objs, host.DeployOptions{App: p.Name(), Namespace: opts.Namespace,
 		Replicas: int32(opts.Replicas), Images: refs.images, Bundles: refs.bundles})
 	if err != nil {
 		return err
@@ -167,16 +163,16 @@ type pushed struct {
 
 // pushProject pushes every pod's module and every bundle of the build by
 // digest, saying on w what it pushed and what the registry held already.
-func pushProject(ctx context.Context, opts DeployOptions, p *bundler.Project, result *bundler.BuildResult, w io.Writer) (pushed, error) {
+func pushProject(ctx context.Context, opts deployOptions, p *bundler.Project, result *bundler.BuildResult, w io.Writer) (pushed, error) {
 	out := pushed{images: map[string]string{}, bundles: map[string]string{}}
 	names := map[string]string{}
-	for i, pod := range p.Pods {
+	for i, pod := range p.Pods() {
 		names[pod.Name] = fmt.Sprintf("pods[%d]", i)
 		if pod.Assets != "" {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: pods[%d].assets: an OCI image brings a module only: on the cluster k32_resp_asset finds none of %s (serve them from a StaticBundle, docs/oci.md)\n", bundler.ProjectFileName, i, pod.Assets)
 		}
 	}
-	for i, b := range p.Bundles {
+	for i, b := range p.Bundles() {
 		if prev, ok := names[b.Name]; ok {
 			return pushed{}, fmt.Errorf("%s: bundles[%d].name: %q is also the name of %s; deploy pushes each to --registry/NAME", bundler.ProjectFileName, i, b.Name, prev)
 		}

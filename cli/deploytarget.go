@@ -8,14 +8,14 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kube32/kube32/cli/internal/apptest"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/apptest"
 )
 
-// TestTarget is a running app that kube32 test sends its requests to
+// testTarget is a running app that kube32 test sends its requests to
 // instead of starting a cluster: one kube32 deploy put on a Kubernetes
 // cluster (with Kubeconfig), or any address.
-type TestTarget struct {
+type testTarget struct {
 	URL        string // --ingress or --url: the base of the requests, {{ingress}}
 	Kubeconfig string // the cluster the pod and event asserts read; "" = none
 	Context    string // its context; "" = the current one
@@ -24,7 +24,7 @@ type TestTarget struct {
 }
 
 // addTargetFlags adds test's flags of a running app.
-func addTargetFlags(f *pflag.FlagSet, t *TestTarget) {
+func addTargetFlags(f *pflag.FlagSet, t *testTarget) {
 	f.StringVar(&t.ingress, "ingress", "", "test a deployed app: the address of its Ingress (kube32 deploy prints it), with --kubeconfig")
 	f.StringVar(&t.URL, "url", "", "test the app at this address (a serve, a board) instead of starting a cluster; pod and event asserts need --kubeconfig")
 	f.StringVar(&t.Kubeconfig, "kubeconfig", "", "with --ingress: the kubeconfig of the cluster the app runs on, which pod and event asserts read")
@@ -38,7 +38,7 @@ var localClusterFlags = []string{"nodes", "filename", "images", "watch", "ingres
 
 // checkTarget checks the flags of a running app and folds --ingress into
 // URL.
-func checkTarget(f *pflag.FlagSet, t *TestTarget) error {
+func checkTarget(f *pflag.FlagSet, t *testTarget) error {
 	if t.ingress != "" && t.URL != "" {
 		return &usageError{fmt.Errorf("--ingress and --url: give the address once")}
 	}

@@ -39,7 +39,7 @@ func TestServeRefusesAPodUsingAFeatureNoBoardRuns(t *testing.T) {
 	} {
 		var p *corev1.Pod
 		testenv.Eventually(t, "pod "+name+" to fail", func() bool {
-			o, ok := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
+			o, ok := c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 			p, _ = o.(*corev1.Pod)
 			return ok && p.Status.Phase == corev1.PodFailed
 		})

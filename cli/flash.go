@@ -15,8 +15,8 @@ import (
 	"github.com/kube32/kube32/abi/images"
 )
 
-// FlashOptions are the options of `kube32 flash`.
-type FlashOptions struct {
+// flashOptions are the options of `kube32 flash`.
+type flashOptions struct {
 	IO       IOStreams
 	Dir      string // "" = found from the current folder up (projectDir)
 	SD       string
@@ -26,7 +26,7 @@ type FlashOptions struct {
 }
 
 func newFlashCommand(io IOStreams) *cobra.Command {
-	opts := FlashOptions{IO: io}
+	opts := flashOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "flash (--sd PATH | --firmware PATH) [DIR]",
 		Short: "Copy the built images to a mounted SD card or a firmware source tree",
@@ -48,7 +48,7 @@ nearest folder holding a kube32.yaml, from the current one up.`,
 			if err := opts.Release.check(); err != nil {
 				return err
 			}
-			return RunFlash(cmd.Context(), opts)
+			return runFlash(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.SD, "sd", "", "mounted SD card to copy kube32/ to")
@@ -58,10 +58,10 @@ nearest folder holding a kube32.yaml, from the current one up.`,
 	return cmd
 }
 
-// RunFlash brings the project's build up to date, as `kube32 build` does,
+// runFlash brings the project's build up to date, as `kube32 build` does,
 // so that what it copies is never older than the sources, then copies the
 // built trees to the target and says what comes next.
-func RunFlash(ctx context.Context, opts FlashOptions) error {
+func runFlash(ctx context.Context, opts flashOptions) error {
 	dir, err := projectDir(opts.Dir, opts.IO.ErrOut)
 	if err != nil {
 		return err
@@ -114,13 +114,13 @@ func cardItems(res *bundler.BuildResult) []string {
 // printFlashNext says what is left to do on the board side: the firmware
 // embeds its images, so a firmware tree that changed must be built and
 // flashed. Either way it says when the project has nothing for the card.
-func printFlashNext(w io.Writer, opts FlashOptions, flashed *bundler.FlashResult, card []string) {
+func printFlashNext(w io.Writer, opts flashOptions, flashed *bundler.FlashResult, card []string) {
 	if opts.DryRun {
 		return
 	}
 	if opts.Firmware != "" {
 		switch {
-		case len(flashed.Changes) == 0:
+		case flashed.Files() == 0:
 			fmt.Fprintln(w, "nothing of this project goes in the firmware's images")
 		case flashed.Changed():
 			fmt.Fprintf(w, "next: %s holds the new images; build the firmware and flash it to the boards as usual (ESP-IDF: idf.py flash, which builds first)\n", opts.Firmware)

@@ -83,7 +83,7 @@ func TestServeWaitsForAMissingModule(t *testing.T) {
 }
 
 func podNamed(c *host.Cluster, name string) *corev1.Pod {
-	o, _ := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
+	o, _ := c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	p, _ := o.(*corev1.Pod)
 	return p
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/kube32/kube32/host"
 )
 
-// InstallOptions are the options of `kube32 install`.
-type InstallOptions struct {
+// installOptions are the options of `kube32 install`.
+type installOptions struct {
 	IO         IOStreams
 	Kubeconfig string // the Kubernetes cluster's kubeconfig file
 	Context    string // its context; "" = the current one
@@ -20,7 +20,7 @@ type InstallOptions struct {
 }
 
 func newInstallCommand(io IOStreams) *cobra.Command {
-	opts := InstallOptions{IO: io}
+	opts := installOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "install --kubeconfig FILE",
 		Short: "Install what kube32 nodes and kube32 ingress need on a Kubernetes cluster",
@@ -44,7 +44,7 @@ touches nothing.`,
 			if opts.Kubeconfig == "" && !opts.DryRun {
 				return &usageError{fmt.Errorf("--kubeconfig FILE is required: the kubeconfig of the Kubernetes cluster")}
 			}
-			return RunInstall(cmd.Context(), opts)
+			return runInstall(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -55,8 +55,8 @@ touches nothing.`,
 	return cmd
 }
 
-// RunInstall applies the objects, or prints them for a dry run.
-func RunInstall(ctx context.Context, opts InstallOptions) error {
+// runInstall applies the objects, or prints them for a dry run.
+func runInstall(ctx context.Context, opts installOptions) error {
 	if opts.DryRun {
 		if opts.Output == "yaml" {
 			b, err := host.KubernetesInstallYAML()

@@ -16,8 +16,8 @@ func takeContext(opts ServeOptions, c *host.Cluster) (release func(), err error)
 	if err != nil {
 		return nil, err
 	}
-	if claim.Replaced != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "replacing context %s of the serve at %s; use --context to keep both\n", entry.Name(), claim.Replaced)
+	if claim.Replaced() != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "replacing context %s of the serve at %s; use --context to keep both\n", entry.Name(), claim.Replaced())
 	}
 	fmt.Fprintf(opts.IO.Out, "  kubectl  kubectl --context %s get pods  (context %q in %s)\n", entry.Name(), entry.Name(), opts.Kubeconfig)
 	return func() {

@@ -45,7 +45,7 @@ func TestServeRefusesAPodOverAModuleBudget(t *testing.T) {
 	t.Chdir(t.TempDir())
 	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}})
 	pod := func(name string) *corev1.Pod {
-		o, _ := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
+		o, _ := c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 		p, _ := o.(*corev1.Pod)
 		return p
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/kube32/kube32/templates"
 )
 
-// NewOptions are the options of `kube32 new`.
-type NewOptions struct {
+// newOptions are the options of `kube32 new`.
+type newOptions struct {
 	IO       IOStreams
 	Name     string
 	Template string
@@ -21,7 +21,7 @@ type NewOptions struct {
 }
 
 func newNewCommand(io IOStreams) *cobra.Command {
-	opts := NewOptions{IO: io}
+	opts := newOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "new NAME",
 		Short: "Scaffold a new app from a template",
@@ -29,7 +29,7 @@ func newNewCommand(io IOStreams) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			return RunNew(opts)
+			return runNew(opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Template, "template", "t", templates.All[0].Name, "template to start from")
@@ -37,8 +37,8 @@ func newNewCommand(io IOStreams) *cobra.Command {
 	return cmd
 }
 
-// RunNew scaffolds an app.
-func RunNew(opts NewOptions) error {
+// runNew scaffolds an app.
+func runNew(opts newOptions) error {
 	if msgs := validation.IsDNS1123Label(opts.Name); len(msgs) > 0 {
 		return &usageError{fmt.Errorf("app name %q: %s", opts.Name, msgs[0])}
 	}
@@ -80,7 +80,7 @@ func writeSDKs(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, a := range abs {
-		rel, err := filepath.Rel(p.Dir, a)
+		rel, err := filepath.Rel(p.Dir(), a)
 		if err != nil {
 			return nil, err
 		}

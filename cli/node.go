@@ -18,8 +18,8 @@ import (
 	"github.com/kube32/kube32/internal/oci"
 )
 
-// NodeOptions are the options of `kube32 node`.
-type NodeOptions struct {
+// nodeOptions are the options of `kube32 node`.
+type nodeOptions struct {
 	IO             IOStreams
 	Join           string // the control plane's API server, http://HOST:PORT
 	Token          string // the cluster token; "" when the API server needs none
@@ -61,7 +61,7 @@ type NodeOptions struct {
 }
 
 func newNodeCommand(io IOStreams) *cobra.Command {
-	opts := NodeOptions{IO: io}
+	opts := nodeOptions{IO: io}
 	var tokenFile string
 	cmd := &cobra.Command{
 		Use:   "node (--join http://HOST:PORT | --kubeconfig FILE)",
@@ -120,7 +120,7 @@ runs the pods of runtime class kube32 bound to it and serves the kubelet API
 }
 
 // runNode runs a worker node until ctx ends.
-func runNode(ctx context.Context, opts NodeOptions) error {
+func runNode(ctx context.Context, opts nodeOptions) error {
 	defaultMemory, err := parseMemoryLimit(opts.DefaultMemoryLimit)
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func runNode(ctx context.Context, opts NodeOptions) error {
 
 // kubernetesNode is what makes the node one of a Kubernetes cluster: nil
 // under --join.
-func kubernetesNode(opts NodeOptions) (*host.KubernetesOptions, error) {
+func kubernetesNode(opts nodeOptions) (*host.KubernetesOptions, error) {
 	if opts.Kubeconfig == "" {
 		return nil, nil
 	}

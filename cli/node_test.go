@@ -22,11 +22,11 @@ import (
 func TestServeNodes(t *testing.T) {
 	t.Chdir(t.TempDir())
 	c, out := serve(t, cli.ServeOptions{Nodes: 3})
-	if len(c.Workers) != 2 {
-		t.Fatalf("%d workers, want 2", len(c.Workers))
+	if len(c.Workers()) != 2 {
+		t.Fatalf("%d workers, want 2", len(c.Workers()))
 	}
 	ips := map[string]string{}
-	for _, o := range c.Store.List("Node", "") {
+	for _, o := range c.List("Node", "") {
 		n := o.(*corev1.Node)
 		for _, a := range n.Status.Addresses {
 			if a.Type == corev1.NodeInternalIP {
@@ -135,7 +135,7 @@ func TestNodeBoard(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 	testenv.Eventually(t, "the node to report esp32's pod memory as allocatable", func() bool {
-		o, ok := c.Store.Get(host.Key{Kind: "Node", Name: "board-node"})
+		o, ok := c.Get(host.Key{Kind: "Node", Name: "board-node"})
 		if !ok {
 			return false
 		}

@@ -13,8 +13,8 @@ import (
 	"github.com/kube32/kube32/internal/oci"
 )
 
-// PushOptions are the options of `kube32 push`.
-type PushOptions struct {
+// pushOptions are the options of `kube32 push`.
+type pushOptions struct {
 	IO        IOStreams
 	Module    string // the .wasm file, or a built bundle's folder
 	Ref       string // REGISTRY/REPOSITORY:TAG
@@ -22,7 +22,7 @@ type PushOptions struct {
 }
 
 func newPushCommand(io IOStreams) *cobra.Command {
-	opts := PushOptions{IO: io}
+	opts := pushOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "push MODULE|BUNDLE REF",
 		Short: "Push a wasm module or a static bundle to an OCI registry, for nodes to pull",
@@ -43,15 +43,15 @@ The same files always push to the same digest.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Module, opts.Ref = args[0], args[1]
-			return RunPush(cmd.Context(), opts)
+			return runPush(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.PlainHTTP, "plain-http", false, "reach a registry that is not on this machine over plain HTTP")
 	return cmd
 }
 
-// RunPush checks the module, pushes it and prints REF@DIGEST.
-func RunPush(ctx context.Context, opts PushOptions) error {
+// runPush checks the module, pushes it and prints REF@DIGEST.
+func runPush(ctx context.Context, opts pushOptions) error {
 	info, err := os.Stat(opts.Module)
 	if err != nil {
 		return fmt.Errorf("nothing pushed: %w", err)
@@ -77,7 +77,7 @@ func RunPush(ctx context.Context, opts PushOptions) error {
 }
 
 // pushBundle pushes the built bundle in the folder opts.Module.
-func pushBundle(ctx context.Context, opts PushOptions) error {
+func pushBundle(ctx context.Context, opts pushOptions) error {
 	digest, err := oci.PushBundle(ctx, opts.Module, opts.Ref, opts.PlainHTTP)
 	if err != nil {
 		return fmt.Errorf("nothing pushed: bundle %s: %w", opts.Module, err)

@@ -65,7 +65,7 @@ func servePodOn(t *testing.T, ref, cacheDir, node string, nodes int) *host.Clust
 }
 
 func pulledPod(c *host.Cluster) *corev1.Pod {
-	o, _ := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: "pulled"})
+	o, _ := c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: "pulled"})
 	p, _ := o.(*corev1.Pod)
 	return p
 }

@@ -87,7 +87,7 @@ spec:
 	}
 	checkRegistryOutput(t, "the pod's status", podStatusText(pulledPod(c)))
 	testenv.Eventually(t, "an Event of the failed pull", func() bool { return hasEvent(c, "pulled", "ErrImagePull", "all good") })
-	for _, o := range c.Store.List("Event", "default") {
+	for _, o := range c.List("Event", "default") {
 		if e := o.(*corev1.Event); strings.Contains(e.Message, "all good") {
 			if !strings.Contains(e.Message, escapedRegistryText) {
 				t.Errorf("Event %s %q does not quote %q", e.Reason, e.Message, escapedRegistryText)

@@ -148,7 +148,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 	fmt.Fprintf(opts.IO.Out, "Serving %s\n", src.what)
 	fmt.Fprintf(opts.IO.Out, "  ingress  %s/\n  api      %s  (GET /readyz)\n  api-tls  %s  (%s)\n  ui       %s%s\n  pods     %s\n",
 		c.IngressURL(), c.APIURL(), c.APITLSURL(), caWhere(c), uiURL(c, opts.Token), abi.UIPath, c.PodURL())
-	for i, w := range c.Workers {
+	for i, w := range c.Workers() {
 		fmt.Fprintf(opts.IO.Out, "  worker   %s  pods %s\n", host.WorkerName(i+1), w.PodURL())
 	}
 	if opts.Kubeconfig != "" {
@@ -301,7 +301,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 				return source{}, err
 			}
 			printManifestWarnings(opts.IO.ErrOut, src.objects) // no build reads them here to say them
-			src.board = p.Board
+			src.board = p.Board()
 		}
 		return src, nil
 	case errors.Is(err, bundler.ErrNoProject):
@@ -340,7 +340,7 @@ func projectSource(ctx context.Context, opts ServeOptions, dir string) (source, 
 	return src, nil
 }
 
-// buildProject builds the project in dir and reads its manifests.
+// buildProject builds the project in dir, which reads its manifests.
 func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, error) {
 	// serve's standard output is its URLs: the build's report, size table
 	// included, goes to standard error.
@@ -354,19 +354,14 @@ func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, e
 		// build that does not fit no further.
 		fmt.Fprintf(opts.IO.ErrOut, "fit for board %s: ok\n", result.Board)
 	}
-	p, err := bundler.LoadProject(dir)
-	if err != nil {
-		return source{}, err
-	}
-	objs, err := manifest.DecodeFiles(p.ManifestPaths())
-	if err != nil {
-		return source{}, err
-	}
+	// The build loaded the project and its manifests: serve runs what it
+	// built from.
+	p := result.Project
 	images, err := confined(result.BuildDir)
 	if err != nil {
 		return source{}, err
 	}
-	return source{what: "app " + p.Name + " from " + p.Dir, project: p.Dir, images: images, objects: objs, board: p.Board, built: result}, nil
+	return source{what: "app " + p.Name() + " from " + p.Dir(), project: p.Dir(), images: images, objects: result.Objects, board: p.Board(), built: result}, nil
 }
 
 // printManifestWarnings prints what of the objects of manifests kube32
@@ -439,7 +434,7 @@ func caWhere(c *host.Cluster) string {
 // printPods prints each pod's state once the cluster is ready, with the
 // reason of those that failed.
 func printPods(io IOStreams, c *host.Cluster) {
-	pods := c.Store.List("Pod", "")
+	pods := c.List("Pod", "")
 	sort.Slice(pods, func(i, j int) bool { return pods[i].(*corev1.Pod).Name < pods[j].(*corev1.Pod).Name })
 	for _, o := range pods {
 		p := o.(*corev1.Pod)

@@ -80,7 +80,7 @@ func TestServeWithTheJavaScriptClient(t *testing.T) {
 	if status != 200 || seen.Logs != logs || seen.Logs == "" {
 		t.Errorf("logs through client-node %q, want the pod's %q (status %d)", seen.Logs, logs, status)
 	}
-	if _, found := c.Store.Get(host.Key{Kind: "Service", Namespace: "default", Name: "js-svc"}); found {
+	if _, found := c.Get(host.Key{Kind: "Service", Namespace: "default", Name: "js-svc"}); found {
 		t.Error("the Service deleted through client-node is still stored")
 	}
 }

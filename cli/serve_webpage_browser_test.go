@@ -57,7 +57,7 @@ func TestPageOfAnotherSiteCannotUseServesAPI(t *testing.T) {
 	testenv.Tool(t, "chromium") // before serve starts
 	t.Chdir(t.TempDir())
 	c, _ := serve(t, cli.ServeOptions{}) // the demo, without a token
-	sub := c.Channels.Subscribe("test", []string{"page.topic"}, 16)
+	sub := c.SubscribeChannels("test", []string{"page.topic"}, 16)
 	defer sub.Close()
 
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +123,7 @@ func TestPageOfAnotherSiteCannotUseServesAPI(t *testing.T) {
 		t.Errorf("serve answered the page's channel message %d, want 415", status)
 	}
 	for _, name := range []string{"from-a-page", "from-a-page-json"} {
-		if _, ok := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
+		if _, ok := c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
 			t.Errorf("the page created the Pod %s", name)
 		}
 	}

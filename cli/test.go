@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/bundler"
+	"github.com/kube32/kube32/cli/internal/apptest"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/apptest"
 )
 
 // TestOptions are the options of `kube32 test`.
@@ -28,7 +28,7 @@ type TestOptions struct {
 	Ran func(apptest.Count)
 	// Target, when its URL is set, is a running app to test instead of a
 	// local cluster (deploytarget.go).
-	Target TestTarget
+	Target testTarget
 }
 
 func newTestCommand(io IOStreams) *cobra.Command {
@@ -100,7 +100,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 				fmt.Fprintf(so.IO.ErrOut, "kube32: %v\n", err)
 				return
 			}
-			_ = runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c.Store), files)
+			_ = runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
 		}
 	}
 	c, src, stop, err := startCluster(ctx, so)
@@ -116,7 +116,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 		return err
 	}
 	printPods(IOStreams{Out: so.IO.ErrOut}, c)
-	failed := runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c.Store), files)
+	failed := runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
 	if src.watcher == nil {
 		return failed
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/apptest"
+	"github.com/kube32/kube32/cli/internal/apptest"
 	"github.com/kube32/kube32/internal/testserve"
 )
 

@@ -86,7 +86,7 @@ func TestTokenFromFileOrEnvIsNotInArgv(t *testing.T) {
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
 		testenv.Eventually(t, how.name+" to register its Node with the token, or end", func() bool {
-			_, ok := c.Store.Get(host.Key{Kind: "Node", Name: how.name})
+			_, ok := c.Get(host.Key{Kind: "Node", Name: how.name})
 			select {
 			case <-exited:
 				return true
@@ -97,7 +97,7 @@ func TestTokenFromFileOrEnvIsNotInArgv(t *testing.T) {
 		argv, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/cmdline")
 		cmd.Process.Signal(os.Interrupt)
 		<-exited
-		if _, ok := c.Store.Get(host.Key{Kind: "Node", Name: how.name}); !ok {
+		if _, ok := c.Get(host.Key{Kind: "Node", Name: how.name}); !ok {
 			t.Fatalf("%s never registered:\n%s", how.name, out.String())
 		}
 		if err != nil {

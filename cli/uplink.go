@@ -15,8 +15,8 @@ import (
 	"github.com/kube32/kube32/abi"
 )
 
-// UplinkOptions are the options of `kube32 uplink`.
-type UplinkOptions struct {
+// uplinkOptions are the options of `kube32 uplink`.
+type uplinkOptions struct {
 	IO    IOStreams
 	API   string // the control plane's API server, http://HOST:PORT
 	Token string // the cluster token; "" when the API server needs none
@@ -25,7 +25,7 @@ type UplinkOptions struct {
 }
 
 func newUplinkCommand(io IOStreams) *cobra.Command {
-	opts := UplinkOptions{IO: io}
+	opts := uplinkOptions{IO: io}
 	var tokenFile string
 	cmd := &cobra.Command{
 		Use:   "uplink [up|down]",
@@ -47,7 +47,7 @@ lose the network. It prints the state after the change.`,
 			if opts.Token, err = resolveToken(opts.Token, tokenFile); err != nil {
 				return err
 			}
-			return RunUplink(cmd.Context(), opts)
+			return runUplink(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -56,9 +56,9 @@ lose the network. It prints the state after the change.`,
 	return cmd
 }
 
-// RunUplink reads or sets the uplink of the control plane at opts.API and
+// runUplink reads or sets the uplink of the control plane at opts.API and
 // prints its state, "uplink up" or "uplink down".
-func RunUplink(ctx context.Context, opts UplinkOptions) error {
+func runUplink(ctx context.Context, opts uplinkOptions) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	method, body := http.MethodGet, []byte(nil)

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -17,19 +16,19 @@ func TestUplinkVerb(t *testing.T) {
 	if c.UplinkUp() {
 		t.Fatal("serve --uplink down: the uplink is up")
 	}
-	uplink := func(set string) string {
+	t.Setenv(cli.TokenEnv, "") // the token is the flag's alone
+	uplink := func(set ...string) string {
 		t.Helper()
-		var buf bytes.Buffer
-		err := cli.RunUplink(context.Background(), cli.UplinkOptions{IO: cli.IOStreams{Out: &buf}, API: c.APIURL(), Token: "uplink-token", Set: set})
-		if err != nil {
-			t.Fatal(err)
+		code, out := testserve.Run(t, append(append([]string{"uplink"}, set...), "--api", c.APIURL(), "--token", "uplink-token")...)
+		if code != 0 {
+			t.Fatalf("kube32 uplink %v: exit %d: %s", set, code, out)
 		}
-		return strings.TrimSpace(buf.String())
+		return strings.TrimSpace(out)
 	}
 	if strings.Contains(out.String(), "[NET] uplink") {
 		t.Errorf("serve --uplink down logged a [NET] uplink line at start:\n%s", out)
 	}
-	if got := uplink(""); got != "uplink down" {
+	if got := uplink(); got != "uplink down" {
 		t.Errorf("kube32 uplink = %q, want uplink down", got)
 	}
 	if got := uplink("up"); got != "uplink up" || !c.UplinkUp() {
@@ -38,9 +37,9 @@ func TestUplinkVerb(t *testing.T) {
 	if !strings.Contains(out.String(), "[NET] uplink up: NAT from the cluster AP on, DNS ") {
 		t.Errorf("serve's output has no [NET] uplink up line:\n%s", out)
 	}
-	err := cli.RunUplink(context.Background(), cli.UplinkOptions{IO: cli.IOStreams{Out: &bytes.Buffer{}}, API: c.APIURL(), Set: "down"})
-	if err == nil || !strings.Contains(err.Error(), "401") || !c.UplinkUp() {
-		t.Errorf("kube32 uplink down without the token: %v, up %v", err, c.UplinkUp())
+	code, said := testserve.Run(t, "uplink", "down", "--api", c.APIURL())
+	if code == 0 || !strings.Contains(said, "401") || !c.UplinkUp() {
+		t.Errorf("kube32 uplink down without the token: exit %d: %s, up %v", code, said, c.UplinkUp())
 	}
 }
 

@@ -192,7 +192,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	write("app.yaml", strings.Replace(strings.Replace(watchManifest, "value: GREETING", "value: edited", 1), "EXTRA", "", 1))
 	testenv.Eventually(t, "the pod on its new env", answers("three edited"))
 	testenv.Eventually(t, "the pruned Service gone", func() bool {
-		_, ok := c.Store.Get(host.Key{Kind: "Service", Namespace: "default", Name: "extra"})
+		_, ok := c.Get(host.Key{Kind: "Service", Namespace: "default", Name: "extra"})
 		return !ok
 	})
 	testenv.Eventually(t, "the swap line saying what was applied", func() bool {
@@ -231,7 +231,7 @@ func followEvents(t *testing.T, url string) <-chan string {
 
 func storedPod(t *testing.T, c *host.Cluster, name string) *corev1.Pod {
 	t.Helper()
-	o, ok := c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
+	o, ok := c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	if !ok {
 		t.Fatalf("pod %s is not in the store", name)
 	}
@@ -243,7 +243,7 @@ func storedPod(t *testing.T, c *host.Cluster, name string) *corev1.Pod {
 }
 
 func hasEvent(c *host.Cluster, pod, reason, text string) bool {
-	for _, o := range c.Store.List("Event", "default") {
+	for _, o := range c.List("Event", "default") {
 		e := o.(*corev1.Event)
 		if e.InvolvedObject.Name == pod && e.Reason == reason && strings.Contains(e.Message, text) {
 			return true

@@ -70,9 +70,9 @@ func TestUI(t *testing.T) {
 	// The activity stream itself: a subscriber that never reads (the page
 	// and the checks below go on regardless), and one that checks what the
 	// requests below publish.
-	_, stalled := c.Activity.Subscribe()
+	_, stalled := c.Activity().Subscribe()
 	defer stalled.Close()
-	_, sub := c.Activity.Subscribe()
+	_, sub := c.Activity().Subscribe()
 	defer sub.Close()
 
 	// With a token the view lives on the HTTPS port: the plain HTTP one
@@ -207,7 +207,7 @@ func TestUI(t *testing.T) {
 
 	// Events are typed in host/internal/activity, which this package
 	// cannot name: they are kept in a slice of the stream's own type.
-	requests, denied, msg := c.Activity.Recent()[:0], c.Activity.Recent()[:0], c.Activity.Recent()[:0]
+	requests, denied, msg := c.Activity().Recent()[:0], c.Activity().Recent()[:0], c.Activity().Recent()[:0]
 	for len(requests) == 0 || len(denied) == 0 || len(msg) == 0 {
 		e := <-sub.Events()
 		switch {
@@ -272,7 +272,7 @@ func TestUI(t *testing.T) {
 		return false
 	})
 	var reason string
-	for _, e := range c.Activity.Recent() {
+	for _, e := range c.Activity().Recent() {
 		if e.Denied {
 			reason = e.Reason
 		}

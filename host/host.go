@@ -5,13 +5,15 @@
 //
 //   - a cluster: Start runs a control plane (and its workers), StartWorker a
 //     node that joins one, each from its options;
-//   - objects: admitted exactly as the API server admits them, the store
-//     and its keys, the Kubernetes API over a store (manifest files are
-//     read by host/apis/manifest);
+//   - objects: admitted exactly as the API server admits them, their keys,
+//     the Kubernetes API over objects of its own (NewAPI); manifest files
+//     are read by host/apis/manifest;
 //   - one pod: a wasm module run under the ABI without a cluster (for SDK
 //     tests and tools);
-//   - the kubeconfig entry serve writes.
+//   - the kubeconfig entry serve writes, and kube32 on a Kubernetes cluster
+//     (install, deploy, the Ingress controller).
 //
-// The names are aliases of the internal ones, so a value passes between this
-// package and the runtime without conversion.
+// Its types are its own, with unexported fields and the methods callers
+// use; they are converted to the runtime's at this door. Objects enter a
+// cluster's store from outside host only through admission.
 package host

@@ -1,6 +1,11 @@
 package host
 
 import (
+	"context"
+	"io/fs"
+	"net/http"
+	"time"
+
 	"github.com/tetratelabs/wazero"
 
 	"github.com/kube32/kube32/host/internal/pod"
@@ -10,21 +15,124 @@ import (
 // A Pod is one wasm module run under k32_app_abi, without a cluster.
 type Pod = pod.Pod
 
-// The values a Pod is made of and reports.
-type (
-	PodConfig  = pod.Config
-	EnvVar     = pod.EnvVar
-	LogLine    = pod.Line
-	Caller     = pod.Caller
-	Call       = pod.Call
-	CallResult = pod.CallResult
-)
+// PodConfig is what NewPod runs: a module with what a container of a Pod
+// gives it (docs/abi.md).
+type PodConfig struct {
+	Namespace, Name string // the pod's identity, in logs and errors ("default/echo")
+	Module          []byte // the wasm module
+	Assets          fs.FS  // the image bundle for k32_resp_asset; nil: none
+	Env             []EnvVar
+	MemoryLimit     int64    // resources.limits.memory in bytes; 0: DefaultMemoryLimit
+	Capabilities    []string // securityContext.capabilities.add, e.g. "SERVICE_CALL"
+	HandlerTimeout  time.Duration
+	Cache           wazero.CompilationCache // may be nil
+	Log             func(LogLine)           // each pod log line (nil: none)
+	// Caller carries out the pod's k32_http_call, Publisher its
+	// k32_publish (nil: the calls fail).
+	Caller    Caller
+	Publisher Publisher
+}
+
+// An EnvVar is one variable of the pod's environment.
+type EnvVar struct{ Name, Value string }
+
+// A LogLine is one line of a pod's log.
+type LogLine struct {
+	Time    time.Time
+	Stream  string // "k32" (k32_log and the node's lines about the pod), "stdout", "stderr"
+	Level   int    // 0 debug, 1 info, 2 warn, 3 error
+	Text    string
+	Restart int32 // the restart count of the instance the line came from
+}
+
+// A Caller carries out k32_http_call.
+type Caller interface {
+	HTTPCall(ctx context.Context, call Call) (CallResult, error)
+}
+
+// A Call is one k32_http_call as the guest made it.
+type Call struct {
+	From    string // calling pod, "namespace/name"
+	Method  string
+	URL     string
+	Header  http.Header
+	Body    []byte
+	RespCap int           // bytes of body the guest can take
+	Timeout time.Duration // abi.CallTimeoutDefault when the guest passed 0
+	// Chain is the pods the request being handled came through, then the
+	// caller itself (abi.HeaderCallChain).
+	Chain []string
+	// Inbound is the context of the request the calling callback handles
+	// (nil outside k32_handle).
+	Inbound context.Context
+}
+
+// A CallResult is the answer to a Call.
+type CallResult struct {
+	Status    int
+	Header    http.Header
+	Body      []byte // at most RespCap bytes
+	Truncated bool   // the body exceeded RespCap
+	InProcess bool   // the target ran in-process, on the caller's goroutine
+}
+
+// A Publisher carries out k32_publish for a pod granted CHANNEL_IPC.
+type Publisher interface {
+	Publish(ctx context.Context, from, topic string, data []byte) error
+}
 
 // DefaultMemoryLimit caps the memory of a container without a limit.
 const DefaultMemoryLimit = pod.DefaultMemoryLimit
 
 // NewPod prepares a pod; Start runs it.
-func NewPod(cfg PodConfig) *Pod { return pod.New(cfg) }
+func NewPod(cfg PodConfig) *Pod {
+	c := pod.Config{Namespace: cfg.Namespace, Name: cfg.Name, Module: cfg.Module, Assets: cfg.Assets,
+		MemoryLimit: cfg.MemoryLimit, Capabilities: cfg.Capabilities, HandlerTimeout: cfg.HandlerTimeout,
+		Cache: cfg.Cache, Log: podLog(cfg.Log)}
+	for _, e := range cfg.Env {
+		c.Env = append(c.Env, pod.EnvVar(e))
+	}
+	if cfg.Caller != nil {
+		c.Caller = callerIn{cfg.Caller}
+	}
+	if cfg.Publisher != nil {
+		c.Publisher = cfg.Publisher
+	}
+	return pod.New(c)
+}
+
+// podLog hands a pod's lines to log (nil: nil).
+func podLog(log func(LogLine)) func(pod.Line) {
+	if log == nil {
+		return nil
+	}
+	return func(l pod.Line) { log(LogLine(l)) }
+}
+
+// podLogOf is podLog for the log of a cluster's pods.
+func podLogOf(log func(namespace, name string, line LogLine)) func(string, string, pod.Line) {
+	if log == nil {
+		return nil
+	}
+	return func(namespace, name string, l pod.Line) { log(namespace, name, LogLine(l)) }
+}
+
+// callerIn is a Caller of host's for the pod runtime; callerOut the pod
+// runtime's for host's callers.
+type (
+	callerIn  struct{ c Caller }
+	callerOut struct{ c pod.Caller }
+)
+
+func (c callerIn) HTTPCall(ctx context.Context, call pod.Call) (pod.CallResult, error) {
+	r, err := c.c.HTTPCall(ctx, Call(call))
+	return pod.CallResult(r), err
+}
+
+func (c callerOut) HTTPCall(ctx context.Context, call Call) (CallResult, error) {
+	r, err := c.c.HTTPCall(ctx, pod.Call(call))
+	return CallResult(r), err
+}
 
 // NewDiskCache returns a compilation cache kept in dir.
 func NewDiskCache(dir string) (wazero.CompilationCache, error) { return pod.NewDiskCache(dir) }

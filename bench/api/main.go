@@ -49,14 +49,16 @@ func main() {
 }
 
 func run(n int, duration time.Duration, concurrency, events int) error {
-	s := host.NewStore()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	host.Admit(ns)
-	s.Apply(ns)
-	for i := 0; i < n; i++ {
-		s.Apply(benchPod(i))
+	s := host.NewAPI("")
+	if err := s.ApplyObject(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}); err != nil {
+		return err
 	}
-	api, err := serve(host.NewAPIServer(host.APIServerConfig{Store: s}))
+	for i := 0; i < n; i++ {
+		if err := s.ApplyObject(benchPod(i)); err != nil {
+			return err
+		}
+	}
+	api, err := serve(s)
 	if err != nil {
 		return err
 	}
@@ -101,7 +103,7 @@ func run(n int, duration time.Duration, concurrency, events int) error {
 	report.Print("api-watch", a, b, "events/s")
 	fmt.Println("\nbaselines: both list rows, the same pods as a JSON PodList from a plain handler;")
 	fmt.Println("watch, the same kind of events (a pod with a changed label) encoded from a channel.")
-	fmt.Println("kube32 watch: each event is a store write (copy, history, fan-out) then filtered and encoded.")
+	fmt.Println("kube32 watch: each event is a write through admission and the store (defaults, validation, copy, history, fan-out), then filtered and encoded.")
 	return nil
 }
 
@@ -192,20 +194,18 @@ func listRate(url, accept string, n int, duration time.Duration, concurrency int
 	return float64(lists.Load()) * float64(n) / time.Since(start).Seconds(), firstErr
 }
 
-// apiWatchRate opens a watch on the API server and changes pods in the
-// store until the client has read events events.
-func apiWatchRate(api string, s *host.Store, events int) (float64, error) {
-	_, version := s.ListAt("Pod", "default")
-	url := fmt.Sprintf("%s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%d", api, version)
+// apiWatchRate opens a watch on the API server and changes pods, through
+// admission as a client's writes, until the client has read events events.
+func apiWatchRate(api string, s *host.API, events int) (float64, error) {
+	url := fmt.Sprintf("%s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%d", api, s.Version())
 	return watchRate(url, events, func() {
 		pods := s.List("Pod", "default")
 		for i := 0; i < events; i++ {
-			key := host.KeyOf(pods[i%len(pods)])
-			label := strconv.Itoa(i)
-			s.Update(key, func(o runtime.Object) bool {
-				o.(*corev1.Pod).Labels["n"] = label
-				return true
-			})
+			p := pods[i%len(pods)].(*corev1.Pod)
+			p.Labels["n"] = strconv.Itoa(i)
+			if err := s.ApplyObject(p); err != nil {
+				panic(err) // a pod the bench made is valid
+			}
 		}
 	})
 }

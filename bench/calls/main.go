@@ -82,7 +82,7 @@ func run(n int, duration time.Duration, concurrency int) error {
 	defer plain.Close()
 	plainURL := "http://" + plain.Addr().String()
 
-	caller := c.Kubelet.Caller()
+	caller := c.Caller()
 	callOnce := func(url string) func() error {
 		return func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

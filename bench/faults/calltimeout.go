@@ -33,7 +33,7 @@ func runCallTimeout(s *server) []row {
 	}{
 		{"same node, callee sleeps 8 s", s.c.PodURL(), "web-cp", "/sleep?8000"},
 		{"same node, callee loops", s.c.PodURL(), "web-cp", "/loop"},
-		{"across nodes, callee sleeps 8 s", s.c.Workers[0].PodURL(), "b", "/sleep?8000"},
+		{"across nodes, callee sleeps 8 s", s.c.Workers()[0].PodURL(), "b", "/sleep?8000"},
 	} {
 		callerBefore, sleeperBefore := s.restarts(c.caller), s.restarts("sleeper")
 		start := time.Now()
@@ -67,10 +67,9 @@ func (s *server) startSleeper() error {
 		return err
 	}
 	for _, o := range []manifest.Object{benchPod("sleeper", "sleeper", host.ControlPlaneName), service("sleeper", 7000)} {
-		if errs := host.Admit(o.Obj); len(errs) > 0 {
-			return errs.ToAggregate()
+		if err := s.c.ApplyObject(o.Obj); err != nil {
+			return err
 		}
-		s.c.Store.Apply(o.Obj)
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		if status, _, _ := s.podGet("sleeper", "/"); status == http.StatusOK {
@@ -85,11 +84,11 @@ func (s *server) startSleeper() error {
 // restarts is the restart count of the pod name on whichever node of the
 // process runs it.
 func (s *server) restarts(name string) int32 {
-	if p, ok := s.c.Kubelet.Pod("default", name); ok {
+	if p, ok := s.c.Pod("default", name); ok {
 		return p.Status().RestartCount
 	}
-	for _, w := range s.c.Workers {
-		if p, ok := w.Kubelet.Pod("default", name); ok {
+	for _, w := range s.c.Workers() {
+		if p, ok := w.Pod("default", name); ok {
 			return p.Status().RestartCount
 		}
 	}

@@ -59,7 +59,7 @@ func runDeadWorker(s *server) []row {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	for !podReady(s.c.Store, "web-cp") || !podReady(s.c.Store, "web-ext") {
+	for !podReady(s.c, "web-cp") || !podReady(s.c, "web-ext") {
 		select {
 		case <-exited:
 			return failed(fault, fmt.Errorf("kube32 node exited:\n%s", out.String()))
@@ -76,7 +76,7 @@ func runDeadWorker(s *server) []row {
 	kill()
 	killed := time.Now()
 	var sent, failures int
-	for nodeReady(s.c.Store, joinedNode) {
+	for nodeReady(s.c, joinedNode) {
 		if time.Since(killed) > *grace+2*time.Minute {
 			return failed(fault, fmt.Errorf("node %s still Ready %s after the kill", joinedNode, time.Since(killed).Round(time.Second)))
 		}
@@ -98,8 +98,8 @@ func runDeadWorker(s *server) []row {
 }
 
 // podReady reports whether pod default/name has Ready=True.
-func podReady(s *host.Store, name string) bool {
-	o, ok := s.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
+func podReady(cl *host.Cluster, name string) bool {
+	o, ok := cl.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	if !ok {
 		return false
 	}
@@ -112,8 +112,8 @@ func podReady(s *host.Store, name string) bool {
 }
 
 // nodeReady reports whether Node name has Ready=True.
-func nodeReady(s *host.Store, name string) bool {
-	o, ok := s.Get(host.Key{Kind: "Node", Name: name})
+func nodeReady(cl *host.Cluster, name string) bool {
+	o, ok := cl.Get(host.Key{Kind: "Node", Name: name})
 	if !ok {
 		return false
 	}

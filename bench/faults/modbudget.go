@@ -59,7 +59,10 @@ func runModuleBudget(s *server) []row {
 		p.Spec.RestartPolicy = corev1.RestartPolicyNever
 		p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}
 		start := time.Now()
-		s.c.Store.Apply(p)
+		if err := s.c.ApplyObject(p); err != nil {
+			rows = append(rows, row{fault, m.what, err.Error()})
+			continue
+		}
 		got, err := waitFailed(s, m.name, 2*time.Minute)
 		took := time.Since(start)
 		if err != nil {
@@ -75,7 +78,7 @@ func runModuleBudget(s *server) []row {
 	}
 	rows = append(rows, row{fault, "RSS before / peak while refusing", fmt.Sprintf("%d / %d MB (%s the %d MB budget)", before>>20, during>>20, verdict, rssBudget>>20)})
 	for _, m := range modules {
-		s.c.Store.Delete(host.Key{Kind: "Pod", Namespace: "default", Name: m.name})
+		s.c.Delete(host.Key{Kind: "Pod", Namespace: "default", Name: m.name})
 	}
 	return append(rows, runWithinBudget(s, wasmDir)...)
 }
@@ -97,11 +100,13 @@ func runWithinBudget(s *server, wasmDir string) []row {
 	p := o.Obj.(*corev1.Pod)
 	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Ki")}
 	start := time.Now()
-	s.c.Store.Apply(p)
+	if err := s.c.ApplyObject(p); err != nil {
+		return failed(fault, err)
+	}
 	phase, err := waitPhase(s, name, 5*time.Minute, corev1.PodRunning, corev1.PodFailed)
 	took := time.Since(start)
 	during := max(stop(), peakRSS())
-	defer s.c.Store.Delete(host.Key{Kind: "Pod", Namespace: "default", Name: name})
+	defer s.c.Delete(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	if err != nil {
 		return failed(fault, err)
 	}
@@ -116,7 +121,7 @@ func waitFailed(s *server, name string, timeout time.Duration) (*corev1.Pod, err
 	if _, err := waitPhase(s, name, timeout, corev1.PodFailed); err != nil {
 		return nil, err
 	}
-	o, _ := s.c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
+	o, _ := s.c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 	return o.(*corev1.Pod), nil
 }
 
@@ -124,7 +129,7 @@ func waitFailed(s *server, name string, timeout time.Duration) (*corev1.Pod, err
 func waitPhase(s *server, name string, timeout time.Duration, phases ...corev1.PodPhase) (corev1.PodPhase, error) {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if o, ok := s.c.Store.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
+		if o, ok := s.c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name}); ok {
 			if p, ok := o.(*corev1.Pod); ok && slices.Contains(phases, p.Status.Phase) {
 				return p.Status.Phase, nil
 			}

@@ -36,7 +36,7 @@ func runNetDest(s *server) []row {
 	defer local.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 
-	for deadline := time.Now().Add(time.Minute); !podReady(s.c.Store, "web-cp") || !podReady(s.c.Store, "b"); {
+	for deadline := time.Now().Add(time.Minute); !podReady(s.c, "web-cp") || !podReady(s.c, "b"); {
 		if time.Now().After(deadline) {
 			return failed(fault, fmt.Errorf("pods web-cp and b not ready within a minute"))
 		}
@@ -44,7 +44,7 @@ func runNetDest(s *server) []row {
 	}
 	callers := []struct{ name, pod, podURL string }{
 		{"control plane", "web-cp", s.c.PodURL()},
-		{"worker", "b", s.c.Workers[0].PodURL()},
+		{"worker", "b", s.c.Workers()[0].PodURL()},
 	}
 	// calls returns the results of the calls of one caller with scheme,
 	// counted by "rc=..." (https:// to the plain host: K32_ERR_TLS when
@@ -71,7 +71,7 @@ func runNetDest(s *server) []row {
 	}
 
 	key := host.Key{Kind: "NetworkPolicy", Namespace: "default", Name: "bench-no-loopback"}
-	s.c.Store.Apply(&networkingv1.NetworkPolicy{
+	err = s.c.ApplyObject(&networkingv1.NetworkPolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -81,13 +81,16 @@ func runNetDest(s *server) []row {
 				{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: []string{"127.0.0.0/8"}}}}}},
 		},
 	})
+	if err != nil {
+		return append(rows, failed(fault, err)...)
+	}
 	// A policy change reaches a worker within about 7 s: wait for it to
 	// deny, and on the way out, for its deletion to reach the worker too,
 	// so that the faults after this one run without it.
 	perm := "rc=" + testpods.Code(abi.ErrPerm) + " " + abi.ErrPerm.Error()
 	workerSees := func(want func(rc string) bool) bool {
 		for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(200 * time.Millisecond) {
-			out, err := testpods.Relay(s.c.Workers[0].PodURL(), "default/b", "call GET http://127.0.0.1:"+port+"/ 2000 64\n")
+			out, err := testpods.Relay(s.c.Workers()[0].PodURL(), "default/b", "call GET http://127.0.0.1:"+port+"/ 2000 64\n")
 			if err == nil && want(callRC(out)) {
 				return true
 			}
@@ -95,7 +98,7 @@ func runNetDest(s *server) []row {
 		return false
 	}
 	defer func() {
-		s.c.Store.Delete(key)
+		s.c.Delete(key)
 		workerSees(func(rc string) bool { return rc == "rc=200" })
 	}()
 	if !workerSees(func(rc string) bool { return rc == perm }) {

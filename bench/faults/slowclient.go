@@ -26,8 +26,8 @@ var (
 // pod port.
 func (s *server) respfloodPods() []respfloodPod {
 	return []respfloodPod{
-		{"respflood", s.c.PodURL(), func() (*host.Pod, bool) { return s.c.Kubelet.Pod("default", "respflood") }},
-		{"respflood-w", s.c.Workers[0].PodURL(), func() (*host.Pod, bool) { return s.c.Workers[0].Kubelet.Pod("default", "respflood-w") }},
+		{"respflood", s.c.PodURL(), func() (*host.Pod, bool) { return s.c.Pod("default", "respflood") }},
+		{"respflood-w", s.c.Workers()[0].PodURL(), func() (*host.Pod, bool) { return s.c.Workers()[0].Pod("default", "respflood-w") }},
 	}
 }
 

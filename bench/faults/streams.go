@@ -35,7 +35,9 @@ func runStreams(s *server) []row {
 	obj := ing.Obj.(*networkingv1.Ingress)
 	obj.Name = "bench-streams"
 	obj.Annotations = map[string]string{abi.AnnotationEventStream: streamsPath + "=bench.streams"}
-	s.c.Store.Apply(obj)
+	if err := s.c.ApplyObject(obj); err != nil {
+		return failed(fault, err)
+	}
 	if err := waitForStream(s.c.IngressURL() + streamsPath); err != nil {
 		return failed(fault, err)
 	}

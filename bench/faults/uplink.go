@@ -40,7 +40,7 @@ func runUplink(s *server) []row {
 		codes := map[string]int{}
 		for range *uplinkCalls {
 			start := time.Now()
-			out, err := testpods.Relay(s.c.Workers[0].PodURL(), "default/b", commands)
+			out, err := testpods.Relay(s.c.Workers()[0].PodURL(), "default/b", commands)
 			took = append(took, time.Since(start))
 			if err != nil {
 				return append(rows, failed(fault, err)...)

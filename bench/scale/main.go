@@ -371,7 +371,7 @@ func childServe(dir string, n int, profile, memProfile string) error {
 // running counts the Running pods in the store.
 func running(c *host.Cluster) int {
 	count := 0
-	for _, o := range c.Store.List("Pod", "default") {
+	for _, o := range c.List("Pod", "default") {
 		if o.(*corev1.Pod).Status.Phase == corev1.PodRunning {
 			count++
 		}

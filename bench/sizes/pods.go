@@ -84,8 +84,8 @@ type moduleRow struct {
 func (p pod) measure(ctx context.Context, root, work string) (moduleRow, error) {
 	dir := filepath.Join(work, p.name)
 	quiet := cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard}
-	if err := cli.RunNew(cli.NewOptions{IO: quiet, Name: "app", Template: p.template, Dir: dir}); err != nil {
-		return moduleRow{}, fmt.Errorf("kube32 new --template %s: %w", p.template, err)
+	if code := cli.Run(context.Background(), []string{"new", "app", "--template", p.template, "--dir", dir}, quiet); code != 0 {
+		return moduleRow{}, fmt.Errorf("kube32 new --template %s: exit %d", p.template, code)
 	}
 	if p.edit != nil {
 		if err := p.edit(root, dir); err != nil {

@@ -73,8 +73,8 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath, wrkPath str
 	defer os.RemoveAll(tmp)
 
 	proj := filepath.Join(tmp, bundleName)
-	if err := cli.RunNew(cli.NewOptions{IO: quiet(), Name: bundleName, Template: "static-site", Dir: proj}); err != nil {
-		return fmt.Errorf("kube32 new: %w", err)
+	if code := cli.Run(context.Background(), []string{"new", bundleName, "--template", "static-site", "--dir", proj}, quiet()); code != 0 {
+		return fmt.Errorf("kube32 new: exit %d", code)
 	}
 	js, err := script(50 << 10)
 	if err != nil {

@@ -83,8 +83,9 @@ func run(edits int, log io.Writer) error {
 	var results []result
 	for _, t := range targets {
 		dir := filepath.Join(tmp, t.template, "app")
-		if err := cli.RunNew(cli.NewOptions{IO: cli.IOStreams{Out: io.Discard, ErrOut: io.Discard}, Name: "app", Template: t.template, Dir: dir}); err != nil {
-			return fmt.Errorf("%s: kube32 new: %v", t.what, err)
+		var said strings.Builder
+		if code := cli.Run(context.Background(), []string{"new", "app", "--template", t.template, "--dir", dir}, cli.IOStreams{Out: io.Discard, ErrOut: &said}); code != 0 {
+			return fmt.Errorf("%s: kube32 new: exit %d: %s", t.what, code, said.String())
 		}
 		p := project{target: t, dir: dir}
 		if err := p.load(); err != nil {

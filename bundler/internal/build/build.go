@@ -26,7 +26,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := loadManifests(p)
+	objs, err := LoadManifests(p)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func Build(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{BuildDir: p.BuildDir(), Items: items,
+	res := &Result{BuildDir: p.BuildDir(), Items: items, Project: p, Objects: withPaths(p, objs),
 		Warnings: append(append(append(manifest.Warnings(objs), unbuiltImageWarnings(p, objs)...), missingToolWarnings(opts, tasks)...), editorWarnings...)}
 	if board != nil {
 		res.Board = board.Name
@@ -173,7 +173,7 @@ func stale(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	objs, err := loadManifests(p)
+	objs, err := LoadManifests(p)
 	if err != nil {
 		return false, err
 	}

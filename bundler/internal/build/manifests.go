@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,9 +12,18 @@ import (
 	"github.com/kube32/kube32/host/apis/manifest"
 )
 
-// loadManifests decodes the project's manifests; errors name the files as
-// kube32.yaml lists them.
-func loadManifests(p *project.Project) ([]manifest.Object, error) {
+// withPaths is objs naming their files by absolute path.
+func withPaths(p *project.Project, objs []manifest.Object) []manifest.Object {
+	out := slices.Clone(objs)
+	for i := range out {
+		out[i].File = p.Path(out[i].File)
+	}
+	return out
+}
+
+// LoadManifests decodes the project's manifests; objects and errors name
+// the files as kube32.yaml lists them.
+func LoadManifests(p *project.Project) ([]manifest.Object, error) {
 	var objs []manifest.Object
 	for _, m := range p.Manifests {
 		data, err := os.ReadFile(p.Path(m))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kube32/kube32/bundler/internal/precompress"
 	"github.com/kube32/kube32/bundler/internal/project"
+	"github.com/kube32/kube32/host/apis/manifest"
 )
 
 // Options control a build. Build writes nothing else: what it built is its
@@ -115,6 +116,12 @@ type Result struct {
 	// without a "warning:" prefix.
 	Warnings []string
 	Fit      Fit // how the build fits Board; set when every output built
+	// Project and Objects are what the build loaded: kube32.yaml and its
+	// manifests' objects, each naming its file by absolute path (as
+	// manifest.DecodeFiles of the project's ManifestPaths does), so that
+	// who runs the build need not load them again.
+	Project *project.Project
+	Objects []manifest.Object
 }
 
 // Total sums the items. Its Brotli says whether any bundle opts in to .br,

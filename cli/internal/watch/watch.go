@@ -81,7 +81,7 @@ func New(opts Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--watch: %w", err)
 	}
-	s := &session{opts: opts, dir: p.Dir, watcher: w, served: outputs{}}
+	s := &session{opts: opts, dir: p.Dir(), watcher: w, served: outputs{}}
 	if err := s.watchFolders(p); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("--watch: %w", err)
