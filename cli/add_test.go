@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testasc"
+	"github.com/kube32/kube32/internal/testkit/testasc"
 	"github.com/kube32/kube32/templates"
 )
 

@@ -13,13 +13,13 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // spinImages is an image tree with the spin test pod
-// (internal/testpods/c/spin.c) and a manifest that runs it.
+// (internal/testkit/testpods/c/spin.c) and a manifest that runs it.
 func spinImages(t *testing.T) (root, manifest string) {
 	t.Helper()
 	root = t.TempDir()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/iostreams"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // typoPod is a Pod whose image no pod of the project builds. Its limit

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testasc"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testasc"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // fitJSON is the fit report of `kube32 build -o json`.

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testjco"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testjco"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // witProject writes a project whose one pod is the prebuilt wasm (language
@@ -75,7 +75,7 @@ func TestServeComponentOfWorldPod(t *testing.T) {
 		{"WASI preview 1 adapter", []string{"-DWIT_WASI"}, testjco.Reactor},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			core := testpods.C(t, "../internal/testpods/c/witnames.c", 64<<10, tc.flags...)
+			core := testpods.C(t, "../internal/testkit/testpods/c/witnames.c", 64<<10, tc.flags...)
 			comp := testjco.Component(t, "../abi/k32.wit", "pod", core, tc.adapter)
 			dir := witProject(t, comp)
 			if code := cli.Run(context.Background(), []string{"build", dir}, cli.IOStreams{Out: io.Discard, ErrOut: os.Stderr}); code != 0 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/templates"
 )
 

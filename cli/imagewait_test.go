@@ -15,8 +15,8 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // Pods whose wasm:// module is not in serve's image tree (the replicas of

@@ -14,8 +14,8 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // serve refuses, before compiling it, a module over a module budget (the

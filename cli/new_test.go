@@ -9,8 +9,8 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/iostreams"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 	"github.com/kube32/kube32/templates"
 )
 

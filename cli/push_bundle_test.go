@@ -18,8 +18,8 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testregistry"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
 // builtSite makes a project of the static-site template with brotli: true

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // TestServeAcceptHosts (docs/cli.md, docs/serve.md "Web pages"): serve

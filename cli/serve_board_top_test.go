@@ -17,11 +17,11 @@ import (
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/host/apis/metricsv1beta1"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
-// spinPod is the spin test pod (internal/testpods/c/spin.c): GET /?<n>
+// spinPod is the spin test pod (internal/testkit/testpods/c/spin.c): GET /?<n>
 // runs n rounds of work.
 const spinPod = `
 apiVersion: v1

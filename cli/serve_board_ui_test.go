@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // TestWebViewShowsBoardTime: the web view, open in headless Chromium on

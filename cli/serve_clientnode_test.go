@@ -14,8 +14,8 @@ import (
 	"github.com/kube32/kube32/host"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // The official JavaScript client (@kubernetes/client-node, which refuses

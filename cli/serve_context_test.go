@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // Two serves with two --context names coexist in one kubeconfig, each

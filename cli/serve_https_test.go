@@ -25,8 +25,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // kubeconfigCluster is the server and CA the context named name points at.

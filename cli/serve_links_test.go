@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // kube32 build never writes a symbolic link, so any link in a build tree

@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
-// The lines of internal/testpods/c/loglines.c as serve and kubectl logs
+// The lines of internal/testkit/testpods/c/loglines.c as serve and kubectl logs
 // must show them: every control character escaped, the k32_log call one
 // line, each line of the stdout write one line.
 const (

@@ -13,8 +13,8 @@ import (
 	"github.com/kube32/kube32/host"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // serve runs `kube32 serve` in-process on free ports until the test ends.

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/net/websocket"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // A page of the static-site template, open in headless Chromium, reloads

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // The web view tells a swap from a crash. serve --watch swaps a rebuilt

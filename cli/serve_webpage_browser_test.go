@@ -13,7 +13,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // attackerPage is a page of another site (another origin: a loopback

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testasc"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testasc"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/templates"
 )
 

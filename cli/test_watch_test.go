@@ -11,7 +11,7 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/apptest"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // test --watch runs the tests again after each edit: of a test file

@@ -15,8 +15,8 @@ import (
 	"github.com/kube32/kube32/host"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // TestTokenFileMistakesNameTheFile (docs/cli.md, "The cluster token"): an

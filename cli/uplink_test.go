@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // TestUplinkVerb: serve --uplink down starts the uplink down, and

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/iostreams"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // witVersion reads the version of the WIT package that abi/k32.wit declares.

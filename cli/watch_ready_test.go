@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 const readyzManifest = `apiVersion: v1

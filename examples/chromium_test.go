@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // dumpDOM loads url in headless Chromium (Debian's chromium), lets its

@@ -11,9 +11,9 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // examples/egress: the boards' reference NetworkPolicy example

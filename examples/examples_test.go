@@ -14,9 +14,9 @@ import (
 	"github.com/kube32/kube32/host"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // copyExamples copies the examples (all of them: demo uses echo's pod) to a

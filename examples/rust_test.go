@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // examples/rust: the Rust greeter on a worker calls the C echo pod on the

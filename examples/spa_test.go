@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // spaItems is the reply of the api pod of examples/spa to GET /api/items.

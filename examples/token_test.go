@@ -8,12 +8,12 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
-// jarManifest runs the cookies test pod (internal/testpods/c/cookies.c)
+// jarManifest runs the cookies test pod (internal/testkit/testpods/c/cookies.c)
 // on the control plane behind /cp and on the worker behind /w.
 const jarManifest = `apiVersion: v1
 kind: Pod

@@ -12,15 +12,15 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // uiProject serves examples/echo (an Ingress, a Service and a channel
 // topic) and examples/egress (a NetworkPolicy that denies the probe's
 // calls but to port 8000) together, and the faults test pod
-// (internal/testpods), whose /bomb traps once memory.grow is refused.
+// (internal/testkit/testpods), whose /bomb traps once memory.grow is refused.
 const uiProject = `name: ui
 manifests: [../echo/echo.yaml, ../egress/egress.yaml, ../egress/egress-policy.yaml, faults.yaml]
 pods:

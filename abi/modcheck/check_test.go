@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi/wasmbin"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 func TestCheckAcceptsAValidPod(t *testing.T) {

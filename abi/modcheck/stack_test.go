@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi/wasmbin"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // A C pod's stack pointer starts at the stack size it was linked with,

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi/wasmbin"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // LEB128 as the binary format writes it (docs/abi.md links the
@@ -114,7 +114,7 @@ func TestSectionsOfRealModulesWriteBackTheSame(t *testing.T) {
 	}
 }
 
-// seeds are real modules: C pods built by clang (internal/testpods) and
+// seeds are real modules: C pods built by clang (internal/testkit/testpods) and
 // the tests' hand-written module.
 func seeds(t testing.TB) map[string][]byte {
 	return map[string][]byte{

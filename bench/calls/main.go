@@ -4,7 +4,7 @@
 // net/http, in one run of a 2-node `kube32 serve` cluster.
 //
 // The calls are made through the control plane's host.Caller, as a pod's
-// k32_http_call is, to relay pods (internal/testpods/c/relay.c, built with clang).
+// k32_http_call is, to relay pods (internal/testkit/testpods/c/relay.c, built with clang).
 //
 //	go run ./bench/calls [-n 2000] [-d 5s] [-c 32]
 //
@@ -195,7 +195,7 @@ func startPlain() (net.Listener, error) {
 }
 
 // buildRelay compiles the kubelet's relay test pod
-// (internal/testpods/c/relay.c) into a new image tree.
+// (internal/testkit/testpods/c/relay.c) into a new image tree.
 func buildRelay() (string, error) {
 	_, self, _, _ := runtime.Caller(0)
 	here := filepath.Dir(self)

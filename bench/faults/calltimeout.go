@@ -13,11 +13,11 @@ import (
 
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // runCallTimeout has the relay pod web-cp call the sleeper pod
-// (internal/testpods/c/sleeper.c) with timeout_ms 2000 while the sleeper
+// (internal/testkit/testpods/c/sleeper.c) with timeout_ms 2000 while the sleeper
 // sleeps 8 s or loops forever (docs/calls.md, "Timeouts"): on the control
 // plane, where the call runs in-process, and from the worker's relay pod b
 // for comparison. It reports how long each call took, its result, and

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// runLogFlood asks the flood pod (internal/testpods/c/logflood.c) for
+// runLogFlood asks the flood pod (internal/testkit/testpods/c/logflood.c) for
 // -lines lines of -bytes bytes and reports how many bytes of its log
 // reached serve's output, the rate limit's markers included.
 func runLogFlood(s *server) []row {

@@ -31,7 +31,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // server is the cluster the faults run against.
@@ -89,7 +89,7 @@ func failed(fault string, err error) []row {
 	return []row{{fault, "failed", err.Error()}}
 }
 
-// start builds the fault pods (internal/testpods: faults.c, logflood.c,
+// start builds the fault pods (internal/testkit/testpods: faults.c, logflood.c,
 // relay.c, the Go membomb) and serves them, without memory limits, on a
 // control plane and one worker; the pod of the joined worker waits for it.
 func start() (*server, func(), error) {
@@ -176,7 +176,7 @@ func benchPod(name, image, node string) manifest.Object {
 	}}
 }
 
-// relayPod is a relay pod (internal/testpods/c/relay.c) labelled
+// relayPod is a relay pod (internal/testkit/testpods/c/relay.c) labelled
 // app=<app> with WHO=<name>, pinned to node, allowed to call.
 func relayPod(name, app, node string) manifest.Object {
 	o := benchPod(name, "relay", node)

@@ -21,7 +21,7 @@ var (
 	readerBytes = flag.Int("reader-bytes", 32<<20, "bytes each of them asks for")
 )
 
-// respfloodPods are the respflood pods (internal/testpods/c/respflood.c):
+// respfloodPods are the respflood pods (internal/testkit/testpods/c/respflood.c):
 // one on the control plane, one on worker 1, each reached at its node's
 // pod port.
 func (s *server) respfloodPods() []respfloodPod {

@@ -20,7 +20,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 
 	networkingv1 "k8s.io/api/networking/v1"
 )
@@ -33,7 +33,7 @@ const floodFor = 2 * time.Second
 
 // runToken runs the attacks on the cluster token of docs/ui.md ("The
 // token") and docs/serve.md ("Hostile clients") against a cluster of its
-// own with a token: the cookies pod (internal/testpods/c/cookies.c) on the
+// own with a token: the cookies pod (internal/testkit/testpods/c/cookies.c) on the
 // control plane and on the worker, sent the web view's session cookie
 // through the Ingress as a browser that logged in to the view sends it,
 // and trying to set it; then floods of wrong bearer tokens and logins.

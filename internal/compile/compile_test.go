@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi/modcheck"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 func job(t *testing.T, name, lang, src string, limit int64) Job {

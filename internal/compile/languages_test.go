@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // tableFile reports whether rel is a file of the table of languages, which alone may tell

@@ -15,7 +15,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/modcheck"
 	"github.com/kube32/kube32/abi/wasmbin"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 func releaseJob(t *testing.T, name, lang, src string, keepNames bool) Job {
@@ -27,7 +27,7 @@ func releaseJob(t *testing.T, name, lang, src string, keepNames bool) Job {
 	return j
 }
 
-// chatPod is the channels test pod of internal/testpods, a C pod of a few
+// chatPod is the channels test pod of internal/testkit/testpods, a C pod of a few
 // KiB with static data, copied into a directory of its own.
 func chatPod(t *testing.T) string {
 	dir := t.TempDir()

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi/modcheck"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // fakeRustc puts on PATH a rustc that prints sysroot for --print sysroot.

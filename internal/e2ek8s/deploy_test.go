@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testregistry"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
 // shopManifests are the manifests of the deployed project, as a kube32

@@ -1,5 +1,5 @@
 // Package e2ek8s runs kube32 on a real Kubernetes control plane
-// (internal/testk8s), as docs/kubernetes.md walks a user through it: the
+// (internal/testkit/testk8s), as docs/kubernetes.md walks a user through it: the
 // kube32 binary's install, node, ingress and push commands, driven and
 // checked with real kubectl and client-go.
 package e2ek8s
@@ -28,10 +28,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testk8s"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testregistry"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testk8s"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
 // kube32 is a built kube32 binary and what a test runs it with.

@@ -18,8 +18,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/oci"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testregistry"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
 // siteFiles is a small bundle as kube32 build writes one: a page, a

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/internal/oci"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testregistry"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
 // cacheBytes is what the layers of a disk cache take, and how many refer

@@ -8,9 +8,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/crane"
 
 	"github.com/kube32/kube32/internal/oci"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testregistry"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
 // A content-addressed push (kube32 deploy, docs/kubernetes.md) refers to

@@ -10,8 +10,8 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/kube32/kube32/internal/oci"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testregistry"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
 // A pulled module is the pushed one, verified against its digest, and the

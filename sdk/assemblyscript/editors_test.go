@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testasc"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testasc"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // Issue 32: the tsconfig.json that kube32 build writes in an AssemblyScript

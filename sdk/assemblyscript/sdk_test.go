@@ -10,9 +10,9 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testabi"
-	"github.com/kube32/kube32/internal/testasc"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testabi"
+	"github.com/kube32/kube32/internal/testkit/testasc"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // callsAll is a pod that calls every host function of the ABI table once

@@ -18,8 +18,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testabi"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testabi"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 	csdk "github.com/kube32/kube32/sdk/c"
 )
 

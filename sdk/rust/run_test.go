@@ -9,7 +9,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testabi"
+	"github.com/kube32/kube32/internal/testkit/testabi"
 )
 
 // runPod is a no_std pod that uses the SDK's wrappers and allocator:

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/templates/demo"
 	"github.com/kube32/kube32/templates/demo/internal/snapshot"
 )

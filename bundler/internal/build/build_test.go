@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi/images"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // copyFixture copies testdata/<name> into a temporary directory, so builds

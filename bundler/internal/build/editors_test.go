@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // The build writes compile_commands.json with the flags it compiles with,

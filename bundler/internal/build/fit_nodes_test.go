@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // pinnedProject writes a project of C pods p0, p1, … whose Pods have the

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // cPodSource is a C pod; publish makes it import k32_publish, which needs

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kube32/kube32/bundler/internal/precompress"
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 func TestReleaseBuildHasStampsOfItsOwn(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // Issue 30, item 9: a plain build keeps the name section, so that the

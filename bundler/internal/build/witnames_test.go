@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi/modcheck"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // witPodSource is the C pod that imports the WIT names of abi/k32.wit.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/bundler/internal/atomicfile"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // readTree maps every file under dir to its contents.

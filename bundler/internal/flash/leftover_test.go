@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/bundler/internal/atomicfile"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // childEnv makes the test binary a flash process (see TestMain) that

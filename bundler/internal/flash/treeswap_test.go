@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/treehash"
 )
 

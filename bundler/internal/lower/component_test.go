@@ -8,7 +8,7 @@ import (
 
 	"github.com/kube32/kube32/abi/modcheck"
 	"github.com/kube32/kube32/abi/wasmbin"
-	"github.com/kube32/kube32/internal/testjco"
+	"github.com/kube32/kube32/internal/testkit/testjco"
 )
 
 const k32WIT = "../../../abi/k32.wit"

@@ -9,10 +9,10 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/modcheck"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
-const witPod = "../../../internal/testpods/c/witnames.c"
+const witPod = "../../../internal/testkit/testpods/c/witnames.c"
 
 func witModule(t testing.TB, extra ...string) []byte {
 	return testpods.C(t, witPod, 64<<10, extra...)

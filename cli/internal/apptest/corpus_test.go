@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/cli/internal/apptest"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // Issue 34: the project's corpus of Hurl constructs (testdata/corpus, one

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/watch"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testserve"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 var project = map[string]string{

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // Issue 19, item 3: a body that gives a key twice is refused with

@@ -13,7 +13,7 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/apiauth"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 const rightToken = "the-cluster-token"

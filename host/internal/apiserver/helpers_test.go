@@ -10,8 +10,8 @@ import (
 
 	"github.com/kube32/kube32/host/internal/cluster"
 	"github.com/kube32/kube32/host/internal/kubeconfig"
-	"github.com/kube32/kube32/internal/testbuild"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testbuild"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // echoImages returns the build directory of examples/echo, built as

@@ -26,7 +26,7 @@ import (
 	"github.com/kube32/kube32/host/internal/admission"
 	"github.com/kube32/kube32/host/internal/apiserver"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // watchList sets client-go's WatchListClient feature gate (on by default in

@@ -20,9 +20,9 @@ import (
 	"github.com/kube32/kube32/host/internal/cluster"
 	"github.com/kube32/kube32/host/internal/kubeconfig"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // TestKubectlTop: kubectl top pod and top node print the pods' linear

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // Issue 19, item 2: a Pod's spec is immutable but for the fields

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // TestKubectlAuth: kubectl auth can-i, can-i --list and whoami against a

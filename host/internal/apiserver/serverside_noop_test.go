@@ -15,7 +15,7 @@ import (
 	"github.com/kube32/kube32/host/internal/cluster"
 	"github.com/kube32/kube32/host/internal/kubeconfig"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // twoPods are the manifests of TestServerSideApplyOfServedManifestsIsANoOp:

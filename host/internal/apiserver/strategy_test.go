@@ -16,7 +16,7 @@ import (
 	"github.com/kube32/kube32/host/internal/apiserver"
 	"github.com/kube32/kube32/host/internal/kinds"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // servedResources is every resource (no subresource) the server's legacy

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // The HTTPS endpoint serves the API with a certificate the cluster's CA

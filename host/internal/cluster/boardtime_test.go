@@ -19,10 +19,10 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/meter"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
-// spinPod is the spin test pod (internal/testpods/c/spin.c) on node.
+// spinPod is the spin test pod (internal/testkit/testpods/c/spin.c) on node.
 func spinPod(name, node string) manifest.Object {
 	return manifest.Object{Obj: pinnedPod(name, name, node, "spin", corev1.Container{Resources: memoryLimit("64Ki")})}
 }

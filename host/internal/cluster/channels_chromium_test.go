@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // TestChannelsInChromium opens the chat pod's page in headless Chromium: its

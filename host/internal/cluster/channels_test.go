@@ -22,8 +22,8 @@ import (
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/ingress"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // chat is a chat pod on node receiving topics (none: no annotation), with

@@ -18,10 +18,10 @@ import (
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/scheduler"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testbuild"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testbuild"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // buildEcho builds examples/echo as `kube32 build` does (once per test

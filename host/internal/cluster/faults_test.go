@@ -18,11 +18,11 @@ import (
 
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/kubeconfig"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
-// faultsPod is internal/testpods/c/faults.c, without resources.limits.memory,
+// faultsPod is internal/testkit/testpods/c/faults.c, without resources.limits.memory,
 // pinned to node.
 func faultsPod(name, node string) manifest.Object {
 	return manifest.Object{Obj: pinnedPod(name, "", node, "faults", corev1.Container{})}

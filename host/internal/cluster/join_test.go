@@ -12,8 +12,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // TestJoinFromAnotherProcess runs `kube32 node --join` as a second

@@ -21,8 +21,8 @@ import (
 	"github.com/kube32/kube32/host/internal/nodelifecycle"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // buildKube32 builds the kube32 binary for a test that runs a node in a

@@ -17,8 +17,8 @@ import (
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // TestNetworkPolicyOnAWorker checks the worker's side of "Enforcement and

@@ -17,15 +17,15 @@ import (
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/service"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 const testToken = "nodes-test-token"
 
 // fixtureImages writes an image tree holding the shared C test pod name
-// (see internal/testpods/c) as name.wasm and returns its folder.
+// (see internal/testkit/testpods/c) as name.wasm and returns its folder.
 func fixtureImages(t testing.TB, name string) string {
 	t.Helper()
 	wasm := testpods.Fixture(t, name, 65536)

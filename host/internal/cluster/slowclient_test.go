@@ -19,11 +19,11 @@ import (
 	"github.com/kube32/kube32/host/apis/manifest"
 	"github.com/kube32/kube32/host/internal/activity"
 	"github.com/kube32/kube32/host/internal/kubelet"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
-// respflood is internal/testpods/c/respflood.c labelled app=<name>, pinned
+// respflood is internal/testkit/testpods/c/respflood.c labelled app=<name>, pinned
 // to node.
 func respflood(name, node string) manifest.Object {
 	return manifest.Object{Obj: pinnedPod(name, name, node, "respflood", corev1.Container{})}

@@ -15,10 +15,10 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
-// jar is a cookies test pod (internal/testpods/c/cookies.c) labelled
+// jar is a cookies test pod (internal/testkit/testpods/c/cookies.c) labelled
 // app=<name>, pinned to node, allowed to call Services.
 func jar(name, node string) manifest.Object {
 	return manifest.Object{Obj: pinnedPod(name, name, node, "cookies", corev1.Container{SecurityContext: capabilities("SERVICE_CALL")})}

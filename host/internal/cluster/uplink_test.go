@@ -12,8 +12,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // putUplink sends PUT abi.UplinkPath with body and returns the status and

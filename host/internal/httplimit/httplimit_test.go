@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // serve runs h on a loopback port within conns and lim and returns its

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // smallBuffers gives every accepted connection small kernel buffers, so

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/host/internal/httplimit"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // siteIngress serves the StaticBundle "site" under /static and at the root

@@ -17,7 +17,7 @@ import (
 	"github.com/kube32/kube32/host/internal/apiserver"
 	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // A worker's policies, against a real API server: "loads the policies of a

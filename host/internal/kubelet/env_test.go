@@ -13,8 +13,8 @@ import (
 
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // TestServiceVariablesAtPodStart runs real pods and reads what k32_env_get

@@ -22,8 +22,8 @@ import (
 	"github.com/kube32/kube32/host/internal/admission"
 	"github.com/kube32/kube32/host/internal/apiserver"
 	"github.com/kube32/kube32/host/internal/pod"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 var markerLine = regexp.MustCompile(`^\[LOG\] (\d+) lines? dropped \(rate limit\)$`)
@@ -45,7 +45,7 @@ func logCount(lines []string) (delivered, bytes, dropped, markers int) {
 	return delivered, bytes, dropped, markers
 }
 
-// A pod that logs in a loop (internal/testpods/c/logflood.c) gets its burst,
+// A pod that logs in a loop (internal/testkit/testpods/c/logflood.c) gets its burst,
 // then its rate, and a marker that counts the rest; the node's log (serve's
 // output) and the API's pods/log endpoint (kubectl logs) see the same lines.
 // Another pod's log is untouched.

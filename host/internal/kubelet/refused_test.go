@@ -10,8 +10,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // count is how many of the node's lines contain s.

@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testk8s"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testk8s"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // TestKubectlTopReadsKube32PodsThroughMetricsServer checks ResourceMetrics

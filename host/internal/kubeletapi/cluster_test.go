@@ -26,13 +26,13 @@ import (
 	"k8s.io/client-go/transport/spdy"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testk8s"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testk8s"
 )
 
 // TestKubeletAPIOnARealCluster serves the kubelet API of a real kubelet
 // running default/web, its reviews made by a real control plane
-// (internal/testk8s, one for the whole test), and checks each rule of
+// (internal/testkit/testk8s, one for the whole test), and checks each rule of
 // docs/kubeletapi.md in a subtest.
 func TestKubeletAPIOnARealCluster(t *testing.T) {
 	k8s := testk8s.Start(t)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testtls"
+	"github.com/kube32/kube32/internal/testkit/testtls"
 )
 
 // The kubelet API fails closed (docs/kubeletapi.md): these need no

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testtls"
+	"github.com/kube32/kube32/internal/testkit/testtls"
 )
 
 // The kubelet API's reviews cannot be starved (docs/kubeletapi.md, "Floods

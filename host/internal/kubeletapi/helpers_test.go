@@ -18,14 +18,14 @@ import (
 	"github.com/kube32/kube32/host/internal/kubelet"
 	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 const nodeName = "kube32-node-1"
 
 // node is a real kubelet over a store, running the C test pod good
-// (internal/testpods/c/good.c: each request logs "hi" and "out") as
+// (internal/testkit/testpods/c/good.c: each request logs "hi" and "out") as
 // default/web, which declares containerPort 8080, and the C test pod
 // faults (faults.c: /deep traps) as default/trap.
 type node struct {

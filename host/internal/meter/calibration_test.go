@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // wasm3Fib24 is wasm3's published time for fib(24) on an ESP32 (Xtensa LX6)

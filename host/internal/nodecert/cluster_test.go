@@ -20,13 +20,13 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/k8sinstall"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testk8s"
-	"github.com/kube32/kube32/internal/testtls"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testk8s"
+	"github.com/kube32/kube32/internal/testkit/testtls"
 )
 
 // TestNodeCertificateOnARealCluster is a kube32 node's TLS bootstrap on a
-// real control plane (internal/testk8s: kube-controller-manager approves
+// real control plane (internal/testkit/testk8s: kube-controller-manager approves
 // and signs, kube-apiserver authorizes with Node,RBAC), after kube32
 // install: each subtest builds on the folder the previous left
 // (docs/kubernetes.md, "The node's identity").

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testtls"
+	"github.com/kube32/kube32/internal/testkit/testtls"
 )
 
 // nodeCert is a client certificate of node from ca, valid from notBefore

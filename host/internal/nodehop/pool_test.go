@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // node is a pod server on loopback that counts the connections made to it.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/pod"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // gatewayOn runs h as an API server on ip.

@@ -21,10 +21,10 @@ import (
 	"github.com/kube32/kube32/host/internal/outbound"
 	"github.com/kube32/kube32/host/internal/pod"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testhttp"
-	"github.com/kube32/kube32/internal/testpods"
-	"github.com/kube32/kube32/internal/testtls"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testpods"
+	"github.com/kube32/kube32/internal/testkit/testtls"
 )
 
 // gateway is an API port without a token, with the control plane's halves

@@ -15,8 +15,8 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/pod"
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testtls"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testtls"
 )
 
 // httpsCall makes call c to url with s and a ctx bounded by timeout.

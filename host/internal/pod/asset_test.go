@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 func gz(t *testing.T, s string) string {

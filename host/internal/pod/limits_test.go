@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 func TestModuleOverItsMemoryLimitDoesNotStart(t *testing.T) {

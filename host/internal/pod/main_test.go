@@ -3,7 +3,7 @@ package pod
 import (
 	"testing"
 
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // onePage builds the shared C test pod name with one page (64Ki) of memory.

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
-// faultsPod starts internal/testpods/c/faults.c in one page; change edits
+// faultsPod starts internal/testkit/testpods/c/faults.c in one page; change edits
 // the config first.
 func faultsPod(t *testing.T, change func(*Config)) (*Pod, string) {
 	t.Helper()

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 func TestGuestReadsTheRequestAndEnv(t *testing.T) {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/internal/channel"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
-// respflood is internal/testpods/c/respflood.c, which grows its own buffer.
+// respflood is internal/testkit/testpods/c/respflood.c, which grows its own buffer.
 func respflood(t testing.TB) []byte { return testpods.Fixture(t, "respflood", 65536) }
 
 // k32_http_call takes a method, URL and headers up to abi.CallHeadBytesMax

@@ -9,7 +9,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/testpods"
+	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
 // refs is how many pods hold the runtime of cache (0: none is open).

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
 // CA is a test certificate authority.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 
 	"github.com/kube32/kube32/cli"
 )

@@ -2,7 +2,7 @@
 // Each route writes what the host answered as "name=value" lines.
 #include <unistd.h>
 #include "k32test.h"
-#include "../../../sdk/c/k32_app_abi.h" // the K32_ERR_* codes
+#include "../../../../sdk/c/k32_app_abi.h" // the K32_ERR_* codes
 #include "out.h"
 
 static char buf[4096];

@@ -7,7 +7,7 @@ import (
 )
 
 // Dir is the folder of the C test pods every package's tests share,
-// internal/testpods/c.
+// internal/testkit/testpods/c.
 var Dir = func() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "c")
@@ -18,6 +18,6 @@ var Dir = func() string {
 // k32test.h beside it.
 func Fixture(t testing.TB, name string, initialMemory int) []byte {
 	t.Helper()
-	sdk := filepath.Join(Dir, "..", "..", "..", "sdk", "c")
+	sdk := filepath.Join(Dir, "..", "..", "..", "..", "sdk", "c")
 	return C(t, filepath.Join(Dir, name+".c"), initialMemory, "-I"+filepath.Clean(sdk))
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // RefusedFlags are the clang flags of each C test pod of
-// internal/testpods/refused, which use a WebAssembly feature no board runs.
+// internal/testkit/testpods/refused, which use a WebAssembly feature no board runs.
 // They are built at -O0: at -O1 and above clang runs wasm-opt (where
 // installed) after linking, without --enable-simd or --enable-threads, and
 // it refuses the module.

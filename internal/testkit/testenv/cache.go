@@ -52,7 +52,7 @@ func CacheDir() string {
 // ModuleRoot is the directory of the kube32 module (this checkout).
 var ModuleRoot = func() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }()
 
 // Key hashes the inputs of a fixture. Every field is written with its name,

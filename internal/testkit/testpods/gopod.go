@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
-// GoDir is the folder of the Go test pods, internal/testpods/go.
+// GoDir is the folder of the Go test pods, internal/testkit/testpods/go.
 var GoDir = filepath.Join(Dir, "..", "go")
 
 // Go builds the Go test pod GoDir/<name> as `kube32 build` builds Go pods

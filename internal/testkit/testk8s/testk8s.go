@@ -37,7 +37,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // The versions built. Kubernetes' own module keeps its k8s.io/* modules in

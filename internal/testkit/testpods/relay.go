@@ -11,7 +11,7 @@ import (
 	"github.com/kube32/kube32/abi"
 )
 
-// Relay posts commands to the relay test pod (internal/testpods/c/relay.c)
+// Relay posts commands to the relay test pod (internal/testkit/testpods/c/relay.c)
 // target, "namespace/name", through the pod server at podURL, with extra
 // request headers given as name, value pairs, and returns its answer.
 func Relay(podURL, target, commands string, header ...string) (string, error) {

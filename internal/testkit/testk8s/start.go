@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testenv"
-	"github.com/kube32/kube32/internal/testtls"
+	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testtls"
 )
 
 // startPatience bounds each wait of Start: the control plane is up in a

@@ -6,7 +6,7 @@
 // folder then gets a node_modules link to it, where kube32 build finds asc
 // as it finds the one `npm install` puts there. Without node and npm, or
 // without the npm registry, the tests that need it skip, and fail when
-// CI=true (internal/testenv). TypeScript, whose language service checks the
+// CI=true (internal/testkit/testenv). TypeScript, whose language service checks the
 // pods' editor files, is installed the same way.
 package testasc
 
@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 	assdk "github.com/kube32/kube32/sdk/assemblyscript"
 	"github.com/kube32/kube32/templates"
 )

@@ -1,6 +1,6 @@
 // Package testbuild builds kube32 projects for tests that only need their
 // build output to serve (an example's modules and bundles), through the
-// fixture cache of internal/testenv. Tests whose purpose is the build
+// fixture cache of internal/testkit/testenv. Tests whose purpose is the build
 // itself (bundler/internal/build, cli, examples) build with the bundler or the CLI
 // directly.
 package testbuild
@@ -22,7 +22,7 @@ import (
 
 	"github.com/kube32/kube32/bundler"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // Project builds a copy of the project in src as `kube32 build` does

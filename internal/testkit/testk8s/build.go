@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // Bins are the paths of the built control-plane programs.

@@ -1,7 +1,7 @@
 // Package testpods builds the C test pods of the tests, as `kube32 build`
 // builds C pods.
 //
-// The modules are kept in the fixture cache of internal/testenv (see
+// The modules are kept in the fixture cache of internal/testkit/testenv (see
 // testenv.Cached), under the hash of everything that decides their bytes:
 // the compiler's identity, the flags, the initial memory, the source and
 // every header it may include. So one `go test ./...` run compiles each
@@ -19,7 +19,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // C compiles the C test pod src with clang as `kube32 build` does, with

@@ -6,7 +6,7 @@
 // (KUBE32_JCO_CACHE, else <user cache>/kube32/jco-<Version>) under a lock,
 // so the test processes of one run install it once. Without node and npm,
 // or without the npm registry, the tests that need it skip, and fail when
-// CI=true (internal/testenv).
+// CI=true (internal/testkit/testenv).
 package testjco
 
 import (
@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kube32/kube32/internal/testenv"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
 // Version is the jco release the tests wrap with.
