@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi/wasmbin"
+	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
@@ -19,7 +20,7 @@ func TestCheckReadsTheStackSize(t *testing.T) {
 	}{
 		{"C pod, the default stack", testpods.Fixture(t, "good", 65536), 8192},
 		{"C pod, a 16Ki stack", testpods.C(t, filepath.Join(testpods.Dir, "good.c"), 2*65536,
-			"-I"+filepath.Join(testpods.Dir, "..", "..", "..", "sdk", "c"), "-Wl,-z,stack-size=16384"), 16384},
+			"-I"+filepath.Join(testenv.ModuleRoot, "sdk", "c"), "-Wl,-z,stack-size=16384"), 16384},
 		{"Go pod", testpods.Go(t, "membomb"), 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -209,7 +209,7 @@ func buildRelay() (string, error) {
 	}
 	args := append([]string{}, compile.BaseCFlags...)
 	args = append(args, "-Wl,--initial-memory=65536", "-I"+filepath.Join(here, "..", "..", "sdk", "c"),
-		"-o", filepath.Join(wasmDir, "relay.wasm"), filepath.Join(here, "..", "..", "internal", "testpods", "c", "relay.c"))
+		"-o", filepath.Join(wasmDir, "relay.wasm"), filepath.Join(here, "..", "..", "internal", "testkit", "testpods", "c", "relay.c"))
 	if out, err := exec.Command("clang", args...).CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("clang relay.c: %v\n%s", err, out)

@@ -35,7 +35,7 @@ func runDeadWorker(s *server) []row {
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "bin", "kube32") // beside its cache, tmp/kube32
 	build := exec.Command("go", "build", "-o", bin, "./cli/kube32")
-	build.Dir = filepath.Join(testpods.Dir, "..", "..", "..")
+	build.Dir = filepath.Join(testpods.Dir, "..", "..", "..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		return failed(fault, fmt.Errorf("go build: %v\n%s", err, out))
 	}

@@ -32,7 +32,7 @@ func releaseJob(t *testing.T, name, lang, src string, keepNames bool) Job {
 func chatPod(t *testing.T) string {
 	dir := t.TempDir()
 	for _, f := range []string{"chat.c", "k32test.h"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "internal", "testpods", "c", f))
+		data, err := os.ReadFile(filepath.Join("..", "testkit", "testpods", "c", f))
 		if err != nil {
 			t.Fatal(err)
 		}

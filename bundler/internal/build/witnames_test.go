@@ -14,7 +14,7 @@ import (
 )
 
 // witPodSource is the C pod that imports the WIT names of abi/k32.wit.
-var witPodSource = filepath.Join(testenv.ModuleRoot, "internal", "testpods", "c", "witnames.c")
+var witPodSource = filepath.Join(testpods.Dir, "witnames.c")
 
 // writeProject writes a one-pod project: kube32.yaml and the given files.
 func writeProject(t *testing.T, yaml string, files map[string][]byte) string {
