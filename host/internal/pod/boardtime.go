@@ -150,7 +150,6 @@ type callCtxKey struct{}
 // and one that a client waits for (not an in-process call, which runs
 // inside its caller's time) keeps the board's clock.
 func (p *Pod) beginMeter(c *callCtx, inst *instance, st *callState, deadline bool) {
-	c.started = time.Now()
 	t := p.cfg.Timing
 	if t == nil {
 		c.meter = callMeter{}
@@ -160,7 +159,11 @@ func (p *Pod) beginMeter(c *callCtx, inst *instance, st *callState, deadline boo
 	if t.Clock && deadline {
 		limit = p.timeout
 	}
-	c.meter.begin(&t.Board.Time, inst.counters, limit, t.Clock && !inProcess(st))
+	clock := t.Clock && !inProcess(st)
+	if clock {
+		c.started = time.Now() // keepClock's zero; no clock read otherwise
+	}
+	c.meter.begin(&t.Board.Time, inst.counters, limit, clock)
 }
 
 // endMeter records the board time of the callback c and returns it. An

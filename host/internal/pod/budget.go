@@ -35,7 +35,7 @@ type callCtx struct {
 	stopParent func() bool // nil when the parent is the pod's context, which the pod watches (parentEnded)
 
 	meter   callMeter // the callback's board time (boardtime.go)
-	started time.Time // when the guest was called
+	started time.Time // when the guest was called, under --board-clock (keepClock)
 
 	mu    sync.Mutex
 	err   error
