@@ -85,6 +85,32 @@ func TestEndlessLoopIsStoppedAndRestartedAlone(t *testing.T) {
 	}
 }
 
+// TestADeadlineThatCutsASleepEndsTheInstance: a callback whose sleep the
+// deadline cuts short returns to the guest, which may answer and return
+// before wazero's watch on the deadline closes the instance. The callback
+// still ran past its deadline: it answers 504 and the next one runs on a
+// fresh instance, never on one the late close then ends under it. Before
+// invoke closed such an instance itself, most rounds ran on.
+func TestADeadlineThatCutsASleepEndsTheInstance(t *testing.T) {
+	const deadline = 50 * time.Millisecond
+	p := startPod(t, onePage(t, "probe"), func(c *Config) { c.HandlerTimeout = deadline })
+	url := serve(t, p)
+	for i := range 3 {
+		// The guest learns of the cut (K32_ERR_INTR) and may answer with
+		// it before the instance ends: then its 200 is on the wire.
+		res := get(t, url+"/sleep-long")
+		timedOut := res.status == http.StatusGatewayTimeout && strings.Contains(res.body, "exceeded "+deadline.String())
+		answered := res.status == http.StatusOK && res.body == "sleep="+testpods.Code(abi.ErrIntr)+"\n"
+		if !timedOut && !answered {
+			t.Fatalf("sleep %d cut by the deadline: %d %q, want 504 naming the deadline", i, res.status, res.body)
+		}
+		if rc := p.Status().RestartCount; rc != int32(i+1) {
+			t.Fatalf("after sleep %d: RestartCount %d, want %d", i, rc, i+1)
+		}
+		testenv.Eventually(t, "the back-off to end", func() bool { return p.Status().Ready })
+	}
+}
+
 func TestEndlessLoopWithRestartNeverFailsThePod(t *testing.T) {
 	p := startPod(t, onePage(t, "probe"), func(c *Config) {
 		c.HandlerTimeout = 300 * time.Millisecond

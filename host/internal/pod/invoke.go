@@ -62,6 +62,14 @@ func (p *Pod) invokeIn(ctx *callCtx, parent context.Context, inst *instance, fn 
 	// stopped then, or told so by its sleep or call returning early.
 	callerStayed := stopCaller()
 	o := outcome{results: res, err: err}
+	if err == nil && ctx.Err() != nil {
+		// The call's context ended (its deadline, a Stop, its caller) and
+		// the guest returned before wazero's watch on that context closed
+		// the instance, which the watch may still do at any moment, under
+		// the next callback. End it now, as that watch would have.
+		err = endedMidCall(inst, ctx.Err())
+		o.err = err
+	}
 	if err != nil {
 		o.classify(err)
 	}
@@ -83,6 +91,18 @@ func (p *Pod) invokeIn(ctx *callCtx, parent context.Context, inst *instance, fn 
 		o.callerGone, o.died = true, true
 	}
 	return o
+}
+
+// endedMidCall closes inst, whose call's context ended with ctxErr while
+// the guest ran, with the exit code wazero gives that end, and returns the
+// error the call would have returned had the instance been closed under it.
+func endedMidCall(inst *instance, ctxErr error) error {
+	code := sys.ExitCodeContextCanceled
+	if errors.Is(ctxErr, context.DeadlineExceeded) {
+		code = sys.ExitCodeDeadlineExceeded
+	}
+	_ = inst.mod.CloseWithExitCode(context.Background(), code)
+	return sys.NewExitError(code)
 }
 
 // classify records how an export call that failed with err ended.

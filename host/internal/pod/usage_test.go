@@ -28,8 +28,8 @@ func TestUsage(t *testing.T) {
 		t.Errorf("a callback asleep for %v took %v of CPU", deadline, slept)
 	}
 	before = p.Usage().CPU
-	get(t, url+"/loop") // spins until the deadline, which ends the instance
+	res = get(t, url+"/loop") // spins until the deadline, which ends the instance
 	if spun := p.Usage().CPU - before; spun < deadline-10*time.Millisecond {
-		t.Errorf("a callback spinning for %v took %v of CPU", deadline, spun)
+		t.Errorf("a callback spinning for %v took %v of CPU; answer %d %q", deadline, spun, res.status, res.body)
 	}
 }
