@@ -42,6 +42,10 @@ func TestAPIOverHTTPSWithinTheConnectionBudget(t *testing.T) {
 	if u, _ := url.Parse(c.APITLSURL()); u.Scheme != "https" || u.Hostname() != "127.0.0.1" {
 		t.Errorf("APITLSURL = %s", c.APITLSURL())
 	}
+	// The server closes the first client's connection after the client has
+	// its answer: were it still open when the budget fills, a silent client
+	// would make room for it and the budget stay one short once it closes.
+	testenv.Eventually(t, "the first client's connection to close", func() bool { return c.conns.Open() == 0 })
 	silent := make([]*rawConn, maxConns)
 	for i := range silent {
 		silent[i] = dialRaw(t, c.APITLSURL())
