@@ -2,6 +2,7 @@ package httplimit
 
 import (
 	"container/list"
+	"context"
 	"net"
 	"net/http"
 	"sync"
@@ -148,6 +149,10 @@ type conn struct {
 	client         string
 	// reset makes Close end the connection with a reset (ResetOnClose).
 	reset atomic.Bool
+	// ctx and remote are its requests' context and client address on a
+	// FastServer (context).
+	ctx    context.Context
+	remote string
 }
 
 func (tc *conn) Close() error {

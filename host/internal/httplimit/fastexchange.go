@@ -1,0 +1,407 @@
+package httplimit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// fastAnswerBuffer is the most of an answer a FastServer keeps in memory
+// before it streams it: one piece of a Spool, the most of a pod's answer
+// one write sends. A whole answer in it is sent with its length, in one
+// write of the head and body.
+const fastAnswerBuffer = pieceSize
+
+// fastExchange is one request of a FastServer and the http.ResponseWriter
+// of its answer. fasthttp writes an answer once its handler returns, so
+// the handler (a pod's callback) runs on a goroutine of its own (run), and
+// the answer takes one of two ways:
+//
+//   - in memory: the handler ends with at most fastAnswerBuffer written
+//     and no Flush; fasthttp sends the head and body in one write.
+//   - streamed: past fastAnswerBuffer, or at a Flush, the head is handed to
+//     fasthttp and each later write is handed to fasthttp's goroutine
+//     (fastStream) and returns once it is in fasthttp's buffer or on the
+//     wire. A body of unknown length goes chunked, each write flushed.
+//
+// Either way the connection's write deadlines are the handler's to set
+// (SetWriteDeadline, which Stall uses), so a client that does not read is
+// dropped as on net/http, and a write past its deadline fails.
+type fastExchange struct {
+	s         *FastServer
+	ctx       *fasthttp.RequestCtx
+	req       *http.Request
+	tmpl      http.Request // filled per request; req is a copy with the connection's context
+	reqHeader http.Header
+	values    []string // reqHeader's values, one backing array
+	body      readBody
+	bodyBytes bytes.Reader
+
+	header  http.Header
+	status  int
+	length  int64 // the declared Content-Length, -1 for none
+	written int64
+	head    bool // a HEAD request: the body is counted, not sent
+
+	// ready tells serve that the answer is ready for fasthttp, in memory
+	// (the handler has returned) or as a stream (streaming).
+	ready     chan struct{}
+	streaming bool
+	pending   []byte
+	pieces    chan []byte // to fastStream, closed when the handler returns
+	acks      chan error  // from fastStream, one per piece
+	failed    error       // a write to the client failed: later writes fail at once
+	aborted   bool        // the handler panicked: the connection is cut
+	drained   bool        // fastStream has seen pieces closed
+	stream    fastStream
+}
+
+func newFastExchange(s *FastServer) *fastExchange {
+	e := &fastExchange{s: s, reqHeader: http.Header{}, header: http.Header{},
+		ready: make(chan struct{}, 1), acks: make(chan error, 1)}
+	e.body.Reader = &e.bodyBytes
+	e.stream.e = e
+	return e
+}
+
+// newErrorExchange is an exchange for an answer fasthttp's own goroutine
+// writes at once (refuse, expect): always in memory.
+func newErrorExchange(ctx *fasthttp.RequestCtx) *fastExchange {
+	e := &fastExchange{header: http.Header{}, ctx: ctx, length: -1}
+	ctx.Response.ResetBody()
+	return e
+}
+
+// start reads ctx's request into e.req, with its body in memory (InMemory);
+// it returns why the request cannot be served, or "".
+func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
+	e.ctx = ctx
+	h := &ctx.Request.Header
+	clear(e.header)
+	e.status, e.length, e.written = 0, -1, 0
+	e.head = h.IsHead()
+	e.streaming, e.failed, e.aborted, e.drained = false, nil, false, false
+	e.pending = e.pending[:0]
+	r := &e.tmpl
+	r.Method = methodName(h.Method())
+	r.RequestURI = string(h.RequestURI())
+	u, err := parseRequestURI(r.RequestURI)
+	if err != nil {
+		return "malformed request target: " + err.Error()
+	}
+	r.URL = u
+	r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.1", 1, 1
+	if !h.IsHTTP11() {
+		r.Proto, r.ProtoMinor = "HTTP/1.0", 0
+	}
+	clear(e.reqHeader)
+	values := e.values[:0]
+	r.Host = ""
+	for k, v := range h.All() {
+		key := headerKey(k)
+		switch key {
+		case "Host":
+			r.Host = string(v)
+			continue
+		case "Transfer-Encoding": // the body is read and decoded
+			continue
+		}
+		values = append(values, string(v))
+		if old, ok := e.reqHeader[key]; ok {
+			e.reqHeader[key] = append(old[:len(old):len(old)], values[len(values)-1])
+		} else {
+			e.reqHeader[key] = values[len(values)-1 : len(values) : len(values)]
+		}
+	}
+	e.values = values
+	if r.Host == "" && u.Host != "" {
+		r.Host = u.Host
+	}
+	r.Header = e.reqHeader
+	r.Close = h.ConnectionClose()
+	r.TransferEncoding = nil
+	b := ctx.Request.Body()
+	r.ContentLength = int64(len(b))
+	r.Body = http.NoBody
+	if len(b) > 0 {
+		e.bodyBytes.Reset(b)
+		r.Body = &e.body
+	}
+	tc, _ := ctx.Conn().(*conn)
+	var cctx context.Context = e.s.base
+	r.RemoteAddr = ""
+	if tc != nil {
+		cctx = tc.context(e.s.base)
+		r.RemoteAddr = tc.remote
+	}
+	e.req = r.WithContext(cctx)
+	return ""
+}
+
+// run serves the request on the handler's goroutine and tells serve, or
+// fastStream, that the answer is complete.
+func (e *fastExchange) run() {
+	defer e.end()
+	defer func() {
+		if v := recover(); v != nil {
+			// As net/http: the connection is cut, the process goes on.
+			e.aborted = true
+		}
+	}()
+	e.s.h.ServeHTTP(e, e.req)
+}
+
+// end completes the answer: after it the handler's goroutine leaves e
+// alone.
+func (e *fastExchange) end() {
+	if tc, ok := e.req.Context().Value(connKey{}).(*conn); ok {
+		tc.owner.endStream(tc)
+	}
+	if e.status == 0 && !e.aborted {
+		e.WriteHeader(http.StatusOK)
+	}
+	if e.streaming {
+		close(e.pieces)
+		return
+	}
+	e.ready <- struct{}{}
+}
+
+// release returns e to its server's pool once fasthttp is done with it.
+func (e *fastExchange) release() {
+	e.ctx, e.req, e.tmpl.URL = nil, nil, nil
+	e.bodyBytes.Reset(nil)
+	e.s.exchanges.Put(e)
+}
+
+func (e *fastExchange) Header() http.Header { return e.header }
+
+// WriteHeader records the final status; fasthttp writes one head, so an
+// interim (1xx) one is not sent. A malformed Content-Length is dropped, as
+// net/http drops it.
+func (e *fastExchange) WriteHeader(code int) {
+	if e.status != 0 || code >= 100 && code <= 199 && code != http.StatusSwitchingProtocols {
+		return
+	}
+	e.status = code
+	if cl := e.header.Get("Content-Length"); cl != "" {
+		if v, err := strconv.ParseInt(cl, 10, 64); err == nil && v >= 0 {
+			e.length = v
+		} else {
+			e.header.Del("Content-Length")
+		}
+	}
+}
+
+func (e *fastExchange) Write(p []byte) (int, error) {
+	if e.status == 0 {
+		e.WriteHeader(http.StatusOK)
+	}
+	if !bodyAllowed(e.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	if e.length >= 0 && e.written+int64(len(p)) > e.length {
+		return 0, http.ErrContentLength
+	}
+	e.written += int64(len(p))
+	switch {
+	case e.head:
+		return len(p), nil
+	case e.streaming:
+		return e.send(p)
+	case len(e.ctx.Response.Body())+len(p) <= fastAnswerBuffer:
+		e.ctx.Response.AppendBody(p)
+		return len(p), nil
+	}
+	e.startStream(false)
+	return e.send(p)
+}
+
+// send hands p to fastStream and waits until fasthttp has taken it.
+func (e *fastExchange) send(p []byte) (int, error) {
+	if e.failed != nil {
+		return 0, e.failed
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	e.pieces <- p
+	if err := <-e.acks; err != nil {
+		e.failed = err
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush sends the head and what is written so far: the answer streams
+// from now on.
+func (e *fastExchange) Flush() { _ = e.FlushError() }
+
+// FlushError is Flush for http.ResponseController: it fails once a write
+// to the client has.
+func (e *fastExchange) FlushError() error {
+	if e.status == 0 {
+		e.WriteHeader(http.StatusOK)
+	}
+	if !e.streaming && !e.head && bodyAllowed(e.status) {
+		e.startStream(true)
+	}
+	return e.failed
+}
+
+// SetWriteDeadline sets the connection's write deadline (Stall); fasthttp
+// lifts it once the answer is written.
+func (e *fastExchange) SetWriteDeadline(t time.Time) error { return e.ctx.SetWriteDeadline(t) }
+
+// SetReadDeadline sets the connection's read deadline. The body is read
+// before the handler runs, so only the next request would see it; fasthttp
+// lifts it once the answer is written.
+func (e *fastExchange) SetReadDeadline(t time.Time) error { return e.ctx.SetReadDeadline(t) }
+
+// startStream hands the head to fasthttp with a body that streams from
+// the handler's writes, beginning with what is in memory; serve returns
+// and fasthttp writes it. flushHead sends the head at once (a Flush).
+func (e *fastExchange) startStream(flushHead bool) {
+	e.pending = append(e.pending[:0], e.ctx.Response.Body()...)
+	e.ctx.Response.ResetBody()
+	e.writeHead(e.pending)
+	e.ctx.Response.ImmediateHeaderFlush = flushHead
+	e.pieces = make(chan []byte)
+	e.ctx.Response.SetBodyStream(&e.stream, int(e.length))
+	e.streaming = true
+	e.ready <- struct{}{}
+}
+
+// writeBuffered hands fasthttp the answer in memory, once the handler has
+// returned.
+func (e *fastExchange) writeBuffered() {
+	res := &e.ctx.Response
+	if e.aborted {
+		res.Reset()
+		res.SetConnectionClose()
+		e.ctx.Conn().Close() // nothing is sent, as net/http sends nothing
+		return
+	}
+	body := res.Body()
+	e.writeHead(body)
+	switch {
+	case e.head:
+		if e.length < 0 && e.written > 0 {
+			res.Header.SetContentLength(int(e.written))
+		}
+	case e.length >= 0 && e.written < e.length && bodyAllowed(e.status):
+		// Less than the head declares: the client must see the answer cut,
+		// as net/http cuts the connection.
+		short := bytes.NewReader(append([]byte(nil), body...))
+		res.SetBodyStream(short, int(e.length))
+	}
+}
+
+// writeHead copies the head to fasthttp's answer. As net/http, an answer
+// with a body and no Content-Type gets the type sniffed from its start.
+func (e *fastExchange) writeHead(start []byte) {
+	h := &e.ctx.Response.Header
+	h.SetStatusCode(e.status)
+	for k, vs := range e.header {
+		switch k {
+		case "Content-Length", "Transfer-Encoding": // framing is fasthttp's
+			continue
+		}
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	if _, typed := e.header["Content-Type"]; !typed && len(start) > 0 && bodyAllowed(e.status) {
+		h.SetContentType(http.DetectContentType(start))
+	}
+	if e.length >= 0 {
+		h.SetContentLength(int(e.length))
+	}
+}
+
+// bodyAllowed reports whether an answer of status may have a body.
+func bodyAllowed(status int) bool {
+	return (status < 100 || status > 199) && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+// fastStream is the body of a streamed answer: fasthttp's goroutine writes
+// what the handler's goroutine hands it (WriteTo), then releases the
+// exchange (Close) once the handler has returned, so that the request
+// (its body is fasthttp's) outlives the handler.
+type fastStream struct{ e *fastExchange }
+
+// errStreamClosed is what the handler's writes get once fasthttp has
+// given up on the answer.
+var errStreamClosed = errors.New("the connection was closed")
+
+// errHandlerPanicked cuts an answer whose handler panicked.
+var errHandlerPanicked = errors.New("the handler panicked")
+
+// SupportsBodyWriteTo lets fasthttp use WriteTo (fasthttp.BodyWriterTo).
+func (*fastStream) SupportsBodyWriteTo() bool { return true }
+
+// WriteTo writes the answer as it comes: each piece to w (fasthttp's
+// buffer, flushed piece by piece when chunked), acknowledged with the
+// write's error.
+func (s *fastStream) WriteTo(w io.Writer) (int64, error) {
+	e := s.e
+	var n int64
+	var err error
+	if len(e.pending) > 0 {
+		k, werr := w.Write(e.pending)
+		n, err = int64(k), werr
+	}
+	for p := range e.pieces {
+		if err == nil {
+			var k int
+			k, err = w.Write(p)
+			n += int64(k)
+		}
+		e.acks <- err
+	}
+	e.drained = true
+	if err == nil && e.aborted {
+		err = errHandlerPanicked
+	}
+	return n, err
+}
+
+// Read is the way to the body without WriteTo, which fasthttp takes
+// when it does not use WriteTo.
+func (s *fastStream) Read(p []byte) (int, error) {
+	e := s.e
+	for len(e.pending) == 0 {
+		piece, ok := <-e.pieces
+		if !ok {
+			e.drained = true
+			if e.aborted {
+				return 0, errHandlerPanicked
+			}
+			return 0, io.EOF
+		}
+		e.pending = append(e.pending, piece...)
+		e.acks <- nil
+	}
+	n := copy(p, e.pending)
+	e.pending = e.pending[:copy(e.pending, e.pending[n:])]
+	return n, nil
+}
+
+// Close waits for the handler to return, failing its writes, and frees
+// the exchange.
+func (s *fastStream) Close() error {
+	e := s.e
+	if !e.drained {
+		for range e.pieces {
+			e.acks <- errStreamClosed
+		}
+	}
+	e.release()
+	return nil
+}
