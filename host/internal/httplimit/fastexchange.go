@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -219,7 +220,7 @@ func (e *fastExchange) Write(p []byte) (int, error) {
 		e.ctx.Response.AppendBody(p)
 		return len(p), nil
 	}
-	e.startStream(false)
+	e.startStream(false, p)
 	return e.send(p)
 }
 
@@ -250,7 +251,7 @@ func (e *fastExchange) FlushError() error {
 		e.WriteHeader(http.StatusOK)
 	}
 	if !e.streaming && !e.head && bodyAllowed(e.status) {
-		e.startStream(true)
+		e.startStream(true, nil)
 	}
 	return e.failed
 }
@@ -266,14 +267,27 @@ func (e *fastExchange) SetReadDeadline(t time.Time) error { return e.ctx.SetRead
 
 // startStream hands the head to fasthttp with a body that streams from
 // the handler's writes, beginning with what is in memory; serve returns
-// and fasthttp writes it. flushHead sends the head at once (a Flush).
-func (e *fastExchange) startStream(flushHead bool) {
+// and fasthttp writes it. flushHead sends the head at once (a Flush);
+// next is the write that follows, whose start types an answer when
+// nothing is in memory.
+func (e *fastExchange) startStream(flushHead bool, next []byte) {
 	e.pending = append(e.pending[:0], e.ctx.Response.Body()...)
 	e.ctx.Response.ResetBody()
-	e.writeHead(e.pending)
+	if len(e.pending) > 0 {
+		next = e.pending
+	}
+	e.writeHead(next)
 	e.ctx.Response.ImmediateHeaderFlush = flushHead
 	e.pieces = make(chan []byte)
-	e.ctx.Response.SetBodyStream(&e.stream, int(e.length))
+	if e.length < 0 && !e.ctx.Request.Header.IsHTTP11() {
+		// An HTTP/1.0 client reads no chunks: as net/http, the body ends
+		// with the connection, written on it directly.
+		e.ctx.Response.Header.SetContentLength(-2) // and Connection: close
+		e.ctx.HijackSetNoResponse(true)
+		e.ctx.Hijack(e.stream.untilClose)
+	} else {
+		e.ctx.Response.SetBodyStream(&e.stream, int(e.length))
+	}
 	e.streaming = true
 	e.ready <- struct{}{}
 }
@@ -370,6 +384,16 @@ func (s *fastStream) WriteTo(w io.Writer) (int64, error) {
 		err = errHandlerPanicked
 	}
 	return n, err
+}
+
+// untilClose writes the head and the body of an answer delimited by the
+// end of the connection (fasthttp.HijackHandler), which fasthttp closes
+// once it returns.
+func (s *fastStream) untilClose(c net.Conn) {
+	if _, err := c.Write(s.e.ctx.Response.Header.Header()); err == nil {
+		_, _ = s.WriteTo(c)
+	}
+	s.Close() // fails the handler's writes that WriteTo did not take
 }
 
 // Read is the way to the body without WriteTo, which fasthttp takes
