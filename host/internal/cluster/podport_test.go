@@ -251,7 +251,7 @@ func TestPodPortLongHeaderLine(t *testing.T) {
 	}
 
 	c = dialPodPort(t, addr)
-	c.send(t, "GET /echo HTTP/1.1\r\nHost: x\r\n"+wprobe+"X-Test: "+strings.Repeat("y", httplimit.MaxHeaderBytes)+"\r\n\r\n")
+	c.send(t, "GET /echo HTTP/1.1\r\nHost: x\r\n"+wprobe+"X-Test: "+strings.Repeat("y", httplimit.MaxHeaderBytes+4<<10)+"\r\n\r\n")
 	resp, body = c.answer(t, "GET")
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge || resp.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("a head over %d bytes: %d %q", httplimit.MaxHeaderBytes, resp.StatusCode, body)

@@ -31,11 +31,6 @@ type FastServer struct {
 	exchanges sync.Pool
 }
 
-// MaxHeaderBytes bounds a request's head on a fasthttp port: net/http's
-// default (http.DefaultMaxHeaderBytes and its 4 KiB of slack), so that the
-// pod port takes every head that the Ingress, on net/http, passes on.
-const MaxHeaderBytes = http.DefaultMaxHeaderBytes + 4<<10
-
 // NewFastServer returns a fasthttp server of h with the timeouts of lim
 // whose connections count against c. Its requests' contexts derive from
 // base (nil: context.Background()).
@@ -59,9 +54,9 @@ func (c *Conns) NewFastServer(h http.Handler, lim Limits, base context.Context) 
 			c.setState(nc, fastStates[st])
 		},
 		MaxRequestBodySize: MaxBody,
-		ReadBufferSize:     MaxHeaderBytes,
+		ReadBufferSize:     maxHeadRead,
 		WriteBufferSize:    fastWriteBuffer,
-		// A reader of MaxHeaderBytes is held only while a request is read,
+		// A reader of maxHeadRead is held only while a request is read,
 		// not by a connection idle between requests.
 		ReduceMemoryUsage:            true,
 		NoDefaultServerHeader:        true,
@@ -74,6 +69,10 @@ func (c *Conns) NewFastServer(h http.Handler, lim Limits, base context.Context) 
 	}
 	return s
 }
+
+// maxHeadRead is the most of a head a FastServer reads: MaxHeaderBytes and
+// the 4 KiB of slack that net/http gives it too.
+const maxHeadRead = MaxHeaderBytes + 4<<10
 
 // fastWriteBuffer holds a whole answer that fastExchange keeps in memory
 // and its head, so that it goes out in one write.
@@ -135,7 +134,7 @@ func (s *FastServer) refuse(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		status, msg = http.StatusRequestEntityTooLarge, bodyTooLarge(int64(ctx.Request.Header.ContentLength()))
 	case errors.As(err, &small):
-		status, msg = http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("request head larger than %d bytes", MaxHeaderBytes)
+		status, msg = http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("request head larger than %d bytes", maxHeadRead)
 	case isTimeout(err) && headRead:
 		status, msg = http.StatusRequestTimeout, bodyTimedOut
 	case isTimeout(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed):
