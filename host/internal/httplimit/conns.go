@@ -153,6 +153,18 @@ type conn struct {
 	// FastServer (context).
 	ctx    context.Context
 	remote string
+	// readAhead makes Read take more than asked (readAheadRead), whose
+	// rest is ahead[aheadAt:aheadEnd].
+	readAhead         bool
+	ahead             *[readAheadSize]byte
+	aheadAt, aheadEnd int
+}
+
+func (tc *conn) Read(p []byte) (int, error) {
+	if tc.readAhead {
+		return tc.readAheadRead(p)
+	}
+	return tc.Conn.Read(p)
 }
 
 func (tc *conn) Close() error {
@@ -176,7 +188,8 @@ func (tc *conn) CloseWrite() error {
 // refused for want of an idle one to close is closed at once.
 type listener struct {
 	net.Listener
-	conns *Conns
+	conns     *Conns
+	readAhead bool // for a FastServer (readAheadRead)
 }
 
 func (l *listener) Accept() (net.Conn, error) {
@@ -186,6 +199,7 @@ func (l *listener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		if tc, ok := l.conns.admit(nc); ok {
+			tc.readAhead = l.readAhead
 			return tc, nil
 		}
 		nc.Close()

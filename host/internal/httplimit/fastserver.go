@@ -90,7 +90,7 @@ var fastStates = [...]http.ConnState{
 
 // Serve accepts connections on l within the server's budget.
 func (s *FastServer) Serve(l net.Listener) error {
-	return s.fs.Serve(&listener{Listener: l, conns: s.conns})
+	return s.fs.Serve(&listener{Listener: l, conns: s.conns, readAhead: true})
 }
 
 // Shutdown stops accepting, closes idle connections and waits for the
