@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -151,8 +153,12 @@ func (e *fastExchange) run() {
 	defer e.end()
 	defer func() {
 		if v := recover(); v != nil {
-			// As net/http: the connection is cut, the process goes on.
+			// As net/http: the connection is cut, the panic logged, the
+			// process goes on.
 			e.aborted = true
+			if v != http.ErrAbortHandler {
+				log.Printf("http: panic serving %s: %v\n%s", e.req.RemoteAddr, v, debug.Stack())
+			}
 		}
 	}()
 	e.s.h.ServeHTTP(e, e.req)
