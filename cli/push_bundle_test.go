@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -12,9 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
@@ -139,14 +136,7 @@ func TestPushedBundleIsServedFromAStaticBundleImage(t *testing.T) {
 	if again := pushBundle(t, dir, ref); again != first {
 		t.Errorf("the same build pushed twice: %s then %s", first, again)
 	}
-	raw, err := crane.Manifest(ref, crane.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	raw, m := testregistry.Manifest(t, ref)
 	if digest.FromBytes(raw).String() != first || m.ArtifactType != "application/vnd.kube32.bundle.v1" ||
 		len(m.Layers) != 1 || m.Layers[0].MediaType != "application/vnd.kube32.bundle.layer.v1.tar" {
 		t.Fatalf("manifest %s (digest %s), push printed %s", raw, digest.FromBytes(raw), first)
