@@ -1,0 +1,111 @@
+// Package testmanifest writes the Kubernetes objects that tests' projects
+// and clusters apply, as YAML documents, for the shapes that recur: a Pod
+// serving HTTP on port 7000, the Service in front of it and an Ingress that
+// routes path prefixes to Services and StaticBundles. What a test checks
+// stays in its own YAML; these are the objects around it.
+package testmanifest
+
+import (
+	"sort"
+	"strings"
+)
+
+// Docs joins YAML documents into one file.
+func Docs(docs ...string) string {
+	return strings.Join(docs, "---\n")
+}
+
+// Pod is a Pod labelled app: <its name>, whose one container, named as
+// the Pod, runs wasm://embedded/<image> and serves HTTP on port 7000,
+// named http. name is the Pod's name or namespace/name. Each of container
+// is YAML of the container, for example "resources: {limits: {memory:
+// 64Ki}}", and may span lines.
+func Pod(name, image string, container ...string) string {
+	n := nameOf(name)
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Pod\n" + metadata(name, nil) + "  labels: {app: " + n + "}\n")
+	b.WriteString("spec:\n  containers:\n    - name: " + n + "\n      image: wasm://embedded/" + image + "\n")
+	b.WriteString("      ports: [{containerPort: 7000, name: http}]\n")
+	for _, c := range container {
+		for _, line := range strings.Split(strings.TrimSuffix(c, "\n"), "\n") {
+			b.WriteString("      " + line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// Service is a Service that selects the Pods labelled app: <its name> and
+// forwards its port 80, named http, to theirs named http. name is the
+// Service's name or namespace/name.
+func Service(name string) string {
+	return "apiVersion: v1\nkind: Service\n" + metadata(name, nil) +
+		"spec:\n  selector: {app: " + nameOf(name) + "}\n  ports: [{name: http, port: 80, targetPort: http}]\n"
+}
+
+// Ingress is an Ingress of one rule with paths, each a Prefix path and its
+// backend (Path). name is the Ingress's name or namespace/name.
+func Ingress(name string, paths ...string) string {
+	return AnnotatedIngress(name, nil, paths...)
+}
+
+// AnnotatedIngress is an Ingress with annotations.
+func AnnotatedIngress(name string, annotations map[string]string, paths ...string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: networking.k8s.io/v1\nkind: Ingress\n" + metadata(name, annotations))
+	b.WriteString("spec:\n  rules:\n    - http:\n        paths:\n")
+	for _, p := range paths {
+		b.WriteString("          - " + p + "\n")
+	}
+	return b.String()
+}
+
+// Path is a path of an Ingress's rule: requests whose path has prefix go
+// to backend (ToService, ToBundle).
+func Path(prefix, backend string) string {
+	return "{path: " + prefix + ", pathType: Prefix, backend: " + backend + "}"
+}
+
+// ToService is the backend of a path to the port named http of the
+// Service name.
+func ToService(name string) string {
+	return "{service: {name: " + name + ", port: {name: http}}}"
+}
+
+// ToBundle is the backend of a path to the StaticBundle name.
+func ToBundle(name string) string {
+	return "{resource: {apiGroup: kube32.io, kind: StaticBundle, name: " + name + "}}"
+}
+
+// metadata is an object's metadata: name is its name or namespace/name.
+func metadata(name string, annotations map[string]string) string {
+	m := "metadata:\n  name: " + nameOf(name) + "\n"
+	if ns, _, ok := strings.Cut(name, "/"); ok {
+		m += "  namespace: " + ns + "\n"
+	}
+	if len(annotations) > 0 {
+		m += "  annotations:\n"
+		keys := make([]string, 0, len(annotations))
+		for k := range annotations {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			m += "    " + k + ": " + quote(annotations[k]) + "\n"
+		}
+	}
+	return m
+}
+
+// nameOf is the name of name or namespace/name.
+func nameOf(name string) string {
+	_, n, ok := strings.Cut(name, "/")
+	if !ok {
+		return name
+	}
+	return n
+}
+
+// quote writes s as a YAML double-quoted string.
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}

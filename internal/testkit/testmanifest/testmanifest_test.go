@@ -1,0 +1,63 @@
+package testmanifest
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// The documents are YAML of the real kinds, each field where Kubernetes
+// reads it (strict: no field it does not know).
+func TestDocumentsAreTheObjectsTheySay(t *testing.T) {
+	docs := strings.Split(Docs(
+		Pod("shop/api", "apiimage", "env: [{name: A, value: b}]", "resources:\n  limits: {memory: 64Ki}"),
+		Service("shop/api"),
+		AnnotatedIngress("shop/web", map[string]string{"kube32.io/event-stream": `/events="x"`},
+			Path("/api", ToService("api")), Path("/", ToBundle("site"))),
+	), "---\n")
+	if len(docs) != 3 {
+		t.Fatalf("%d documents, want 3", len(docs))
+	}
+
+	var pod corev1.Pod
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), &pod); err != nil {
+		t.Fatalf("pod: %v\n%s", err, docs[0])
+	}
+	c := pod.Spec.Containers
+	if pod.Kind != "Pod" || pod.Namespace != "shop" || pod.Name != "api" || pod.Labels["app"] != "api" || len(c) != 1 ||
+		c[0].Name != "api" || c[0].Image != "wasm://embedded/apiimage" || len(c[0].Ports) != 1 ||
+		c[0].Ports[0].ContainerPort != 7000 || c[0].Ports[0].Name != "http" ||
+		len(c[0].Env) != 1 || c[0].Env[0].Value != "b" || c[0].Resources.Limits.Memory().String() != "64Ki" {
+		t.Errorf("pod %+v\nfrom\n%s", pod, docs[0])
+	}
+
+	var svc corev1.Service
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &svc); err != nil {
+		t.Fatalf("service: %v\n%s", err, docs[1])
+	}
+	p := svc.Spec.Ports
+	if svc.Kind != "Service" || svc.Namespace != "shop" || svc.Name != "api" || svc.Spec.Selector["app"] != "api" || len(p) != 1 ||
+		p[0].Name != "http" || p[0].Port != 80 || p[0].TargetPort.String() != "http" {
+		t.Errorf("service %+v\nfrom\n%s", svc, docs[1])
+	}
+
+	var ing networkingv1.Ingress
+	if err := yaml.UnmarshalStrict([]byte(docs[2]), &ing); err != nil {
+		t.Fatalf("ingress: %v\n%s", err, docs[2])
+	}
+	if ing.Kind != "Ingress" || ing.Namespace != "shop" || ing.Name != "web" || ing.Annotations["kube32.io/event-stream"] != `/events="x"` ||
+		len(ing.Spec.Rules) != 1 || ing.Spec.Rules[0].HTTP == nil || len(ing.Spec.Rules[0].HTTP.Paths) != 2 {
+		t.Fatalf("ingress %+v\nfrom\n%s", ing, docs[2])
+	}
+	toAPI, toSite := ing.Spec.Rules[0].HTTP.Paths[0], ing.Spec.Rules[0].HTTP.Paths[1]
+	if toAPI.Path != "/api" || *toAPI.PathType != networkingv1.PathTypePrefix || toAPI.Backend.Service == nil ||
+		toAPI.Backend.Service.Name != "api" || toAPI.Backend.Service.Port.Name != "http" {
+		t.Errorf("path /api: %+v", toAPI)
+	}
+	if r := toSite.Backend.Resource; toSite.Path != "/" || r == nil || *r.APIGroup != "kube32.io" || r.Kind != "StaticBundle" || r.Name != "site" {
+		t.Errorf("path /: %+v", toSite)
+	}
+}
