@@ -1,7 +1,7 @@
 // Package testmanifest writes the Kubernetes objects that tests' projects
 // and clusters apply, as YAML documents, for the shapes that recur: a Pod
-// serving HTTP on port 7000, the Service in front of it and an Ingress that
-// routes path prefixes to Services and StaticBundles. What a test checks
+// serving HTTP on port 7000, the Service in front of it, a StaticBundle and
+// an Ingress that routes path prefixes to Services and StaticBundles. What a test checks
 // stays in its own YAML; these are the objects around it.
 package testmanifest
 
@@ -40,6 +40,17 @@ func Pod(name, image string, container ...string) string {
 func Service(name string) string {
 	return "apiVersion: v1\nkind: Service\n" + metadata(name, nil) +
 		"spec:\n  selector: {app: " + nameOf(name) + "}\n  ports: [{name: http, port: 80, targetPort: http}]\n"
+}
+
+// Bundle is a StaticBundle; image, when not "", is the reference of the
+// OCI artifact its files are pulled from (spec.image). name is its name or
+// namespace/name.
+func Bundle(name, image string) string {
+	doc := "apiVersion: kube32.io/v1\nkind: StaticBundle\n" + metadata(name, nil)
+	if image != "" {
+		doc += "spec:\n  image: " + quote(image) + "\n"
+	}
+	return doc
 }
 
 // Ingress is an Ingress of one rule with paths, each a Prefix path and its

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -15,11 +16,12 @@ func TestDocumentsAreTheObjectsTheySay(t *testing.T) {
 	docs := strings.Split(Docs(
 		Pod("shop/api", "apiimage", "env: [{name: A, value: b}]", "resources:\n  limits: {memory: 64Ki}"),
 		Service("shop/api"),
+		Bundle("shop/site", "127.0.0.1:5000/web/site:v1"),
 		AnnotatedIngress("shop/web", map[string]string{"kube32.io/event-stream": `/events="x"`},
 			Path("/api", ToService("api")), Path("/", ToBundle("site"))),
 	), "---\n")
-	if len(docs) != 3 {
-		t.Fatalf("%d documents, want 3", len(docs))
+	if len(docs) != 4 {
+		t.Fatalf("%d documents, want 4", len(docs))
 	}
 
 	var pod corev1.Pod
@@ -44,13 +46,31 @@ func TestDocumentsAreTheObjectsTheySay(t *testing.T) {
 		t.Errorf("service %+v\nfrom\n%s", svc, docs[1])
 	}
 
+	var bundle struct {
+		metav1.TypeMeta   `json:",inline"`
+		metav1.ObjectMeta `json:"metadata"`
+		Spec              struct {
+			Image string `json:"image"`
+		} `json:"spec"`
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[2]), &bundle); err != nil {
+		t.Fatalf("bundle: %v\n%s", err, docs[2])
+	}
+	if bundle.APIVersion != "kube32.io/v1" || bundle.Kind != "StaticBundle" || bundle.Namespace != "shop" || bundle.Name != "site" ||
+		bundle.Spec.Image != "127.0.0.1:5000/web/site:v1" {
+		t.Errorf("bundle %+v\nfrom\n%s", bundle, docs[2])
+	}
+	if doc := Bundle("site", ""); strings.Contains(doc, "spec") {
+		t.Errorf("a bundle without an image has a spec:\n%s", doc)
+	}
+
 	var ing networkingv1.Ingress
-	if err := yaml.UnmarshalStrict([]byte(docs[2]), &ing); err != nil {
-		t.Fatalf("ingress: %v\n%s", err, docs[2])
+	if err := yaml.UnmarshalStrict([]byte(docs[3]), &ing); err != nil {
+		t.Fatalf("ingress: %v\n%s", err, docs[3])
 	}
 	if ing.Kind != "Ingress" || ing.Namespace != "shop" || ing.Name != "web" || ing.Annotations["kube32.io/event-stream"] != `/events="x"` ||
 		len(ing.Spec.Rules) != 1 || ing.Spec.Rules[0].HTTP == nil || len(ing.Spec.Rules[0].HTTP.Paths) != 2 {
-		t.Fatalf("ingress %+v\nfrom\n%s", ing, docs[2])
+		t.Fatalf("ingress %+v\nfrom\n%s", ing, docs[3])
 	}
 	toAPI, toSite := ing.Spec.Rules[0].HTTP.Paths[0], ing.Spec.Rules[0].HTTP.Paths[1]
 	if toAPI.Path != "/api" || *toAPI.PathType != networkingv1.PathTypePrefix || toAPI.Backend.Service == nil ||
