@@ -16,6 +16,7 @@ import (
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
@@ -77,28 +78,8 @@ func serveBundleImage(t *testing.T, ref, tree string) *host.Cluster {
 		}
 	}
 	file := filepath.Join(root, "site.yaml")
-	manifest := `apiVersion: kube32.io/v1
-kind: StaticBundle
-metadata: {name: site}
-spec:
-  image: "` + ref + `"
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: site}
-spec:
-  rules:
-  - http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}
-      - path: /tree
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: tree}
-`
+	manifest := testmanifest.Docs(testmanifest.Bundle("site", ref),
+		testmanifest.Ingress("site", testmanifest.Path("/", testmanifest.ToBundle("site")), testmanifest.Path("/tree", testmanifest.ToBundle("tree"))))
 	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ var watchManifest = testmanifest.Docs(
 	testmanifest.Pod("answer", "answer", "env: [{name: GREETING, value: GREETING}]", "resources: {limits: {memory: 64Ki}}"),
 	"apiVersion: v1\nkind: Pod\nmetadata: {name: other}\nspec:\n  containers: [{name: other, image: wasm://embedded/other, resources: {limits: {memory: 64Ki}}}]\n",
 	testmanifest.Service("answer"),
-	"apiVersion: kube32.io/v1\nkind: StaticBundle\nmetadata: {name: site}\n",
+	testmanifest.Bundle("site", ""),
 	testmanifest.AnnotatedIngress("live", map[string]string{"kube32.io/event-stream": "/events=kube32.reload"},
 		testmanifest.Path("/api", testmanifest.ToService("answer")),
 		testmanifest.Path("/", testmanifest.ToBundle("site"))),
