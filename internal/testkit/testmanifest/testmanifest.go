@@ -21,10 +21,19 @@ func Docs(docs ...string) string {
 // is YAML of the container, for example "resources: {limits: {memory:
 // 64Ki}}", and may span lines.
 func Pod(name, image string, container ...string) string {
+	return PinnedPod(name, image, "", container...)
+}
+
+// PinnedPod is a Pod with spec.nodeSelector nodeSelector, YAML flow such as
+// "{kubernetes.io/hostname: kube32-worker-1}" ("" for none).
+func PinnedPod(name, image, nodeSelector string, container ...string) string {
 	n := nameOf(name)
 	var b strings.Builder
-	b.WriteString("apiVersion: v1\nkind: Pod\n" + metadata(name, nil) + "  labels: {app: " + n + "}\n")
-	b.WriteString("spec:\n  containers:\n    - name: " + n + "\n      image: wasm://embedded/" + image + "\n")
+	b.WriteString("apiVersion: v1\nkind: Pod\n" + metadata(name, nil) + "  labels: {app: " + n + "}\nspec:\n")
+	if nodeSelector != "" {
+		b.WriteString("  nodeSelector: " + nodeSelector + "\n")
+	}
+	b.WriteString("  containers:\n    - name: " + n + "\n      image: wasm://embedded/" + image + "\n")
 	b.WriteString("      ports: [{containerPort: 7000, name: http}]\n")
 	for _, c := range container {
 		for _, line := range strings.Split(strings.TrimSuffix(c, "\n"), "\n") {

@@ -14,7 +14,7 @@ import (
 // reads it (strict: no field it does not know).
 func TestDocumentsAreTheObjectsTheySay(t *testing.T) {
 	docs := strings.Split(Docs(
-		Pod("shop/api", "apiimage", "env: [{name: A, value: b}]", "resources:\n  limits: {memory: 64Ki}"),
+		PinnedPod("shop/api", "apiimage", `{node-role.kubernetes.io/control-plane: ""}`, "env: [{name: A, value: b}]", "resources:\n  limits: {memory: 64Ki}"),
 		Service("shop/api"),
 		Bundle("shop/site", "127.0.0.1:5000/web/site:v1"),
 		AnnotatedIngress("shop/web", map[string]string{"kube32.io/event-stream": `/events="x"`},
@@ -30,6 +30,7 @@ func TestDocumentsAreTheObjectsTheySay(t *testing.T) {
 	}
 	c := pod.Spec.Containers
 	if pod.Kind != "Pod" || pod.Namespace != "shop" || pod.Name != "api" || pod.Labels["app"] != "api" || len(c) != 1 ||
+		len(pod.Spec.NodeSelector) != 1 || pod.Spec.NodeSelector["node-role.kubernetes.io/control-plane"] != "" ||
 		c[0].Name != "api" || c[0].Image != "wasm://embedded/apiimage" || len(c[0].Ports) != 1 ||
 		c[0].Ports[0].ContainerPort != 7000 || c[0].Ports[0].Name != "http" ||
 		len(c[0].Env) != 1 || c[0].Env[0].Value != "b" || c[0].Resources.Limits.Memory().String() != "64Ki" {
@@ -59,6 +60,9 @@ func TestDocumentsAreTheObjectsTheySay(t *testing.T) {
 	if bundle.APIVersion != "kube32.io/v1" || bundle.Kind != "StaticBundle" || bundle.Namespace != "shop" || bundle.Name != "site" ||
 		bundle.Spec.Image != "127.0.0.1:5000/web/site:v1" {
 		t.Errorf("bundle %+v\nfrom\n%s", bundle, docs[2])
+	}
+	if doc := Pod("api", "api"); strings.Contains(doc, "nodeSelector") {
+		t.Errorf("an unpinned pod has a nodeSelector:\n%s", doc)
 	}
 	if doc := Bundle("site", ""); strings.Contains(doc, "spec") {
 		t.Errorf("a bundle without an image has a spec:\n%s", doc)
