@@ -70,9 +70,27 @@ func Ingress(name string, paths ...string) string {
 
 // AnnotatedIngress is an Ingress with annotations.
 func AnnotatedIngress(name string, annotations map[string]string, paths ...string) string {
+	return ingress(name, annotations, "", "", paths)
+}
+
+// HostIngress is an Ingress of class class ("" for none) whose one rule
+// routes the paths of requests for host.
+func HostIngress(name, class, host string, paths ...string) string {
+	return ingress(name, nil, class, host, paths)
+}
+
+func ingress(name string, annotations map[string]string, class, host string, paths []string) string {
 	var b strings.Builder
-	b.WriteString("apiVersion: networking.k8s.io/v1\nkind: Ingress\n" + metadata(name, annotations))
-	b.WriteString("spec:\n  rules:\n    - http:\n        paths:\n")
+	b.WriteString("apiVersion: networking.k8s.io/v1\nkind: Ingress\n" + metadata(name, annotations) + "spec:\n")
+	if class != "" {
+		b.WriteString("  ingressClassName: " + class + "\n")
+	}
+	if host != "" {
+		b.WriteString("  rules:\n    - host: " + host + "\n      http:\n")
+	} else {
+		b.WriteString("  rules:\n    - http:\n")
+	}
+	b.WriteString("        paths:\n")
 	for _, p := range paths {
 		b.WriteString("          - " + p + "\n")
 	}

@@ -61,6 +61,17 @@ func TestDocumentsAreTheObjectsTheySay(t *testing.T) {
 		bundle.Spec.Image != "127.0.0.1:5000/web/site:v1" {
 		t.Errorf("bundle %+v\nfrom\n%s", bundle, docs[2])
 	}
+	var hosted networkingv1.Ingress
+	if err := yaml.UnmarshalStrict([]byte(HostIngress("site", "kube32", "site.example", Path("/", ToBundle("site")))), &hosted); err != nil {
+		t.Fatal(err)
+	}
+	if r := hosted.Spec.Rules; hosted.Spec.IngressClassName == nil || *hosted.Spec.IngressClassName != "kube32" ||
+		len(r) != 1 || r[0].Host != "site.example" || r[0].HTTP == nil || len(r[0].HTTP.Paths) != 1 {
+		t.Errorf("ingress of a class and a host: %+v", hosted)
+	}
+	if doc := Ingress("site", Path("/", ToBundle("site"))); strings.Contains(doc, "host") || strings.Contains(doc, "ingressClassName") {
+		t.Errorf("an Ingress of no class and no host has either:\n%s", doc)
+	}
 	if doc := Pod("api", "api"); strings.Contains(doc, "nodeSelector") {
 		t.Errorf("an unpinned pod has a nodeSelector:\n%s", doc)
 	}
