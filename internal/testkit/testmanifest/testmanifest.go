@@ -1,12 +1,14 @@
 // Package testmanifest writes the Kubernetes objects that tests' projects
 // and clusters apply, as YAML documents, for the shapes that recur: a Pod
-// serving HTTP on port 7000, the Service in front of it, a StaticBundle and
-// an Ingress that routes path prefixes to Services and StaticBundles. What a test checks
-// stays in its own YAML; these are the objects around it.
+// serving HTTP on port 7000, the Service in front of it, a StaticBundle
+// and an Ingress that routes path prefixes to Services and StaticBundles.
+// What a test checks stays in its own YAML; these are the objects around
+// it.
 package testmanifest
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -79,6 +81,7 @@ func HostIngress(name, class, host string, paths ...string) string {
 	return ingress(name, nil, class, host, paths)
 }
 
+// ingress is an Ingress of one rule, with what is not "" or nil.
 func ingress(name string, annotations map[string]string, class, host string, paths []string) string {
 	var b strings.Builder
 	b.WriteString("apiVersion: networking.k8s.io/v1\nkind: Ingress\n" + metadata(name, annotations) + "spec:\n")
@@ -122,12 +125,7 @@ func metadata(name string, annotations map[string]string) string {
 	}
 	if len(annotations) > 0 {
 		m += "  annotations:\n"
-		keys := make([]string, 0, len(annotations))
-		for k := range annotations {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(annotations)) {
 			m += "    " + k + ": " + quote(annotations[k]) + "\n"
 		}
 	}
