@@ -22,6 +22,7 @@ import (
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testk8s"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 	"github.com/kube32/kube32/templates/demo"
 )
@@ -473,58 +474,15 @@ spec:
 // site.example; other
 // (class nginx) and noclass (no class) would serve StaticBundle missing on
 // their hosts, were they routed.
-const classIngresses = `apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: site
-  namespace: default
-spec:
-  ingressClassName: kube32
-  rules:
-  - host: site.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: other
-  namespace: default
-spec:
-  ingressClassName: nginx
-  rules:
-  - host: other.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: missing}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: noclass
-  namespace: default
-spec:
-  rules:
-  - host: noclass.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: missing}
-`
+var classIngresses = testmanifest.Docs(
+	testmanifest.HostIngress("default/site", "kube32", "site.example", testmanifest.Path("/", testmanifest.ToBundle("site"))),
+	testmanifest.HostIngress("default/other", "nginx", "other.example", testmanifest.Path("/", testmanifest.ToBundle("missing"))),
+	testmanifest.HostIngress("default/noclass", "", "noclass.example", testmanifest.Path("/", testmanifest.ToBundle("missing"))))
 
 // echoBehindIngress: the demo's echo pod as a kube32 pod (RuntimeClass
 // kube32, which sends it to the kube32 node), its Service, and an Ingress
 // of class kube32 to it on echo.example.
-const echoBehindIngress = `apiVersion: v1
+var echoBehindIngress = `apiVersion: v1
 kind: Pod
 metadata:
   name: echo
@@ -552,24 +510,7 @@ spec:
   ports:
   - {name: http, port: 80, targetPort: 7000}
 ---
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: echo
-  namespace: default
-spec:
-  ingressClassName: kube32
-  rules:
-  - host: echo.example
-    http:
-      paths:
-      - path: /echo
-        pathType: Prefix
-        backend:
-          service:
-            name: echo
-            port: {number: 80}
-`
+` + testmanifest.HostIngress("default/echo", "kube32", "echo.example", testmanifest.Path("/echo", testmanifest.ToService("echo")))
 
 // install and ingress refuse to run without the cluster's kubeconfig, and
 // install's -o only prints a dry run: usage errors (exit 2) naming the flag.
@@ -593,7 +534,7 @@ func TestInstallAndIngressUsageErrorsNameTheFlag(t *testing.T) {
 // containerPodBehindIngress: a container pod (no RuntimeClass) on a
 // container node, behind a Service that an Ingress of class kube32 routes
 // on container.example.
-const containerPodBehindIngress = `apiVersion: v1
+var containerPodBehindIngress = `apiVersion: v1
 kind: Node
 metadata:
   name: container-node
@@ -623,19 +564,4 @@ spec:
   selector: {app: container}
   ports: [{port: 80, targetPort: 8080}]
 ---
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: container
-  namespace: default
-spec:
-  ingressClassName: kube32
-  rules:
-  - host: container.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          service: {name: container, port: {number: 80}}
-`
+` + testmanifest.HostIngress("default/container", "kube32", "container.example", testmanifest.Path("/", "{service: {name: container, port: {number: 80}}}"))

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
@@ -100,14 +98,7 @@ func TestPushWritesAWasmArtifactThatServeRuns(t *testing.T) {
 	reg := testregistry.Start(t, "127.0.0.1:0")
 	ref := reg.Host + "/app/good:v1"
 	module, out := pushFixture(t, ref)
-	raw, err := crane.Manifest(ref, crane.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	raw, m := testregistry.Manifest(t, ref)
 	if m.Config.MediaType != "application/vnd.wasm.config.v0+json" || len(m.Layers) != 1 ||
 		m.Layers[0].MediaType != "application/wasm" || m.Layers[0].Digest != digest.FromBytes(module) || m.Layers[0].Size != int64(len(module)) {
 		t.Fatalf("manifest %s", raw)

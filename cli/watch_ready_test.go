@@ -12,40 +12,14 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
-const readyzManifest = `apiVersion: v1
-kind: Pod
-metadata:
-  name: answer
-  labels: {app: answer}
-spec:
-  containers:
-    - name: answer
-      image: wasm://embedded/answer
-      ports: [{containerPort: 7000, name: http}]
-      env: [{name: GREETING, value: hi}]
-      resources: {limits: {memory: 64Ki}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: answer}
-spec:
-  selector: {app: answer}
-  ports: [{name: http, port: 80, targetPort: http}]
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: live}
-spec:
-  rules:
-    - http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend: {service: {name: answer, port: {name: http}}}
-`
+var readyzManifest = testmanifest.Docs(
+	testmanifest.Pod("answer", "answer", "env: [{name: GREETING, value: hi}]", "resources: {limits: {memory: 64Ki}}"),
+	testmanifest.Service("answer"),
+	testmanifest.Ingress("live", testmanifest.Path("/", testmanifest.ToService("answer"))))
 
 // Issue 19, item 6: serve --watch watches the project before its first
 // build, so an edit saved as soon as GET /readyz answers 200 (or while the

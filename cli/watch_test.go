@@ -14,6 +14,7 @@ import (
 
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 )
 
 const watchProject = `name: live
@@ -43,53 +44,16 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 }
 `
 
-const watchManifest = `apiVersion: v1
-kind: Pod
-metadata:
-  name: answer
-  labels: {app: answer}
-spec:
-  containers:
-    - name: answer
-      image: wasm://embedded/answer
-      ports: [{containerPort: 7000, name: http}]
-      env: [{name: GREETING, value: GREETING}]
-      resources: {limits: {memory: 64Ki}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: other}
-spec:
-  containers: [{name: other, image: wasm://embedded/other, resources: {limits: {memory: 64Ki}}}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: answer}
-spec:
-  selector: {app: answer}
-  ports: [{name: http, port: 80, targetPort: http}]
----
-apiVersion: kube32.io/v1
-kind: StaticBundle
-metadata: {name: site}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: live
-  annotations:
-    kube32.io/event-stream: "/events=kube32.reload"
-spec:
-  rules:
-    - http:
-        paths:
-          - path: /api
-            pathType: Prefix
-            backend: {service: {name: answer, port: {name: http}}}
-          - path: /
-            pathType: Prefix
-            backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}}
-EXTRA`
+// watchManifest is the project's manifests, EXTRA where more may go.
+var watchManifest = testmanifest.Docs(
+	testmanifest.Pod("answer", "answer", "env: [{name: GREETING, value: GREETING}]", "resources: {limits: {memory: 64Ki}}"),
+	"apiVersion: v1\nkind: Pod\nmetadata: {name: other}\nspec:\n  containers: [{name: other, image: wasm://embedded/other, resources: {limits: {memory: 64Ki}}}]\n",
+	testmanifest.Service("answer"),
+	testmanifest.Bundle("site", ""),
+	testmanifest.AnnotatedIngress("live", map[string]string{"kube32.io/event-stream": "/events=kube32.reload"},
+		testmanifest.Path("/api", testmanifest.ToService("answer")),
+		testmanifest.Path("/", testmanifest.ToBundle("site"))),
+) + "EXTRA"
 
 const extraService = `---
 apiVersion: v1

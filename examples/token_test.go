@@ -9,46 +9,21 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // jarManifest runs the cookies test pod (internal/testkit/testpods/c/cookies.c)
 // on the control plane behind /cp and on the worker behind /w.
-const jarManifest = `apiVersion: v1
-kind: Pod
-metadata: {name: jar-cp, namespace: default, labels: {app: jar-cp}}
-spec:
-  nodeSelector: {kubernetes.io/hostname: kube32-control-plane}
-  containers: [{name: main, image: wasm://embedded/cookies}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: jar-w, namespace: default, labels: {app: jar-w}}
-spec:
-  nodeSelector: {kubernetes.io/hostname: kube32-worker-1}
-  containers: [{name: main, image: wasm://embedded/cookies}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: jar-cp, namespace: default}
-spec: {selector: {app: jar-cp}, ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: jar-w, namespace: default}
-spec: {selector: {app: jar-w}, ports: [{port: 80}]}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: jar, namespace: default}
-spec:
-  rules:
-    - http:
-        paths:
-          - {path: /cp, pathType: Prefix, backend: {service: {name: jar-cp, port: {number: 80}}}}
-          - {path: /w, pathType: Prefix, backend: {service: {name: jar-w, port: {number: 80}}}}
-`
+var jarManifest = testmanifest.Docs(
+	testmanifest.PinnedPod("default/jar-cp", "cookies", "{kubernetes.io/hostname: kube32-control-plane}"),
+	testmanifest.PinnedPod("default/jar-w", "cookies", "{kubernetes.io/hostname: kube32-worker-1}"),
+	testmanifest.Service("default/jar-cp"),
+	testmanifest.Service("default/jar-w"),
+	testmanifest.Ingress("default/jar",
+		testmanifest.Path("/cp", testmanifest.ToService("jar-cp")),
+		testmanifest.Path("/w", testmanifest.ToService("jar-w"))))
 
 // TestUITokenNeverReachesAPod is the rule of docs/ui.md, "The token", in a
 // real browser: once logged in to the web view, Chromium holds the session

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -20,21 +17,11 @@ import (
 // time, each for its board time, so the rate is 1 / the mean board time
 // that the answers report in Server-Timing.
 func measureClock(o options, images string, rounds int) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cacheDir, err := os.MkdirTemp("", "kube32-bench-cache")
+	c, stop, err := load.ServeFresh(cli.ServeOptions{Images: images, Files: []string{spinManifest()}, Board: o.board, BoardClock: true})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(cacheDir)
-	c, err := load.Serve(ctx, cli.ServeOptions{
-		IO:     cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Images: images, Files: []string{spinManifest()}, CacheDir: cacheDir,
-		Board: o.board, BoardClock: true,
-	})
-	if err != nil {
-		return err
-	}
+	defer stop()
 	url := fmt.Sprintf("%s/spin?n=%d", c.IngressURL(), rounds)
 	client := load.Client(o.clients)
 	defer client.CloseIdleConnections()

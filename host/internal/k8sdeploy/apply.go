@@ -77,11 +77,8 @@ func (c clients) resource(u *unstructured.Unstructured) dynamic.ResourceInterfac
 // anything is written.
 func Apply(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, opts ApplyOptions) error {
 	opts = withDefaults(opts)
-	c, err := newClients(cfg)
+	c, err := installedClients(ctx, cfg)
 	if err != nil {
-		return err
-	}
-	if err := checkInstalled(ctx, c); err != nil {
 		return err
 	}
 	checkNodes(ctx, c, objs, opts.Progress)
@@ -133,11 +130,8 @@ func Apply(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructu
 // waits until its pods are gone.
 func Delete(ctx context.Context, cfg *rest.Config, opts ApplyOptions) error {
 	opts = withDefaults(opts)
-	c, err := newClients(cfg)
+	c, err := installedClients(ctx, cfg)
 	if err != nil {
-		return err
-	}
-	if err := checkInstalled(ctx, c); err != nil {
 		return err
 	}
 	n := 0
@@ -175,11 +169,18 @@ func key(u *unstructured.Unstructured) string {
 // CheckInstalled refuses a cluster without kube32 install, as Apply does
 // first, so that deploy refuses before it builds and pushes.
 func CheckInstalled(ctx context.Context, cfg *rest.Config) error {
+	_, err := installedClients(ctx, cfg)
+	return err
+}
+
+// installedClients are the clients of the cluster of cfg, once
+// checkInstalled has found what kube32 install applies there.
+func installedClients(ctx context.Context, cfg *rest.Config) (clients, error) {
 	c, err := newClients(cfg)
 	if err != nil {
-		return err
+		return clients{}, err
 	}
-	return checkInstalled(ctx, c)
+	return c, checkInstalled(ctx, c)
 }
 
 // checkInstalled refuses a cluster that lacks what `kube32 install`
