@@ -147,7 +147,9 @@ func (c *Cluster) ImagesChanged(refs []string)         { c.c.ImagesChanged(refs)
 func (c *Cluster) BundlesChanged(names []string) error { return c.c.BundlesChanged(names) }
 
 // Pod is a pod running on the control plane.
-func (c *Cluster) Pod(namespace, name string) (*Pod, bool) { return c.c.Kubelet.Pod(namespace, name) }
+func (c *Cluster) Pod(namespace, name string) (*Pod, bool) {
+	return podOf(c.c.Kubelet.Pod(namespace, name))
+}
 
 // Caller makes in-process calls from the control plane's pods' side
 // (bench/calls).
@@ -242,7 +244,9 @@ func (w *Worker) PodURL() string     { return w.w.PodURL() }
 func (w *Worker) KubeletURL() string { return w.w.KubeletURL() }
 
 // Pod is a pod running on the worker.
-func (w *Worker) Pod(namespace, name string) (*Pod, bool) { return w.w.Kubelet.Pod(namespace, name) }
+func (w *Worker) Pod(namespace, name string) (*Pod, bool) {
+	return podOf(w.w.Kubelet.Pod(namespace, name))
+}
 
 // Close stops the worker.
 func (w *Worker) Close() error { return w.w.Close() }
