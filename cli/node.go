@@ -28,7 +28,7 @@ type nodeOptions struct {
 	Name           string // Node name; default kube32-node-<IP>
 	Images         string // folder holding firmware/ and sd/
 	HandlerTimeout time.Duration
-	CacheDir       string
+	CacheDir       string // --cache-dir, as serve's
 	// LeaseRenewInterval is how often the node renews its Lease.
 	LeaseRenewInterval time.Duration
 	// DefaultMemoryLimit and MaxConnections are serve's flags of the same
@@ -55,9 +55,6 @@ type nodeOptions struct {
 	// HostnameOverride is its Node's Hostname address, as a kubelet's
 	// --hostname-override (docs/kubernetes.md).
 	CertDir, HostnameOverride string
-
-	// Serving, when set, is called once the worker runs (tests use it).
-	Serving func(*host.Worker)
 }
 
 func newNodeCommand(io IOStreams) *cobra.Command {
@@ -116,6 +113,7 @@ runs the pods of runtime class kube32 bound to it and serves the kubelet API
 	f.StringVar(&opts.HostnameOverride, "hostname-override", "", "with --kubeconfig: the Node's Hostname address, which kube-apiserver dials before its InternalIP (default the machine's name when it resolves to --node-ip, else none)")
 	addBoardTimeFlags(f, &opts.BoardClock, &opts.SlowCallback)
 	f.Var(boardName{&opts.Board}, "board", "board profile whose budgets this node applies, as serve --board does ("+strings.Join(abi.BoardNames(), ", ")+"; see kube32 boards)")
+	addCacheDirFlag(f, &opts.CacheDir)
 	return cmd
 }
 
@@ -171,9 +169,6 @@ func runNode(ctx context.Context, opts nodeOptions) error {
 		fmt.Fprintf(opts.IO.Out, "  kubelet  %s\n", w.KubeletURL())
 	}
 	fmt.Fprintln(opts.IO.Out, "Press Ctrl-C to stop.")
-	if opts.Serving != nil {
-		opts.Serving(w)
-	}
 	<-ctx.Done()
 	fmt.Fprintln(opts.IO.Out, "Stopping.")
 	return w.Close()

@@ -16,7 +16,6 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testregistry"
@@ -106,7 +105,7 @@ spec:
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: t.TempDir()})
+	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", t.TempDir())
 	return c
 }
 
@@ -287,7 +286,7 @@ spec:
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: t.TempDir()})
+	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", t.TempDir())
 	testenv.Eventually(t, "the bundle of the registry that answers to be served", func() bool {
 		status, _, _ := getEncoded(t, c.IngressURL()+"/ok/", "identity")
 		return status == http.StatusOK

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -60,7 +60,7 @@ func servePodOn(t *testing.T, ref, cacheDir, node string, nodes int) *host.Clust
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: cacheDir, Nodes: nodes})
+	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", cacheDir, "--nodes", strconv.Itoa(nodes))
 	return c
 }
 

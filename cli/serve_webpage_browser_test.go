@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
@@ -56,7 +55,7 @@ window.attack = async (api) => {
 func TestPageOfAnotherSiteCannotUseServesAPI(t *testing.T) {
 	testenv.Tool(t, "chromium") // before serve starts
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{}) // the demo, without a token
+	c, _ := serve(t) // the demo, without a token
 	sub := c.SubscribeChannels("test", []string{"page.topic"}, 16)
 	defer sub.Close()
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -65,7 +64,7 @@ func TestUI(t *testing.T) {
 	}
 	testenv.WriteFiles(t, dir, map[string]string{"kube32.yaml": uiProject, "faults.yaml": faultsPod, "pods/faults/faults.c": string(faults)})
 	build(t, dir)
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir, Nodes: 2, Token: "ui-test-token"})
+	c, _ := testserve.Serve(t, dir, "--nodes", "2", "--token", "ui-test-token")
 
 	// The activity stream itself: a subscriber that never reads (the page
 	// and the checks below go on regardless), and one that checks what the

@@ -76,7 +76,8 @@ const ControlPlaneName = cluster.ControlPlaneName
 // MaxNodes is the largest cluster serve runs.
 const MaxNodes = cluster.MaxNodes
 
-// Start runs a cluster: its ports, its objects and its pods.
+// Start runs a cluster: its ports, its objects and its pods. The
+// cluster is not ready yet (WaitReady); ctx's StartHooks get it first.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: opts.Images, Objects: opts.Objects, NodeIP: opts.NodeIP,
@@ -95,6 +96,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	out := &Cluster{c: c}
 	for _, w := range c.Workers {
 		out.workers = append(out.workers, &Worker{w: w})
+	}
+	if hook := startHooks(ctx).Cluster; hook != nil {
+		hook(out)
 	}
 	return out, nil
 }

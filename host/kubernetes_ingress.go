@@ -44,7 +44,7 @@ type KubernetesIngress struct {
 
 // StartKubernetesIngress starts routing the cluster's Ingresses of class
 // kube32 on IP:Port; it answers 503 until it has listed the cluster's
-// objects (Synced).
+// objects (Synced). ctx's StartHooks get it first.
 func StartKubernetesIngress(ctx context.Context, opts KubernetesIngressOptions) (*KubernetesIngress, error) {
 	if opts.REST == nil || opts.IP == "" {
 		return nil, errors.New("kube32 ingress: a cluster and an IP are required")
@@ -67,6 +67,9 @@ func StartKubernetesIngress(ctx context.Context, opts KubernetesIngressOptions) 
 	ki.wg.Go(func() { m.Run(ctx) })
 	ki.wg.Go(func() { c.Run(ctx) })
 	ki.wg.Go(func() { _ = ki.server.Serve(l) })
+	if hook := startHooks(ctx).KubernetesIngress; hook != nil {
+		hook(ki)
+	}
 	return ki, nil
 }
 

@@ -27,11 +27,8 @@ func measureClock(o options, images string, rounds int) error {
 		return err
 	}
 	defer os.RemoveAll(cacheDir)
-	c, err := load.Serve(ctx, cli.ServeOptions{
-		IO:     cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Images: images, Files: []string{spinManifest()}, CacheDir: cacheDir,
-		Board: o.board, BoardClock: true,
-	})
+	c, _, err := load.Serve(ctx, cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard}, cacheDir,
+		"--images", images, "-f", spinManifest(), "--board", o.board, "--board-clock")
 	if err != nil {
 		return err
 	}

@@ -47,11 +47,9 @@ func run(duration time.Duration, concurrency int) error {
 		return err
 	}
 	defer os.RemoveAll(cacheDir)
-	c, err := load.Serve(ctx, cli.ServeOptions{
-		IO:       cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Dir:      "", // no project: the built-in demo, whose echo is examples/echo
-		CacheDir: cacheDir,
-	})
+	// No DIR and no project here: serve runs the built-in demo, whose echo
+	// is examples/echo.
+	c, _, err := load.Serve(ctx, cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard}, cacheDir)
 	if err != nil {
 		return err
 	}
