@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/oci"
 )
 
 // ingressOptions are the options of `kube32 ingress`.
@@ -77,8 +76,8 @@ func runIngress(ctx context.Context, opts ingressOptions) error {
 	}
 	ki, err := host.StartKubernetesIngress(ctx, host.KubernetesIngressOptions{
 		REST: cfg, IP: opts.IP, Port: opts.IngressPort, Images: images, MaxConnections: opts.MaxConnections,
-		Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)},
-		Logf: logLines(opts.IO.ErrOut),
+		ImageCache: imageCacheDir(opts.CacheDir),
+		Logf:       logLines(opts.IO.ErrOut),
 	})
 	if err != nil {
 		return err

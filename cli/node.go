@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/oci"
 )
 
 // nodeOptions are the options of `kube32 node`.
@@ -156,7 +155,7 @@ func runNode(ctx context.Context, opts nodeOptions) error {
 	}
 	w, err := host.StartWorker(ctx, host.WorkerOptions{Kubernetes: k8s,
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
-		Images: images, Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
+		Images: images, Cache: cache, ImageCache: imageCacheDir(opts.CacheDir), HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections, Board: board,
 		BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback,
 		Logf: logLines(opts.IO.ErrOut),

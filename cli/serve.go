@@ -23,7 +23,6 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/oci"
 	"github.com/kube32/kube32/templates/demo"
 )
 
@@ -243,7 +242,7 @@ func startCluster(ctx context.Context, opts serveOptions) (_ *host.Cluster, _ so
 	c, err := host.Start(ctx, host.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
-		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes,
+		Cache: cache, ImageCache: imageCacheDir(opts.CacheDir), HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes,
 		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
 		BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback,
 		Logf: logLines(opts.IO.ErrOut),

@@ -13,8 +13,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/host/internal/activity"
-	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/cluster"
 	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/oci"
@@ -38,7 +36,7 @@ type Options struct {
 	APITLSPort                    int
 	CertDir                       string // keeps the HTTPS API's identity ("": in memory)
 	Cache                         wazero.CompilationCache
-	Pull                          *oci.Puller // nil: images kept in memory only
+	ImageCache                    string // keeps the pulled OCI images by digest (docs/oci.md); "": in memory only
 	HandlerTimeout                time.Duration
 	DefaultMemoryLimit            int64
 	Board                         *abi.Board
@@ -82,7 +80,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: opts.Images, Objects: opts.Objects, NodeIP: opts.NodeIP,
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
-		APITLSPort: opts.APITLSPort, CertDir: opts.CertDir, Cache: opts.Cache, Pull: opts.Pull,
+		APITLSPort: opts.APITLSPort, CertDir: opts.CertDir, Cache: opts.Cache, Pull: puller(opts.ImageCache),
 		HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		Board: opts.Board, BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback, Unmetered: opts.Unmetered,
 		Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes, EgressCA: opts.EgressCA,
@@ -162,16 +160,6 @@ func (c *Cluster) Caller() Caller { return callerOut{c.c.Kubelet.Caller()} }
 // Workers are the worker nodes started with Options.Nodes.
 func (c *Cluster) Workers() []*Worker { return c.workers }
 
-// Activity is the cluster's live record of requests, calls and channel
-// messages, which the web view streams (docs/ui.md).
-func (c *Cluster) Activity() *activity.Stream { return c.c.Activity }
-
-// SubscribeChannels follows the cluster's channel messages of topics, as
-// a page does (docs/channels.md).
-func (c *Cluster) SubscribeChannels(name string, topics []string, queueLen int) *channel.Subscription {
-	return c.c.Channels.Subscribe(name, topics, queueLen)
-}
-
 // Close stops the cluster.
 func (c *Cluster) Close() error { return c.c.Close() }
 
@@ -194,7 +182,7 @@ type WorkerOptions struct {
 	Kubernetes         *KubernetesOptions
 	Images             fs.FS
 	Cache              wazero.CompilationCache
-	Pull               *oci.Puller
+	ImageCache         string // as Options'
 	HandlerTimeout     time.Duration
 	DefaultMemoryLimit int64
 	Board              *abi.Board
@@ -225,7 +213,7 @@ type KubernetesOptions struct {
 func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	o := cluster.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, Listener: opts.Listener,
-		API: opts.API, Token: opts.Token, Images: opts.Images, Cache: opts.Cache, Pull: opts.Pull,
+		API: opts.API, Token: opts.Token, Images: opts.Images, Cache: opts.Cache, Pull: puller(opts.ImageCache),
 		HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		Board: opts.Board, BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback, Unmetered: opts.Unmetered,
 		LeaseRenewInterval: opts.LeaseRenewInterval, MaxConnections: opts.MaxConnections,
@@ -257,3 +245,8 @@ func (w *Worker) Close() error { return w.w.Close() }
 
 // WorkerName is the Node name of worker i (1, 2, …).
 func WorkerName(i int) string { return cluster.WorkerName(i) }
+
+// puller pulls OCI images into dir (docs/oci.md); "" keeps them in memory
+// only. One per Start: the nodes of a cluster and its Ingress share their
+// pulls.
+func puller(dir string) *oci.Puller { return &oci.Puller{Dir: dir} }
