@@ -54,7 +54,7 @@ listed the cluster's objects.`,
 	f.StringVar(&opts.IP, "ip", "127.0.0.1", "address to listen on, written to the Ingresses' status.loadBalancer")
 	f.StringVar(&opts.Images, "images", "", "folder holding firmware/ with the StaticBundles' files (a build/ of kube32 build)")
 	intFlag(f, &opts.MaxConnections, "max-connections", 0, 0, math.MaxInt32, "connections open at once; at the cap the longest-idle keep-alive one is closed (default half the open-file limit, at most 4096)")
-	addCacheDirFlag(f, &opts.CacheDir)
+	f.StringVar(&opts.CacheDir, "cache-dir", "", "folder whose oci/ keeps the pulled StaticBundles, as serve's (default the user cache folder's kube32/oci)")
 	return cmd
 }
 

@@ -60,7 +60,14 @@ func servePodOn(t *testing.T, ref, cacheDir, node string, nodes int) *host.Clust
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", cacheDir, "--nodes", strconv.Itoa(nodes))
+	args := []string{"--images", root, "-f", file}
+	if cacheDir != "" {
+		args = append(args, "--cache-dir", cacheDir)
+	}
+	if nodes != 0 {
+		args = append(args, "--nodes", strconv.Itoa(nodes))
+	}
+	c, _ := serve(t, args...)
 	return c
 }
 

@@ -131,7 +131,7 @@ With neither, it serves a built-in demo.`,
 }
 
 // addCacheDirFlag adds --cache-dir, where a node keeps what it compiled
-// and pulled (docs/oci.md), alike for serve, node and ingress.
+// and pulled (docs/oci.md), alike for serve and node.
 func addCacheDirFlag(f *pflag.FlagSet, dir *string) {
 	f.StringVar(dir, "cache-dir", "", "folder of the compiled modules' cache, and in its oci/ of the pulled images (default the user cache folder's kube32/wazero and kube32/oci)")
 }
