@@ -22,8 +22,8 @@ type ingressOptions struct {
 	Images      string // folder holding firmware/ (StaticBundles); "" = none
 	// MaxConnections is serve's flag of the same name, for this port.
 	MaxConnections int
-	// CacheDir is serve's --cache-dir: the StaticBundles pulled from OCI
-	// registries are kept in its oci/ ("" = beside the user cache's).
+	// CacheDir is --cache-dir, as serve's: the StaticBundles pulled from
+	// OCI registries are kept in its oci/ ("" = the user cache folder's).
 	CacheDir string
 }
 
