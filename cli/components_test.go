@@ -83,7 +83,7 @@ func TestServeComponentOfWorldPod(t *testing.T) {
 				}
 			}
 
-			c, _ := serve(t, cli.ServeOptions{Dir: dir})
+			c, _ := serve(t, dir)
 			status, _, body := get(t, c.IngressURL()+"/wit/hello")
 			if want := "wit names, inits=1 path=/wit/hello greeting=hi\n"; status != 200 || body != want {
 				t.Fatalf("GET /wit/hello = %d %q, want 200 %q", status, body, want)

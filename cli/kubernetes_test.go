@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testk8s"
@@ -39,7 +38,7 @@ func TestInstallAndIngressOnKubernetes(t *testing.T) {
 	t.Run("ingress answers 503 until it has listed every kind", func(t *testing.T) {
 		// Before install the StaticBundle kind does not exist: the mirror
 		// cannot list it, so the controller cannot know every route.
-		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.Kubeconfig})
+		ing := testserve.Ingress(t, "--kubeconfig", c.Kubeconfig)
 		resp := ingressGet(t, ing.URL()+"/", "")
 		if resp.status != http.StatusServiceUnavailable || ing.Synced() {
 			t.Errorf("GET / before the CRD exists: %d %q (synced %v), want 503", resp.status, resp.body, ing.Synced())
@@ -216,7 +215,7 @@ rules:
 		// The controller runs as the kube32-ingress ServiceAccount: its
 		// ClusterRole is enough.
 		token := k.run("", "create", "token", "kube32-ingress", "-n", abi.NamespaceSystem)
-		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.TokenKubeconfig(t, token), Images: images})
+		ing := testserve.Ingress(t, "--kubeconfig", c.TokenKubeconfig(t, token), "--images", images)
 		testenv.Eventually(t, "the ingress to list the cluster's objects", ing.Synced)
 
 		testenv.EventuallyNil(t, "GET / to serve StaticBundle site", func() error {
@@ -301,7 +300,7 @@ rules:
 			t.Fatalf("%v\nnodes:\n%s\npod:\n%s", err, nodes, pod)
 		}
 
-		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.Kubeconfig})
+		ing := testserve.Ingress(t, "--kubeconfig", c.Kubeconfig)
 		testenv.EventuallyNil(t, "POST /echo/hello to reach the echo pod through its node", func() error {
 			req, _ := http.NewRequest(http.MethodPost, ing.URL()+"/echo/hello", strings.NewReader("hi there"))
 			req.Host = "echo.example"
@@ -317,34 +316,6 @@ rules:
 			return nil
 		})
 	})
-}
-
-// startK8sIngress runs `kube32 ingress` on a free port of 127.0.0.1 until the
-// test ends.
-func startK8sIngress(t *testing.T, opts cli.IngressOptions) *host.KubernetesIngress {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &testserve.Output{}
-	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
-	opts.IP = "127.0.0.1"
-	ready := make(chan *host.KubernetesIngress, 1)
-	opts.Serving = func(k *host.KubernetesIngress) { ready <- k }
-	done := make(chan error, 1)
-	go func() { done <- cli.RunIngress(ctx, opts) }()
-	select {
-	case k := <-ready:
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil || t.Failed() {
-				t.Logf("ingress ended with %v; output:\n%s", err, out)
-			}
-		})
-		return k
-	case err := <-done:
-		cancel()
-		t.Fatalf("ingress failed: %v\n%s", err, out)
-	}
-	return nil
 }
 
 type ingressResponse struct {

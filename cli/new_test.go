@@ -83,7 +83,7 @@ func TestEachTemplateNewBuildServe(t *testing.T) {
 			if code := cli.Run(context.Background(), []string{"build", name}, ios); code != 0 || !strings.Contains(stderr.String(), "up to date") {
 				t.Errorf("second build: exit %d, want 'up to date':\n%s", code, stderr)
 			}
-			c, _ := serve(t, cli.ServeOptions{Dir: name})
+			c, _ := serve(t, name)
 			status, _, body := get(t, c.IngressURL()+"/")
 			if status != 200 || !strings.Contains(body, want[tmpl.Name]) {
 				t.Fatalf("GET / = %d %q, want 200 with %q", status, body, want[tmpl.Name])

@@ -13,7 +13,6 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testmanifest"
@@ -84,7 +83,7 @@ func serveBundleImage(t *testing.T, ref, tree string) *host.Cluster {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: t.TempDir()})
+	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", t.TempDir())
 	return c
 }
 
@@ -258,7 +257,7 @@ spec:
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: t.TempDir()})
+	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", t.TempDir())
 	testenv.Eventually(t, "the bundle of the registry that answers to be served", func() bool {
 		status, _, _ := getEncoded(t, c.IngressURL()+"/ok/", "identity")
 		return status == http.StatusOK

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -58,7 +58,14 @@ func servePodOn(t *testing.T, ref, cacheDir, node string, nodes int) *host.Clust
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: cacheDir, Nodes: nodes})
+	args := []string{"--images", root, "-f", file}
+	if cacheDir != "" {
+		args = append(args, "--cache-dir", cacheDir)
+	}
+	if nodes != 0 {
+		args = append(args, "--nodes", strconv.Itoa(nodes))
+	}
+	c, _ := serve(t, args...)
 	return c
 }
 

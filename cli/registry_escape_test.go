@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -62,7 +61,7 @@ spec:
 
 	config := filepath.Join(t.TempDir(), "config")
 	t.Chdir(t.TempDir())
-	c, served := serve(t, cli.ServeOptions{Images: root, Files: []string{manifests}, CacheDir: t.TempDir(), Kubeconfig: config, Context: "hostile"})
+	c, served := serve(t, "--images", root, "-f", manifests, "--cache-dir", t.TempDir(), "--kubeconfig", config, "--context", "hostile")
 
 	testenv.Eventually(t, "the pod to wait on its failed pull", func() bool {
 		_, message := waitingReason(c)

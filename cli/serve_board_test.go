@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
@@ -54,7 +53,7 @@ spec:
 func TestServeBoardBudgets(t *testing.T) {
 	kubectl := testenv.Tool(t, "kubectl")
 	t.Chdir(t.TempDir())
-	c, _ := testserve.Serve(t, cli.ServeOptions{Board: "esp32", Nodes: 3})
+	c, _ := testserve.Serve(t, "--board", "esp32", "--nodes", "3")
 	cacheDir := t.TempDir()
 	run := func(stdin string, args ...string) string {
 		t.Helper()

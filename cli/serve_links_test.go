@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -50,7 +49,7 @@ spec:
             backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: other}}
 `), 0o644)
 
-	c, _ := serve(t, cli.ServeOptions{Images: "site/build", Files: []string{"site/app.yaml", other}})
+	c, _ := serve(t, "--images", "site/build", "-f", "site/app.yaml", "-f", other)
 	for _, p := range []string{"/up/secret.txt", "/other/secret.txt", "/other/", "/other/index.html"} {
 		status, _, body := get(t, c.IngressURL()+p)
 		if status == 200 || strings.Contains(body, "top secret") {

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/net/websocket"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -28,7 +27,7 @@ func TestServeWatchReloadsPageInChromium(t *testing.T) {
 		t.Fatalf("new: exit %d: %s", code, out)
 	}
 	dir, _ := filepath.Abs("site")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	c, _ := serve(t, dir, "--watch")
 
 	page := openDevTools(t)
 	page.call(t, "Network.enable", nil)

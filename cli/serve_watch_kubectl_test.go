@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -30,7 +29,7 @@ func TestServeWatchKeepsKubectlWatch(t *testing.T) {
 		"app.yaml":           strings.Replace(watchManifest, "EXTRA", "", 1),
 	})
 	config := filepath.Join(t.TempDir(), "config")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true, Kubeconfig: config, Context: "live"})
+	c, _ := serve(t, dir, "--watch", "--kubeconfig", config, "--context", "live")
 	testenv.Eventually(t, "the first answer", func() bool {
 		_, _, body := get(t, c.IngressURL()+"/api")
 		return body == "one GREETING"

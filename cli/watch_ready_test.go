@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testserve"
@@ -55,7 +55,7 @@ func TestServeWatchServesAnEditMadeRightAfterReadyz(t *testing.T) {
 			}
 			edited <- fmt.Errorf("/readyz never answered 200")
 		}()
-		c, _, stop := testserve.Start(t, cli.ServeOptions{Dir: dir, Watch: true, APIPort: apiPort})
+		c, _, stop := testserve.Start(t, dir, "--watch", "--api-port", strconv.Itoa(apiPort))
 		if err := <-edited; err != nil {
 			t.Fatalf("try %d: %v", i+1, err)
 		}

@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testmanifest"
 )
@@ -86,7 +85,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, out := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	c, out := serve(t, dir, "--watch")
 	answers := func(want string) func() bool {
 		return func() bool { _, _, body := get(t, c.IngressURL()+"/api"); return body == want }
 	}
@@ -225,7 +224,7 @@ func TestStaticSiteTemplateReloadsUnderWatch(t *testing.T) {
 		t.Fatalf("new: exit %d: %s", code, out)
 	}
 	dir, _ := filepath.Abs("site")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	c, _ := serve(t, dir, "--watch")
 	_, _, page := get(t, c.IngressURL()+"/")
 	if !strings.Contains(page, `new EventSource("/kube32/reload")`) {
 		t.Fatalf("the template's page lacks the reload line:\n%s", page)
@@ -267,7 +266,7 @@ func TestServeWatchGoPod(t *testing.T) {
 		t.Fatalf("new: exit %d: %s", code, out)
 	}
 	dir, _ := filepath.Abs("gopod")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	c, _ := serve(t, dir, "--watch")
 	if _, _, body := get(t, c.IngressURL()+"/"); !strings.HasPrefix(body, "hello from gopod\n") {
 		t.Fatalf("GET / = %q", body)
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/witgo"
 )
 
@@ -113,7 +112,7 @@ func TestGoWitPodsServeAndCallEachOtherThroughTheGeneratedBindings(t *testing.T)
 		t.Errorf("the build's bindings differ from those generated from kube32 wit: %s", diff)
 	}
 
-	c, _ := serve(t, cli.ServeOptions{Dir: "b"})
+	c, _ := serve(t, "b")
 	const bBody = "hello from b\nGET /\n"
 	if status, _, body := get(t, c.IngressURL()+"/"); status != 200 || body != bBody {
 		t.Errorf("GET /: %d %q, want 200 %q", status, body, bBody)

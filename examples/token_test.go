@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -44,7 +43,7 @@ func TestUITokenNeverReachesAPod(t *testing.T) {
 	}
 	testenv.Tool(t, "chromium") // before the cluster starts
 	t.Chdir(t.TempDir())
-	c, _ := testserve.Serve(t, cli.ServeOptions{Images: images, Files: []string{filepath.Join(images, "jar.yaml")}, Nodes: 2, Token: token})
+	c, _ := testserve.Serve(t, "--images", images, "-f", filepath.Join(images, "jar.yaml"), "--nodes", "2", "--token", token)
 
 	b := openBrowser(t, 1024, 768, trustingCluster(t, c))
 	b.call("Network.enable", nil)

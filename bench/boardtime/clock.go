@@ -7,7 +7,6 @@ import (
 
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/cli"
 )
 
 // measureClock runs `serve --board B --board-clock` with the CPU-heavy
@@ -17,7 +16,7 @@ import (
 // time, each for its board time, so the rate is 1 / the mean board time
 // that the answers report in Server-Timing.
 func measureClock(o options, images string, rounds int) error {
-	c, stop, err := load.ServeFresh(cli.ServeOptions{Images: images, Files: []string{spinManifest()}, Board: o.board, BoardClock: true})
+	c, stop, err := load.ServeFresh("--images", images, "-f", spinManifest(), "--board", o.board, "--board-clock")
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/cli"
 )
 
 // The profiles -cpuprofile and -memprofile ask for.
@@ -39,7 +38,7 @@ func main() {
 }
 
 func run(duration time.Duration, concurrency int) error {
-	c, stop, err := load.ServeFresh(cli.ServeOptions{Dir: ""}) // no project: the built-in demo, whose echo is examples/echo
+	c, stop, err := load.ServeFresh() // no project: the built-in demo, whose echo is examples/echo
 	if err != nil {
 		return err
 	}

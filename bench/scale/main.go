@@ -328,13 +328,9 @@ func childServe(dir string, n int, profile, memProfile string) error {
 		}
 	}
 	start := time.Now()
-	c, err := load.Serve(ctx, cli.ServeOptions{
-		IO:       cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Images:   os.Getenv("KUBE32_BENCH_IMAGES"),
-		Files:    []string{filepath.Join(dir, "pods.yaml")},
-		CacheDir: os.Getenv("KUBE32_BENCH_CACHE"),
-		// Ports of 0: free ones, so that runs never collide.
-	})
+	// load.Serve picks free ports, so that runs never collide.
+	c, _, err := load.Serve(ctx, cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard}, os.Getenv("KUBE32_BENCH_CACHE"),
+		"--images", os.Getenv("KUBE32_BENCH_IMAGES"), "-f", filepath.Join(dir, "pods.yaml"))
 	if err != nil {
 		return err
 	}

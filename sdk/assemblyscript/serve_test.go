@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testasc"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testhttp"
@@ -105,7 +104,7 @@ func serveProject(t *testing.T) (ingress string, out *testserve.Output) {
 	if code, out := testserve.Run(t, "build", dir); code != 0 {
 		t.Fatalf("build: exit %d:\n%s", code, out)
 	}
-	c, o := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	c, o := testserve.Serve(t, dir)
 	return c.IngressURL(), o
 }
 
