@@ -19,6 +19,31 @@ func run(t *testing.T, args ...string) (int, string) {
 	return testserve.Run(t, args...)
 }
 
+// newSite makes a project of the static-site template, "site", in a new
+// temporary folder that becomes the working one, and returns its path.
+func newSite(t *testing.T) string {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	dir, err := filepath.Abs("site")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// newBuiltSite is newSite, built.
+func newBuiltSite(t *testing.T) string {
+	t.Helper()
+	dir := newSite(t)
+	if code, out := run(t, "build", "site"); code != 0 {
+		t.Fatalf("build: %s", out)
+	}
+	return dir
+}
+
 func TestTemplatesListsEveryTemplate(t *testing.T) {
 	code, out := run(t, "templates")
 	if code != 0 {

@@ -14,13 +14,7 @@ import (
 // bundles without links, so none is followed out of it: not a bundle whose
 // directory is a link, not a directory link inside a bundle.
 func TestServeDoesNotFollowPlantedDirectoryLinksOut(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: %s", out)
-	}
-	if code, out := run(t, "build", "site"); code != 0 {
-		t.Fatalf("build: %s", out)
-	}
+	newBuiltSite(t)
 	outside := t.TempDir()
 	testenv.WriteFiles(t, outside, map[string]string{"secret.txt": "top secret", "index.html": "top secret"})
 	web := filepath.Join("site", "build", "firmware", "images", "web")

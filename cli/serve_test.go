@@ -163,13 +163,7 @@ func TestServeRefusesBadInput(t *testing.T) {
 // "No request can read outside the bundle": a symlink in the image tree
 // that points outside it is not followed.
 func TestServeDoesNotFollowSymlinksOutOfTheImages(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: %s", out)
-	}
-	if code, out := run(t, "build", "site"); code != 0 {
-		t.Fatalf("build: %s", out)
-	}
+	newBuiltSite(t)
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(secret, []byte("top secret"), 0o644)
 	if err := os.Symlink(secret, "site/build/firmware/images/web/site/secret.txt"); err != nil {

@@ -22,11 +22,7 @@ import (
 // edited file in a new document (a marker set on the old one is gone).
 func TestServeWatchReloadsPageInChromium(t *testing.T) {
 	testenv.Tool(t, "chromium") // before the project is built
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: exit %d: %s", code, out)
-	}
-	dir, _ := filepath.Abs("site")
+	dir := newSite(t)
 	c, _ := serve(t, dir, "--watch")
 
 	page := openDevTools(t)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +26,7 @@ var readyzManifest = testmanifest.Docs(
 // Ten serves in a row, each edited 0 to 90 ms after its /readyz said ready.
 func TestServeWatchServesAnEditMadeRightAfterReadyz(t *testing.T) {
 	testenv.Tool(t, "clang")
-	pod := func(answer string) string { return strings.Replace(watchPod, "ANSWER", answer, 1) }
+	pod := watchAnswer
 	for i := range 10 {
 		dir := filepath.Join(t.TempDir(), "live")
 		testenv.WriteFiles(t, dir, map[string]string{

@@ -54,6 +54,23 @@ var watchManifest = testmanifest.Docs(
 		testmanifest.Path("/", testmanifest.ToBundle("site"))),
 ) + "EXTRA"
 
+// writeWatchProject writes the watch project into dir: its pods answering
+// "one" and "other", the page, and the manifests with extra in place of
+// EXTRA.
+func writeWatchProject(t *testing.T, dir, page, extra string) {
+	t.Helper()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"kube32.yaml":        watchProject,
+		"pods/answer/main.c": watchAnswer("one"),
+		"pods/other/main.c":  watchAnswer("other"),
+		"site/index.html":    page,
+		"app.yaml":           strings.Replace(watchManifest, "EXTRA", extra, 1),
+	})
+}
+
+// watchAnswer is the watch project's pod, answering answer.
+func watchAnswer(answer string) string { return strings.Replace(watchPod, "ANSWER", answer, 1) }
+
 const extraService = `---
 apiVersion: v1
 kind: Service
@@ -71,14 +88,7 @@ spec:
 func TestServeWatchSwapsEdits(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := filepath.Join(t.TempDir(), "live")
-	pod := func(answer string) string { return strings.Replace(watchPod, "ANSWER", answer, 1) }
-	testenv.WriteFiles(t, dir, map[string]string{
-		"kube32.yaml":        watchProject,
-		"pods/answer/main.c": pod("one"),
-		"pods/other/main.c":  pod("other"),
-		"site/index.html":    "<p>page v1</p>\n",
-		"app.yaml":           strings.Replace(watchManifest, "EXTRA", extraService, 1),
-	})
+	writeWatchProject(t, dir, "<p>page v1</p>\n", extraService)
 	write := func(name, data string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
@@ -93,7 +103,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	reloads := followEvents(t, c.IngressURL()+"/events")
 	other := storedPod(t, c, "other").Status.ContainerStatuses[0]
 
-	write("pods/answer/main.c", pod("two"))
+	write("pods/answer/main.c", watchAnswer("two"))
 	testenv.Eventually(t, "the new module's answer", answers("two GREETING"))
 	p := storedPod(t, c, "answer")
 	if n := p.Status.ContainerStatuses[0].RestartCount; n != 1 {
@@ -106,7 +116,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 		t.Errorf("the other pod was touched: %+v, was %+v", now, other)
 	}
 
-	write("pods/answer/main.c", pod("three")+"this is not C;\n")
+	write("pods/answer/main.c", watchAnswer("three")+"this is not C;\n")
 	testenv.Eventually(t, "the compiler's error", func() bool { return strings.Contains(out.String(), "build failed") })
 	if _, _, body := get(t, c.IngressURL()+"/api"); body != "two GREETING" {
 		t.Errorf("while the build is broken /api = %q, want the last good answer", body)
@@ -114,7 +124,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	if !strings.Contains(out.String(), "main.c:") {
 		t.Errorf("the error does not show the compiler's diagnostic:\n%s", out)
 	}
-	write("pods/answer/main.c", pod("three"))
+	write("pods/answer/main.c", watchAnswer("three"))
 	testenv.Eventually(t, "the fixed module's answer", answers("three GREETING"))
 	if n := strings.Count(out.String(), "build failed"); n != 1 {
 		t.Errorf("the build error was printed %d times, want once:\n%s", n, out)
@@ -219,11 +229,7 @@ func hasEvent(c *host.Cluster, pod, reason, text string) bool {
 // the Ingress's kube32.reload stream, which fires when the site is edited
 // under serve --watch, and the edit is served.
 func TestStaticSiteTemplateReloadsUnderWatch(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: exit %d: %s", code, out)
-	}
-	dir, _ := filepath.Abs("site")
+	dir := newSite(t)
 	c, _ := serve(t, dir, "--watch")
 	_, _, page := get(t, c.IngressURL()+"/")
 	if !strings.Contains(page, `new EventSource("/kube32/reload")`) {
