@@ -20,6 +20,24 @@ func readFile(t *testing.T, path string) string {
 	return string(data)
 }
 
+// buildAndTest builds the project in dir, then runs kube32 test on it,
+// which must pass: nothing fails and its output holds each of want.
+func buildAndTest(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	if code, out := run(t, "build", dir); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, out)
+	}
+	code, out := run(t, "test", dir)
+	if code != 0 || strings.Contains(out, "FAIL") {
+		t.Fatalf("kube32 test: exit %d, want 0 and nothing failing:\n%s", code, out)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("kube32 test's output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
 // For each pod template: kube32 add pod writes the pod, its manifests and
 // its test, and lists it in kube32.yaml without touching the user's
 // comments or order; the project then builds, and kube32 test passes,
@@ -54,13 +72,7 @@ func TestAddPodBuildsAndPassesItsTestForEachTemplate(t *testing.T) {
 			if tmpl == "as-http" {
 				testasc.Link(t, filepath.Join("app", "pods", "extra"))
 			}
-			if code, out := run(t, "build", "app"); code != 0 {
-				t.Fatalf("build: exit %d: %s", code, out)
-			}
-			code, out = run(t, "test", "app")
-			if code != 0 || !strings.Contains(out, "PASS tests/extra.hurl") || !strings.Contains(out, "PASS tests/app.hurl") || strings.Contains(out, "FAIL") {
-				t.Fatalf("kube32 test: exit %d, want 0 with the new pod's test passing:\n%s", code, out)
-			}
+			buildAndTest(t, "app", "PASS tests/extra.hurl", "PASS tests/app.hurl")
 
 			edited := readFile(t, file)
 			code, out = run(t, "add", "pod", "extra", "--dir", "app")
@@ -93,13 +105,7 @@ func TestAddAssemblyScriptPodToAGoProject(t *testing.T) {
 		t.Errorf("add does not list the pod's package.json and the SDK copy:\n%s", out)
 	}
 	testasc.Link(t, filepath.Join("app", "pods", "api"))
-	if code, out := run(t, "build", "app"); code != 0 {
-		t.Fatalf("build: exit %d: %s", code, out)
-	}
-	code, out = run(t, "test", "app")
-	if code != 0 || !strings.Contains(out, "PASS tests/api.hurl") || !strings.Contains(out, "PASS tests/app.hurl") || strings.Contains(out, "FAIL") {
-		t.Fatalf("kube32 test: exit %d, want 0 with both pods' tests passing:\n%s", code, out)
-	}
+	buildAndTest(t, "app", "PASS tests/api.hurl", "PASS tests/app.hurl")
 }
 
 // kube32 add bundle adds a StaticBundle (to a project that had none, so
@@ -118,13 +124,7 @@ func TestAddBundleBuildsAndServesItsIndex(t *testing.T) {
 	if got := readFile(t, "kube32.yaml"); got != want {
 		t.Errorf("kube32.yaml:\n%s\nwant:\n%s", got, want)
 	}
-	if code, out := run(t, "build"); code != 0 {
-		t.Fatalf("build: exit %d: %s", code, out)
-	}
-	code, out = run(t, "test")
-	if code != 0 || !strings.Contains(out, "PASS tests/docs.hurl:5 GET /docs/") || !strings.Contains(out, "GET /docs/style.css") || strings.Contains(out, "FAIL") {
-		t.Fatalf("kube32 test: exit %d, want the bundle's index and stylesheet to pass:\n%s", code, out)
-	}
+	buildAndTest(t, ".", "PASS tests/docs.hurl:5 GET /docs/", "GET /docs/style.css")
 }
 
 // kube32 add refuses, before writing anything, a name kube32.yaml or a

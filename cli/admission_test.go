@@ -233,7 +233,7 @@ func serveRefuses(t *testing.T, manifest, want string) {
 	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := runServe(t, cli.ServeOptions{Files: []string{file}})
+	err := testserve.Try(t, "-f", file)
 	if err == nil {
 		t.Fatal("serve -f started with the manifest")
 	}
@@ -250,19 +250,6 @@ func serveRefuses(t *testing.T, manifest, want string) {
 	if msg := err.Error(); !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, want) {
 		t.Errorf("serve -f said:\n%s\nwant %q and %q", msg, prefix, want)
 	}
-}
-
-// runServe runs serve on free ports and returns its error; a cluster that
-// comes up is stopped at once, and serve then returns nil.
-func runServe(t *testing.T, opts cli.ServeOptions) error {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := &testserve.Output{}
-	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
-	opts.CacheDir = testserve.CacheDir
-	opts.Serving = func(*host.Cluster) { cancel() }
-	return cli.RunServe(ctx, opts)
 }
 
 func mustJSON(t *testing.T, manifest string) []byte {
@@ -306,7 +293,7 @@ func TestServeRefusesAProjectWithAnInvalidManifest(t *testing.T) {
 	if err := os.WriteFile(manifest, append(good, "---\n"+bad...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = runServe(t, cli.ServeOptions{Dir: dir})
+	err = testserve.Try(t, dir)
 	want := `echo.yaml: document 4 (NetworkPolicy default/x): spec.policyTypes[0]: Unsupported value: "Sideways": supported values: "Egress", "Ingress"`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("serve = %v, want an error with %q", err, want)
@@ -322,7 +309,7 @@ func TestServeWithAnInvalidManifestExitsNonZero(t *testing.T) {
 	if err := os.WriteFile(file, []byte(netpolHead+"  egress: [{ports: [{port: 80, endPort: 65537}]}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := runServe(t, cli.ServeOptions{Files: []string{file}}); err == nil {
+	if err := testserve.Try(t, "-f", file); err == nil {
 		t.Fatal("serve -f started") // checked first: the command below would serve until killed
 	}
 	var stdout, stderr testserve.Output

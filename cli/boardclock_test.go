@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -58,14 +57,14 @@ func TestBoardClockStopsACallbackByItsBoardTime(t *testing.T) {
 	const rounds = 4_000_000
 	root, manifest := spinImages(t)
 	t.Chdir(t.TempDir())
-	opts := cli.ServeOptions{Images: root, Files: []string{manifest}, Board: "esp32", HandlerTimeout: 300 * time.Millisecond,
-		SlowCallback: 50 * time.Millisecond}
+	const handlerTimeout = 300 * time.Millisecond
+	args := []string{"--images", root, "-f", manifest, "--board", "esp32", "--handler-timeout", handlerTimeout.String(), "--slow-callback", "50ms"}
 
 	t.Run("without --board-clock", func(t *testing.T) {
-		c, out := serve(t, opts)
+		c, out := serve(t, args...)
 		waitPodAnswers(t, c)
 		code, board, body := spin(t, c, rounds)
-		if code != http.StatusOK || board < 3*opts.HandlerTimeout {
+		if code != http.StatusOK || board < 3*handlerTimeout {
 			t.Fatalf("?%d: %d after %s of board time: %s; want 200 after well over --handler-timeout", rounds, code, board, body)
 		}
 		want := fmt.Sprintf("[POD] default/spin k32_handle of GET /?%d took ", rounds)
@@ -83,9 +82,7 @@ func TestBoardClockStopsACallbackByItsBoardTime(t *testing.T) {
 	})
 
 	t.Run("with --board-clock", func(t *testing.T) {
-		clocked := opts
-		clocked.BoardClock = true
-		c, out := serve(t, clocked)
+		c, out := serve(t, append(args, "--board-clock")...)
 		waitPodAnswers(t, c)
 		code, board, body := spin(t, c, rounds)
 		if code != http.StatusGatewayTimeout || !strings.Contains(body, "k32_handle exceeded 300ms of board time on esp32 (--board-clock)") {

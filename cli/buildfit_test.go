@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testasc"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // fitJSON is the fit report of `kube32 build -o json`.
@@ -164,11 +164,11 @@ func TestServeBoardFitsTheBuild(t *testing.T) {
 	if code, out := run(t, "new", "gopod", "--template", "go-http", "--dir", dir); code != 0 {
 		t.Fatalf("kube32 new: exit %d: %s", code, out)
 	}
-	err := runServe(t, cli.ServeOptions{Dir: dir, Board: "esp32"})
+	err := testserve.Try(t, dir, "--board", "esp32")
 	if err == nil || !strings.Contains(err.Error(), "does not fit board esp32") || !strings.Contains(err.Error(), "pod gopod: initial memory") {
 		t.Fatalf("serve --board esp32 on a Go pod: %v, want the fit report's refusal", err)
 	}
-	if err := runServe(t, cli.ServeOptions{Dir: dir, Board: "esp32s3"}); err != nil {
+	if err := testserve.Try(t, dir, "--board", "esp32s3"); err != nil {
 		t.Fatalf("serve --board esp32s3: %v", err)
 	}
 }

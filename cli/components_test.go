@@ -13,6 +13,7 @@ import (
 	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testjco"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
@@ -23,34 +24,11 @@ func witProject(t *testing.T, wasm []byte) string {
 	dir := filepath.Join(t.TempDir(), "wit")
 	testenv.WriteFiles(t, dir, map[string]string{
 		"kube32.yaml": "name: wit\nmanifests: [wit.yaml]\npods:\n  - name: wit\n    language: wasm\n    source: prebuilt/wit.wasm\n",
-		"wit.yaml": `apiVersion: v1
-kind: Pod
-metadata: {name: wit, namespace: default, labels: {app: wit}}
-spec:
-  nodeSelector: {node-role.kubernetes.io/control-plane: ""}
-  containers:
-    - name: wit
-      image: wasm://embedded/wit
-      ports: [{containerPort: 7000, name: http}]
-      env: [{name: WIT_GREETING, value: hi}]
-      resources: {limits: {memory: 64Ki}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: wit, namespace: default}
-spec:
-  selector: {app: wit}
-  ports: [{name: http, port: 80, targetPort: 7000}]
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: wit, namespace: default}
-spec:
-  rules:
-    - http:
-        paths:
-          - {path: /wit, pathType: Prefix, backend: {service: {name: wit, port: {number: 80}}}}
-`,
+		"wit.yaml": testmanifest.Docs(
+			testmanifest.PinnedPod("default/wit", "wit", `{node-role.kubernetes.io/control-plane: ""}`,
+				"env: [{name: WIT_GREETING, value: hi}]", "resources: {limits: {memory: 64Ki}}"),
+			testmanifest.Service("default/wit"),
+			testmanifest.Ingress("default/wit", testmanifest.Path("/wit", testmanifest.ToService("wit")))),
 		"prebuilt/wit.wasm": string(wasm),
 	})
 	return dir
@@ -105,7 +83,7 @@ func TestServeComponentOfWorldPod(t *testing.T) {
 				}
 			}
 
-			c, _ := serve(t, cli.ServeOptions{Dir: dir})
+			c, _ := serve(t, dir)
 			status, _, body := get(t, c.IngressURL()+"/wit/hello")
 			if want := "wit names, inits=1 path=/wit/hello greeting=hi\n"; status != 200 || body != want {
 				t.Fatalf("GET /wit/hello = %d %q, want 200 %q", status, body, want)

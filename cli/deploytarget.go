@@ -69,7 +69,7 @@ func checkTarget(f *pflag.FlagSet, t *testTarget) error {
 }
 
 // runTargetTests runs files against the running app of opts.Target.
-func runTargetTests(ctx context.Context, opts TestOptions, files []*apptest.File) error {
+func runTargetTests(ctx context.Context, opts testOptions, files []*apptest.File) error {
 	t := opts.Target
 	var state apptest.State
 	what := "the app at " + t.URL
@@ -84,5 +84,5 @@ func runTargetTests(ctx context.Context, opts TestOptions, files []*apptest.File
 		what += " on the cluster of " + t.Kubeconfig
 	}
 	fmt.Fprintf(opts.Serve.IO.ErrOut, "Testing %s\n", what)
-	return runTests(ctx, opts, strings.TrimSuffix(t.URL, "/"), state, files)
+	return runTestFiles(ctx, opts, strings.TrimSuffix(t.URL, "/"), state, files)
 }

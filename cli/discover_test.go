@@ -41,7 +41,7 @@ func TestCommandsFindTheProjectFromASubfolder(t *testing.T) {
 		t.Errorf("build wrote build/ in the subfolder (%v)", err)
 	}
 
-	c, out := serve(t, cli.ServeOptions{})
+	c, out := serve(t)
 	for _, want := range []string{using, "Serving app site from " + project} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve from a subfolder: output lacks %q:\n%s", want, out)

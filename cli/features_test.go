@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi/images"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 )
@@ -32,7 +31,7 @@ func TestServeRefusesAPodUsingAFeatureNoBoardRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}})
+	c, _ := serve(t, "--images", root, "-f", file)
 	for name, want := range map[string]string{
 		"simd":    `function "vec_add" uses simd (v128.load)`,
 		"atomics": `function "count_hit" uses threads (i32.atomic.rmw.add)`,

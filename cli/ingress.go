@@ -10,11 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/host"
-	"github.com/kube32/kube32/internal/oci"
 )
 
-// IngressOptions are the options of `kube32 ingress`.
-type IngressOptions struct {
+// ingressOptions are the options of `kube32 ingress`.
+type ingressOptions struct {
 	IO          IOStreams
 	Kubeconfig  string // the Kubernetes cluster's kubeconfig file
 	Context     string // its context; "" = the current one
@@ -23,17 +22,13 @@ type IngressOptions struct {
 	Images      string // folder holding firmware/ (StaticBundles); "" = none
 	// MaxConnections is serve's flag of the same name, for this port.
 	MaxConnections int
-	// CacheDir is serve's --cache-dir: the StaticBundles pulled from OCI
-	// registries are kept in its oci/ ("" = beside the user cache's).
+	// CacheDir is --cache-dir, as serve's: the StaticBundles pulled from
+	// OCI registries are kept in its oci/ ("" = the user cache folder's).
 	CacheDir string
-
-	// Serving, when set, is called once the controller listens (tests use
-	// it); ingress then runs until ctx ends.
-	Serving func(*host.KubernetesIngress)
 }
 
 func newIngressCommand(io IOStreams) *cobra.Command {
-	opts := IngressOptions{IO: io}
+	opts := ingressOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "ingress --kubeconfig FILE --ingress-port PORT",
 		Short: "Run the kube32 Ingress controller for a Kubernetes cluster",
@@ -49,7 +44,7 @@ listed the cluster's objects.`,
 			if opts.Kubeconfig == "" {
 				return &usageError{fmt.Errorf("--kubeconfig FILE is required: the kubeconfig of the Kubernetes cluster")}
 			}
-			return RunIngress(cmd.Context(), opts)
+			return runIngress(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -59,11 +54,12 @@ listed the cluster's objects.`,
 	f.StringVar(&opts.IP, "ip", "127.0.0.1", "address to listen on, written to the Ingresses' status.loadBalancer")
 	f.StringVar(&opts.Images, "images", "", "folder holding firmware/ with the StaticBundles' files (a build/ of kube32 build)")
 	intFlag(f, &opts.MaxConnections, "max-connections", 0, 0, math.MaxInt32, "connections open at once; at the cap the longest-idle keep-alive one is closed (default half the open-file limit, at most 4096)")
+	f.StringVar(&opts.CacheDir, "cache-dir", "", "folder whose oci/ keeps the pulled StaticBundles, as serve's (default the user cache folder's kube32/oci)")
 	return cmd
 }
 
-// RunIngress runs the controller until ctx ends.
-func RunIngress(ctx context.Context, opts IngressOptions) error {
+// runIngress runs the controller until ctx ends.
+func runIngress(ctx context.Context, opts ingressOptions) error {
 	var images fs.FS = noImages{}
 	if opts.Images != "" {
 		if err := checkImagesDir(opts.Images); err != nil {
@@ -80,16 +76,13 @@ func RunIngress(ctx context.Context, opts IngressOptions) error {
 	}
 	ki, err := host.StartKubernetesIngress(ctx, host.KubernetesIngressOptions{
 		REST: cfg, IP: opts.IP, Port: opts.IngressPort, Images: images, MaxConnections: opts.MaxConnections,
-		Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)},
-		Logf: logLines(opts.IO.ErrOut),
+		ImageCache: imageCacheDir(opts.CacheDir),
+		Logf:       logLines(opts.IO.ErrOut),
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.Out, "Ingress controller for %s (IngressClass kube32)\n  ingress  %s\nPress Ctrl-C to stop.\n", cfg.Host, ki.URL())
-	if opts.Serving != nil {
-		opts.Serving(ki)
-	}
 	go reportSynced(ctx, opts, ki)
 	<-ctx.Done()
 	fmt.Fprintln(opts.IO.Out, "Stopping.")
@@ -97,7 +90,7 @@ func RunIngress(ctx context.Context, opts IngressOptions) error {
 }
 
 // reportSynced says on stderr when the controller starts routing.
-func reportSynced(ctx context.Context, opts IngressOptions, ki *host.KubernetesIngress) {
+func reportSynced(ctx context.Context, opts ingressOptions, ki *host.KubernetesIngress) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for !ki.Synced() {

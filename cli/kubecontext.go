@@ -9,7 +9,7 @@ import (
 // takeContext points serve's kubeconfig context at its API server, saying
 // on stderr when it takes the context over from another running serve. The
 // function it returns undoes that when serve stops.
-func takeContext(opts ServeOptions, c *host.Cluster) (release func(), err error) {
+func takeContext(opts serveOptions, c *host.Cluster) (release func(), err error) {
 	entry := host.KubeconfigEntry{Context: opts.Context, Server: c.APITLSURL(), Token: opts.Token, CA: c.APICA()}
 	entry.ClientCert, entry.ClientKey = c.APIClientCert()
 	claim, err := host.TakeKubeconfig(opts.Kubeconfig, entry)

@@ -18,10 +18,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testk8s"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 	"github.com/kube32/kube32/templates/demo"
 )
@@ -38,7 +38,7 @@ func TestInstallAndIngressOnKubernetes(t *testing.T) {
 	t.Run("ingress answers 503 until it has listed every kind", func(t *testing.T) {
 		// Before install the StaticBundle kind does not exist: the mirror
 		// cannot list it, so the controller cannot know every route.
-		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.Kubeconfig})
+		ing := testserve.Ingress(t, "--kubeconfig", c.Kubeconfig)
 		resp := ingressGet(t, ing.URL()+"/", "")
 		if resp.status != http.StatusServiceUnavailable || ing.Synced() {
 			t.Errorf("GET / before the CRD exists: %d %q (synced %v), want 503", resp.status, resp.body, ing.Synced())
@@ -215,7 +215,7 @@ rules:
 		// The controller runs as the kube32-ingress ServiceAccount: its
 		// ClusterRole is enough.
 		token := k.run("", "create", "token", "kube32-ingress", "-n", abi.NamespaceSystem)
-		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.TokenKubeconfig(t, token), Images: images})
+		ing := testserve.Ingress(t, "--kubeconfig", c.TokenKubeconfig(t, token), "--images", images)
 		testenv.Eventually(t, "the ingress to list the cluster's objects", ing.Synced)
 
 		testenv.EventuallyNil(t, "GET / to serve StaticBundle site", func() error {
@@ -300,7 +300,7 @@ rules:
 			t.Fatalf("%v\nnodes:\n%s\npod:\n%s", err, nodes, pod)
 		}
 
-		ing := startK8sIngress(t, cli.IngressOptions{Kubeconfig: c.Kubeconfig})
+		ing := testserve.Ingress(t, "--kubeconfig", c.Kubeconfig)
 		testenv.EventuallyNil(t, "POST /echo/hello to reach the echo pod through its node", func() error {
 			req, _ := http.NewRequest(http.MethodPost, ing.URL()+"/echo/hello", strings.NewReader("hi there"))
 			req.Host = "echo.example"
@@ -316,34 +316,6 @@ rules:
 			return nil
 		})
 	})
-}
-
-// startK8sIngress runs `kube32 ingress` on a free port of 127.0.0.1 until the
-// test ends.
-func startK8sIngress(t *testing.T, opts cli.IngressOptions) *host.KubernetesIngress {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &testserve.Output{}
-	opts.IO = cli.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out}
-	opts.IP = "127.0.0.1"
-	ready := make(chan *host.KubernetesIngress, 1)
-	opts.Serving = func(k *host.KubernetesIngress) { ready <- k }
-	done := make(chan error, 1)
-	go func() { done <- cli.RunIngress(ctx, opts) }()
-	select {
-	case k := <-ready:
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil || t.Failed() {
-				t.Logf("ingress ended with %v; output:\n%s", err, out)
-			}
-		})
-		return k
-	case err := <-done:
-		cancel()
-		t.Fatalf("ingress failed: %v\n%s", err, out)
-	}
-	return nil
 }
 
 type ingressResponse struct {
@@ -473,58 +445,15 @@ spec:
 // site.example; other
 // (class nginx) and noclass (no class) would serve StaticBundle missing on
 // their hosts, were they routed.
-const classIngresses = `apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: site
-  namespace: default
-spec:
-  ingressClassName: kube32
-  rules:
-  - host: site.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: other
-  namespace: default
-spec:
-  ingressClassName: nginx
-  rules:
-  - host: other.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: missing}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: noclass
-  namespace: default
-spec:
-  rules:
-  - host: noclass.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: missing}
-`
+var classIngresses = testmanifest.Docs(
+	testmanifest.HostIngress("default/site", "kube32", "site.example", testmanifest.Path("/", testmanifest.ToBundle("site"))),
+	testmanifest.HostIngress("default/other", "nginx", "other.example", testmanifest.Path("/", testmanifest.ToBundle("missing"))),
+	testmanifest.HostIngress("default/noclass", "", "noclass.example", testmanifest.Path("/", testmanifest.ToBundle("missing"))))
 
 // echoBehindIngress: the demo's echo pod as a kube32 pod (RuntimeClass
 // kube32, which sends it to the kube32 node), its Service, and an Ingress
 // of class kube32 to it on echo.example.
-const echoBehindIngress = `apiVersion: v1
+var echoBehindIngress = `apiVersion: v1
 kind: Pod
 metadata:
   name: echo
@@ -552,24 +481,7 @@ spec:
   ports:
   - {name: http, port: 80, targetPort: 7000}
 ---
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: echo
-  namespace: default
-spec:
-  ingressClassName: kube32
-  rules:
-  - host: echo.example
-    http:
-      paths:
-      - path: /echo
-        pathType: Prefix
-        backend:
-          service:
-            name: echo
-            port: {number: 80}
-`
+` + testmanifest.HostIngress("default/echo", "kube32", "echo.example", testmanifest.Path("/echo", testmanifest.ToService("echo")))
 
 // install and ingress refuse to run without the cluster's kubeconfig, and
 // install's -o only prints a dry run: usage errors (exit 2) naming the flag.
@@ -593,7 +505,7 @@ func TestInstallAndIngressUsageErrorsNameTheFlag(t *testing.T) {
 // containerPodBehindIngress: a container pod (no RuntimeClass) on a
 // container node, behind a Service that an Ingress of class kube32 routes
 // on container.example.
-const containerPodBehindIngress = `apiVersion: v1
+var containerPodBehindIngress = `apiVersion: v1
 kind: Node
 metadata:
   name: container-node
@@ -623,19 +535,4 @@ spec:
   selector: {app: container}
   ports: [{port: 80, targetPort: 8080}]
 ---
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: container
-  namespace: default
-spec:
-  ingressClassName: kube32
-  rules:
-  - host: container.example
-    http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          service: {name: container, port: {number: 80}}
-`
+` + testmanifest.HostIngress("default/container", "kube32", "container.example", testmanifest.Path("/", "{service: {name: container, port: {number: 80}}}"))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/abi/images"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 )
@@ -43,7 +42,7 @@ func TestServeRefusesAPodOverAModuleBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}})
+	c, _ := serve(t, "--images", root, "-f", file)
 	pod := func(name string) *corev1.Pod {
 		o, _ := c.Get(host.Key{Kind: "Pod", Namespace: "default", Name: name})
 		p, _ := o.(*corev1.Pod)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
@@ -37,7 +36,7 @@ func TestNetworkPolicyIngressRulesWarn(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := filepath.Join(dir, "kubeconfig")
-	_, out := serve(t, cli.ServeOptions{Files: []string{file}, Kubeconfig: config, Context: "warn"})
+	_, out := serve(t, "-f", file, "--kubeconfig", config, "--context", "warn")
 	want := "warning: " + file + ": document 1 (NetworkPolicy default/from-file): " + ingressWarning + "\n"
 	if got := out.String(); !strings.Contains(got, want) || strings.Count(got, "warning: ") != 1 {
 		t.Errorf("serve -f printed:\n%s\nwant the one warning %q", got, want)

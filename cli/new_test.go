@@ -19,6 +19,31 @@ func run(t *testing.T, args ...string) (int, string) {
 	return testserve.Run(t, args...)
 }
 
+// newSite makes a project of the static-site template, "site", in a new
+// temporary folder that becomes the working one, and returns its path.
+func newSite(t *testing.T) string {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, out)
+	}
+	dir, err := filepath.Abs("site")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// newBuiltSite is newSite, built.
+func newBuiltSite(t *testing.T) string {
+	t.Helper()
+	dir := newSite(t)
+	if code, out := run(t, "build", "site"); code != 0 {
+		t.Fatalf("build: %s", out)
+	}
+	return dir
+}
+
 func TestTemplatesListsEveryTemplate(t *testing.T) {
 	code, out := run(t, "templates")
 	if code != 0 {
@@ -83,7 +108,7 @@ func TestEachTemplateNewBuildServe(t *testing.T) {
 			if code := cli.Run(context.Background(), []string{"build", name}, ios); code != 0 || !strings.Contains(stderr.String(), "up to date") {
 				t.Errorf("second build: exit %d, want 'up to date':\n%s", code, stderr)
 			}
-			c, _ := serve(t, cli.ServeOptions{Dir: name})
+			c, _ := serve(t, name)
 			status, _, body := get(t, c.IngressURL()+"/")
 			if status != 200 || !strings.Contains(body, want[tmpl.Name]) {
 				t.Fatalf("GET / = %d %q, want 200 with %q", status, body, want[tmpl.Name])

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/internal/oci"
 )
 
 // nodeOptions are the options of `kube32 node`.
@@ -28,7 +27,7 @@ type nodeOptions struct {
 	Name           string // Node name; default kube32-node-<IP>
 	Images         string // folder holding firmware/ and sd/
 	HandlerTimeout time.Duration
-	CacheDir       string
+	CacheDir       string // --cache-dir, as serve's
 	// LeaseRenewInterval is how often the node renews its Lease.
 	LeaseRenewInterval time.Duration
 	// DefaultMemoryLimit and MaxConnections are serve's flags of the same
@@ -55,9 +54,6 @@ type nodeOptions struct {
 	// HostnameOverride is its Node's Hostname address, as a kubelet's
 	// --hostname-override (docs/kubernetes.md).
 	CertDir, HostnameOverride string
-
-	// Serving, when set, is called once the worker runs (tests use it).
-	Serving func(*host.Worker)
 }
 
 func newNodeCommand(io IOStreams) *cobra.Command {
@@ -116,6 +112,7 @@ runs the pods of runtime class kube32 bound to it and serves the kubelet API
 	f.StringVar(&opts.HostnameOverride, "hostname-override", "", "with --kubeconfig: the Node's Hostname address, which kube-apiserver dials before its InternalIP (default the machine's name when it resolves to --node-ip, else none)")
 	addBoardTimeFlags(f, &opts.BoardClock, &opts.SlowCallback)
 	f.Var(boardName{&opts.Board}, "board", "board profile whose budgets this node applies, as serve --board does ("+strings.Join(abi.BoardNames(), ", ")+"; see kube32 boards)")
+	addCacheDirFlag(f, &opts.CacheDir)
 	return cmd
 }
 
@@ -158,7 +155,7 @@ func runNode(ctx context.Context, opts nodeOptions) error {
 	}
 	w, err := host.StartWorker(ctx, host.WorkerOptions{Kubernetes: k8s,
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, API: opts.Join, Token: opts.Token,
-		Images: images, Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
+		Images: images, Cache: cache, ImageCache: imageCacheDir(opts.CacheDir), HandlerTimeout: opts.HandlerTimeout, PodLog: logs.print, LeaseRenewInterval: opts.LeaseRenewInterval,
 		DefaultMemoryLimit: defaultMemory, MaxConnections: opts.MaxConnections, Board: board,
 		BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback,
 		Logf: logLines(opts.IO.ErrOut),
@@ -171,9 +168,6 @@ func runNode(ctx context.Context, opts nodeOptions) error {
 		fmt.Fprintf(opts.IO.Out, "  kubelet  %s\n", w.KubeletURL())
 	}
 	fmt.Fprintln(opts.IO.Out, "Press Ctrl-C to stop.")
-	if opts.Serving != nil {
-		opts.Serving(w)
-	}
 	<-ctx.Done()
 	fmt.Fprintln(opts.IO.Out, "Stopping.")
 	return w.Close()

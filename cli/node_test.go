@@ -21,7 +21,7 @@ import (
 // reached through the Ingress wherever it runs.
 func TestServeNodes(t *testing.T) {
 	t.Chdir(t.TempDir())
-	c, out := serve(t, cli.ServeOptions{Nodes: 3})
+	c, out := serve(t, "--nodes", "3")
 	if len(c.Workers()) != 2 {
 		t.Fatalf("%d workers, want 2", len(c.Workers()))
 	}
@@ -103,7 +103,7 @@ func TestNodeChecksImages(t *testing.T) {
 // A worker with the wrong token fails at once, saying why.
 func TestNodeWrongToken(t *testing.T) {
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Token: "right"})
+	c, _ := serve(t, "--token", "right")
 	images := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(images, "firmware"), 0o755); err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestNodeBoard(t *testing.T) {
 		t.Errorf("kube32 node --board esp64: exit %d, output %q", code, out)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{})
+	c, _ := serve(t)
 	images := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(images, "firmware"), 0o755); err != nil {
 		t.Fatal(err)

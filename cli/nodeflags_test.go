@@ -14,7 +14,7 @@ import (
 func TestServeAndNodeShareNodeFlags(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	serve, node := newServeCommand(ios).Flags(), newNodeCommand(ios).Flags()
-	for _, name := range []string{"token-file", "pod-port", "handler-timeout", "default-memory-limit", "max-connections"} {
+	for _, name := range []string{"token-file", "pod-port", "handler-timeout", "default-memory-limit", "max-connections", "cache-dir"} {
 		s, n := serve.Lookup(name), node.Lookup(name)
 		if s == nil || n == nil {
 			t.Errorf("--%s: on serve %v, on node %v; want both", name, s != nil, n != nil)

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -12,13 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
@@ -80,33 +77,13 @@ func serveBundleImage(t *testing.T, ref, tree string) *host.Cluster {
 		}
 	}
 	file := filepath.Join(root, "site.yaml")
-	manifest := `apiVersion: kube32.io/v1
-kind: StaticBundle
-metadata: {name: site}
-spec:
-  image: "` + ref + `"
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: site}
-spec:
-  rules:
-  - http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}
-      - path: /tree
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: tree}
-`
+	manifest := testmanifest.Docs(testmanifest.Bundle("site", ref),
+		testmanifest.Ingress("site", testmanifest.Path("/", testmanifest.ToBundle("site")), testmanifest.Path("/tree", testmanifest.ToBundle("tree"))))
 	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: t.TempDir()})
+	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", t.TempDir())
 	return c
 }
 
@@ -139,14 +116,7 @@ func TestPushedBundleIsServedFromAStaticBundleImage(t *testing.T) {
 	if again := pushBundle(t, dir, ref); again != first {
 		t.Errorf("the same build pushed twice: %s then %s", first, again)
 	}
-	raw, err := crane.Manifest(ref, crane.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	raw, m := testregistry.Manifest(t, ref)
 	if digest.FromBytes(raw).String() != first || m.ArtifactType != "application/vnd.kube32.bundle.v1" ||
 		len(m.Layers) != 1 || m.Layers[0].MediaType != "application/vnd.kube32.bundle.layer.v1.tar" {
 		t.Fatalf("manifest %s (digest %s), push printed %s", raw, digest.FromBytes(raw), first)
@@ -287,7 +257,7 @@ spec:
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: t.TempDir()})
+	c, _ := serve(t, "--images", root, "-f", file, "--cache-dir", t.TempDir())
 	testenv.Eventually(t, "the bundle of the registry that answers to be served", func() bool {
 		status, _, _ := getEncoded(t, c.IngressURL()+"/ok/", "identity")
 		return status == http.StatusOK

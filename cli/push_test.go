@@ -1,21 +1,19 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -60,7 +58,14 @@ func servePodOn(t *testing.T, ref, cacheDir, node string, nodes int) *host.Clust
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: root, Files: []string{file}, CacheDir: cacheDir, Nodes: nodes})
+	args := []string{"--images", root, "-f", file}
+	if cacheDir != "" {
+		args = append(args, "--cache-dir", cacheDir)
+	}
+	if nodes != 0 {
+		args = append(args, "--nodes", strconv.Itoa(nodes))
+	}
+	c, _ := serve(t, args...)
 	return c
 }
 
@@ -100,14 +105,7 @@ func TestPushWritesAWasmArtifactThatServeRuns(t *testing.T) {
 	reg := testregistry.Start(t, "127.0.0.1:0")
 	ref := reg.Host + "/app/good:v1"
 	module, out := pushFixture(t, ref)
-	raw, err := crane.Manifest(ref, crane.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	raw, m := testregistry.Manifest(t, ref)
 	if m.Config.MediaType != "application/vnd.wasm.config.v0+json" || len(m.Layers) != 1 ||
 		m.Layers[0].MediaType != "application/wasm" || m.Layers[0].Digest != digest.FromBytes(module) || m.Layers[0].Size != int64(len(module)) {
 		t.Fatalf("manifest %s", raw)

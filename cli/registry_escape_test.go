@@ -11,8 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
@@ -56,27 +56,12 @@ metadata: {name: pulled}
 spec:
   containers: [{name: c, image: "` + reg.Host + `/app/good:v1"}]
 ---
-apiVersion: kube32.io/v1
-kind: StaticBundle
-metadata: {name: site}
-spec:
-  image: "` + reg.Host + `/web/site:v1"
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: site}
-spec:
-  rules:
-  - http:
-      paths:
-      - path: /
-        pathType: Prefix
-        backend:
-          resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}
-`})
+` + testmanifest.Docs(testmanifest.Bundle("site", reg.Host+"/web/site:v1"),
+		testmanifest.Ingress("site", testmanifest.Path("/", testmanifest.ToBundle("site"))))})
+
 	config := filepath.Join(t.TempDir(), "config")
 	t.Chdir(t.TempDir())
-	c, served := serve(t, cli.ServeOptions{Images: root, Files: []string{manifests}, CacheDir: t.TempDir(), Kubeconfig: config, Context: "hostile"})
+	c, served := serve(t, "--images", root, "-f", manifests, "--cache-dir", t.TempDir(), "--kubeconfig", config, "--context", "hostile")
 
 	testenv.Eventually(t, "the pod to wait on its failed pull", func() bool {
 		_, message := waitingReason(c)

@@ -1,6 +1,9 @@
 // Package cli is the kube32 command tree. Each verb lives in a file of its
-// own with an options struct and a run function that tests call without a
-// process; this package only parses flags and wires the parts together.
+// own with an options struct its flags fill and a run function; this
+// package only parses flags and wires the parts together. Tests and
+// benchmarks run the commands through Run, with the arguments a user
+// types; one that needs the cluster a command started gets it from
+// host.WithStartHooks.
 package cli
 
 import (

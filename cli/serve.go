@@ -23,12 +23,11 @@ import (
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/oci"
 	"github.com/kube32/kube32/templates/demo"
 )
 
-// ServeOptions are the options of `kube32 serve`.
-type ServeOptions struct {
+// serveOptions are the options of `kube32 serve`.
+type serveOptions struct {
 	IO             IOStreams
 	Dir            string   // project directory; "" = found from the current folder up, or the demo when there is none
 	Images         string   // a folder holding firmware/ and sd/; default the project's build/
@@ -37,7 +36,7 @@ type ServeOptions struct {
 	PodPort        int
 	APIPort        int
 	HandlerTimeout time.Duration
-	CacheDir       string // wazero's compilation cache; "" = the user cache dir
+	CacheDir       string // --cache-dir: wazero's cache, and the pulled images in its oci/; "" = the user cache folder's kube32/
 	Token          string // bearer token the API server requires; "" = none
 	// AcceptHosts are the host names (regular expressions separated by
 	// commas) the API ports answer without a token besides loopback and
@@ -64,14 +63,11 @@ type ServeOptions struct {
 	BoardClock   bool
 	SlowCallback time.Duration
 	// APITLSPort serves the API over HTTPS too, the endpoint the kubeconfig
-	// context names; CertDir keeps its CA and certificate ("" = made for
-	// this run only; the command sets <user config dir>/kube32/pki).
+	// context names; CertDir keeps its CA and certificate (--cert-dir; ""
+	// = made for this run only; the command's default is the user config
+	// folder's kube32/pki).
 	APITLSPort int
 	CertDir    string
-
-	// Serving, when set, is called once the cluster is ready (tests use it);
-	// serve then runs until ctx ends.
-	Serving func(*host.Cluster)
 
 	// settled, when set with Watch, is called after each edit has been
 	// rebuilt and swapped in, or found to change nothing served (test
@@ -80,7 +76,7 @@ type ServeOptions struct {
 }
 
 func newServeCommand(io IOStreams) *cobra.Command {
-	opts := ServeOptions{IO: io}
+	opts := serveOptions{IO: io}
 	var kubeconfigFlag, tokenFile string
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
@@ -104,8 +100,10 @@ With neither, it serves a built-in demo.`,
 				return &usageError{fmt.Errorf("--context: want the name of a kubeconfig context")}
 			}
 			opts.Kubeconfig = host.KubeconfigPath(kubeconfigFlag)
-			opts.CertDir = certDir()
-			return RunServe(cmd.Context(), opts)
+			if opts.CertDir == "" {
+				opts.CertDir = certDir()
+			}
+			return runServe(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -127,18 +125,26 @@ With neither, it serves a built-in demo.`,
 	}.add(f)
 	addBoardFlag(f, &opts.Board)
 	addBoardTimeFlags(f, &opts.BoardClock, &opts.SlowCallback)
+	f.StringVar(&opts.CertDir, "cert-dir", "", "folder that keeps the HTTPS API's CA and certificate (default the user config folder's kube32/pki)")
+	addCacheDirFlag(f, &opts.CacheDir)
 	return cmd
+}
+
+// addCacheDirFlag adds --cache-dir, where a node keeps what it compiled
+// and pulled (docs/oci.md), alike for serve and node.
+func addCacheDirFlag(f *pflag.FlagSet, dir *string) {
+	f.StringVar(dir, "cache-dir", "", "folder of the compiled modules' cache, and in its oci/ of the pulled images (default the user cache folder's kube32/wazero and kube32/oci)")
 }
 
 // addClusterFlags adds the flags that shape the cluster alike for serve
 // and test: --nodes and -f.
-func addClusterFlags(f *pflag.FlagSet, opts *ServeOptions) {
+func addClusterFlags(f *pflag.FlagSet, opts *serveOptions) {
 	intFlag(f, &opts.Nodes, "nodes", 1, 1, host.MaxNodes, "cluster size: the control plane plus N-1 workers on 127.0.0.2, 127.0.0.3, …")
 	f.StringArrayVarP(&opts.Files, "filename", "f", nil, "manifest file to apply too (repeatable)")
 }
 
-// RunServe runs the cluster until ctx ends.
-func RunServe(ctx context.Context, opts ServeOptions) error {
+// runServe runs the cluster until ctx ends.
+func runServe(ctx context.Context, opts serveOptions) error {
 	c, src, stop, err := startCluster(ctx, opts)
 	if err != nil {
 		return err
@@ -175,9 +181,6 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 		fmt.Fprintf(opts.IO.Out, "Watching %s: each edit is rebuilt and swapped in.\n", src.project)
 	}
 	fmt.Fprintln(opts.IO.Out, "Press Ctrl-C to stop.")
-	if opts.Serving != nil {
-		opts.Serving(c)
-	}
 	<-ctx.Done()
 	fmt.Fprintln(opts.IO.Out, "Stopping.")
 	return nil
@@ -187,7 +190,7 @@ func RunServe(ctx context.Context, opts ServeOptions) error {
 // starts its cluster in-process: the one way serve and test (cli/test.go)
 // start a cluster. The cluster is not ready yet; stop closes it, then what
 // it used.
-func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ source, _ func(), err error) {
+func startCluster(ctx context.Context, opts serveOptions) (_ *host.Cluster, _ source, _ func(), err error) {
 	var closers []func()
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -239,7 +242,7 @@ func startCluster(ctx context.Context, opts ServeOptions) (_ *host.Cluster, _ so
 	c, err := host.Start(ctx, host.Options{
 		Images: src.images, Objects: append(src.objects, extra...),
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort, APITLSPort: opts.APITLSPort, CertDir: opts.CertDir,
-		Cache: cache, Pull: &oci.Puller{Dir: imageCacheDir(opts.CacheDir)}, HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes,
+		Cache: cache, ImageCache: imageCacheDir(opts.CacheDir), HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: defaultMemory, Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes,
 		EgressCA: opts.EgressCA, UplinkDown: opts.Uplink == "down", MaxConnections: opts.MaxConnections, PodLog: logs.print, Board: board,
 		BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback,
 		Logf: logLines(opts.IO.ErrOut),
@@ -276,7 +279,7 @@ type source struct {
 
 // serveSource picks what to serve: prebuilt images, a project (built first
 // when stale), or the built-in demo.
-func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
+func serveSource(ctx context.Context, opts serveOptions) (source, error) {
 	var dir string
 	var err error
 	if opts.Images == "" {
@@ -321,7 +324,7 @@ func serveSource(ctx context.Context, opts ServeOptions) (source, error) {
 // projectSource builds the project in dir for serve. With --watch the
 // project is watched from before the build on, so that no edit falls
 // between the build and the watch (docs/serve.md).
-func projectSource(ctx context.Context, opts ServeOptions, dir string) (source, error) {
+func projectSource(ctx context.Context, opts serveOptions, dir string) (source, error) {
 	var w *watch.Watcher
 	if opts.Watch {
 		var err error
@@ -341,7 +344,7 @@ func projectSource(ctx context.Context, opts ServeOptions, dir string) (source, 
 }
 
 // buildProject builds the project in dir, which reads its manifests.
-func buildProject(ctx context.Context, opts ServeOptions, dir string) (source, error) {
+func buildProject(ctx context.Context, opts serveOptions, dir string) (source, error) {
 	// serve's standard output is its URLs: the build's report, size table
 	// included, goes to standard error.
 	result, err := runBuild(ctx, opts.IO, dir, false, bundler.BuildOptions{Board: opts.Board})

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testhttp"
 )
 
@@ -14,7 +13,7 @@ import (
 // of --accept-hosts, and refuses any other Host with 403 naming the flag.
 func TestServeAcceptHosts(t *testing.T) {
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{AcceptHosts: `devbox\.lan, .*\.ts\.net`})
+	c, _ := serve(t, "--accept-hosts", `devbox\.lan, .*\.ts\.net`)
 	_, port, _ := strings.Cut(strings.TrimPrefix(c.APIURL(), "http://"), ":")
 	pods := c.APIURL() + "/api/v1/namespaces/default/pods"
 	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "devbox.lan:" + port, "a.b.ts.net:" + port} {

@@ -8,8 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
@@ -17,25 +17,11 @@ import (
 // esp32 (128Ki of pod memory per node) one fits a node, and none fits the
 // control plane, where the demo's echo takes 64Ki. fill-pinned skips the
 // scheduler: its node's kubelet must refuse it.
-const fillPods = `
-apiVersion: v1
-kind: Pod
-metadata: {name: fill-1}
-spec:
-  containers: [{name: echo, image: wasm://embedded/echo, resources: {limits: {memory: 100Ki}}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: fill-2}
-spec:
-  containers: [{name: echo, image: wasm://embedded/echo, resources: {limits: {memory: 100Ki}}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: fill-3}
-spec:
-  containers: [{name: echo, image: wasm://embedded/echo, resources: {limits: {memory: 100Ki}}}]
-`
+var fillPods = testmanifest.Docs(fillPod("fill-1"), fillPod("fill-2"), fillPod("fill-3"))
+
+func fillPod(name string) string {
+	return testmanifest.Pod(name, "echo", "resources: {limits: {memory: 100Ki}}")
+}
 
 const pinnedPod = `
 apiVersion: v1
@@ -54,7 +40,7 @@ spec:
 func TestServeBoardBudgets(t *testing.T) {
 	kubectl := testenv.Tool(t, "kubectl")
 	t.Chdir(t.TempDir())
-	c, _ := testserve.Serve(t, cli.ServeOptions{Board: "esp32", Nodes: 3})
+	c, _ := testserve.Serve(t, "--board", "esp32", "--nodes", "3")
 	cacheDir := t.TempDir()
 	run := func(stdin string, args ...string) string {
 		t.Helper()

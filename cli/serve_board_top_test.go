@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/host/apis/metricsv1beta1"
 	"github.com/kube32/kube32/internal/testkit/testenv"
@@ -31,9 +30,9 @@ spec:
   containers: [{name: spin, image: wasm://embedded/spin, resources: {limits: {memory: 64Ki}}}]
 `
 
-// serveSpin runs serve --board esp32 (with the extra options of opts) on
-// an image tree that holds the spin pod, and waits for the pod to run.
-func serveSpin(t *testing.T, opts cli.ServeOptions) *host.Cluster {
+// serveSpin runs serve --board esp32 (with the extra flags of args) on an
+// image tree that holds the spin pod, and waits for the pod to run.
+func serveSpin(t *testing.T, args ...string) *host.Cluster {
 	t.Helper()
 	root := t.TempDir()
 	testenv.WriteFiles(t, root, map[string]string{
@@ -41,8 +40,7 @@ func serveSpin(t *testing.T, opts cli.ServeOptions) *host.Cluster {
 		"spin.yaml":                      spinPod,
 	})
 	t.Chdir(t.TempDir())
-	opts.Images, opts.Files, opts.Board = root, []string{filepath.Join(root, "spin.yaml")}, "esp32"
-	c, _ := serve(t, opts)
+	c, _ := serve(t, append([]string{"--images", root, "-f", filepath.Join(root, "spin.yaml"), "--board", "esp32"}, args...)...)
 	testenv.Eventually(t, "the spin pod to run", func() bool {
 		p := podNamed(c, "spin")
 		return p != nil && p.Status.Phase == corev1.PodRunning
@@ -88,7 +86,7 @@ func TestKubectlTopReportsBoardCPU(t *testing.T) {
 	// Each callback is past the default --slow-callback: not this test's
 	// subject, so the threshold is above them.
 	const slowOver = time.Second
-	c := serveSpin(t, cli.ServeOptions{SlowCallback: slowOver})
+	c := serveSpin(t, "--slow-callback", slowOver.String())
 	cacheDir := t.TempDir()
 	run := func(args ...string) string {
 		t.Helper()

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -20,7 +19,7 @@ import (
 func TestWebViewShowsBoardTime(t *testing.T) {
 	testenv.Tool(t, "chromium")
 	const slowOver = 50 * time.Millisecond
-	c := serveSpin(t, cli.ServeOptions{SlowCallback: slowOver})
+	c := serveSpin(t, "--slow-callback", slowOver.String())
 	page := openDevTools(t)
 	page.call(t, "Page.navigate", map[string]any{"url": c.APIURL() + "/ui/"})
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kube32/kube32/host"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
@@ -45,7 +44,7 @@ func TestServeWithTheJavaScriptClient(t *testing.T) {
 
 	t.Chdir(t.TempDir()) // the demo, with its pod echo
 	config := filepath.Join(t.TempDir(), "config")
-	c, _ := testserve.Serve(t, cli.ServeOptions{Kubeconfig: config, Context: "kube32", CertDir: t.TempDir()})
+	c, _ := testserve.Serve(t, "--kubeconfig", config, "--context", "kube32", "--cert-dir", t.TempDir())
 	run := exec.CommandContext(ctx, node, "client.mjs", config, "kube32")
 	run.Dir = dir
 	var stderr strings.Builder

@@ -9,7 +9,6 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
@@ -49,8 +48,8 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 		return ""
 	}
 
-	a, aOut, stopA := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
-	b, bOut, stopB := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "b"})
+	a, aOut, stopA := testserve.Start(t, "--kubeconfig", config, "--context", "a")
+	b, bOut, stopB := testserve.Start(t, "--kubeconfig", config, "--context", "b")
 	if server("a") != a.APITLSURL() || server("b") != b.APITLSURL() || a.APITLSURL() == b.APITLSURL() {
 		t.Fatalf("contexts a -> %q, b -> %q; want %q, %q", server("a"), server("b"), a.APITLSURL(), b.APITLSURL())
 	}
@@ -71,7 +70,7 @@ func TestServeContextsOfTwoClusters(t *testing.T) {
 	}
 
 	// A third serve takes context a over, saying so.
-	c, cOut, stopC := testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "a"})
+	c, cOut, stopC := testserve.Start(t, "--kubeconfig", config, "--context", "a")
 	want := "replacing context a of the serve at " + a.APITLSURL() + "; use --context to keep both"
 	if !strings.Contains(cOut.String(), want) {
 		t.Errorf("the serve replacing context a does not say %q:\n%s", want, cOut)

@@ -24,7 +24,6 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
@@ -76,7 +75,7 @@ func TestServeHTTPSWithTokenAndKubectl(t *testing.T) {
 	t.Chdir(t.TempDir())
 	config := filepath.Join(t.TempDir(), "config")
 	const token = "s3cret-token"
-	c, out := testserve.Serve(t, cli.ServeOptions{Kubeconfig: config, Context: "kube32", CertDir: t.TempDir(), Token: token})
+	c, out := testserve.Serve(t, "--kubeconfig", config, "--context", "kube32", "--cert-dir", t.TempDir(), "--token", token)
 	server, ca := kubeconfigCluster(t, config, "kube32")
 	if server != c.APITLSURL() || !strings.HasPrefix(server, "https://127.0.0.1:") || !bytes.Equal(ca, c.APICA()) {
 		t.Fatalf("context kube32 -> %s with CA of %d bytes; want %s and the cluster's CA", server, len(ca), c.APITLSURL())
@@ -137,7 +136,7 @@ func TestServeKeepsItsCertificateAndRenewsItWhenExpired(t *testing.T) {
 	t.Chdir(t.TempDir())
 	certDir, config := t.TempDir(), filepath.Join(t.TempDir(), "config")
 	start := func() (*host.Cluster, *testserve.Output, func()) {
-		return testserve.Start(t, cli.ServeOptions{Kubeconfig: config, Context: "kube32", CertDir: certDir})
+		return testserve.Start(t, "--kubeconfig", config, "--context", "kube32", "--cert-dir", certDir)
 	}
 	c, _, stop := start()
 	server, ca := kubeconfigCluster(t, config, "kube32")

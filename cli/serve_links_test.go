@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -15,13 +14,7 @@ import (
 // bundles without links, so none is followed out of it: not a bundle whose
 // directory is a link, not a directory link inside a bundle.
 func TestServeDoesNotFollowPlantedDirectoryLinksOut(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: %s", out)
-	}
-	if code, out := run(t, "build", "site"); code != 0 {
-		t.Fatalf("build: %s", out)
-	}
+	newBuiltSite(t)
 	outside := t.TempDir()
 	testenv.WriteFiles(t, outside, map[string]string{"secret.txt": "top secret", "index.html": "top secret"})
 	web := filepath.Join("site", "build", "firmware", "images", "web")
@@ -50,7 +43,7 @@ spec:
             backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: other}}
 `), 0o644)
 
-	c, _ := serve(t, cli.ServeOptions{Images: "site/build", Files: []string{"site/app.yaml", other}})
+	c, _ := serve(t, "--images", "site/build", "-f", "site/app.yaml", "-f", other)
 	for _, p := range []string{"/up/secret.txt", "/other/secret.txt", "/other/", "/other/index.html"} {
 		status, _, body := get(t, c.IngressURL()+p)
 		if status == 200 || strings.Contains(body, "top secret") {

@@ -7,8 +7,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/kube32/kube32/cli"
 )
 
 // serve builds the project and runs what the build loaded: kube32.yaml
@@ -19,7 +17,7 @@ func TestServeLoadsTheProjectOnce(t *testing.T) {
 	dir := buildEcho(t)
 	files := []string{"kube32.yaml", "echo.yaml"}
 	opens := watchOpens(t, dir, files)
-	serve(t, cli.ServeOptions{Dir: dir})
+	serve(t, dir)
 	got := opens()
 	for _, f := range files {
 		if got[f] != 1 {

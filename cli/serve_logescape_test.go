@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 )
@@ -45,7 +44,7 @@ func TestPodLogsCannotForgeLinesOrInjectControls(t *testing.T) {
 			"  containers: [{name: logs, image: wasm://embedded/logs, resources: {limits: {memory: 64Ki}}}]\n",
 	})
 	config := filepath.Join(t.TempDir(), "config")
-	c, out := serve(t, cli.ServeOptions{Dir: dir, Kubeconfig: config, Context: "logs"})
+	c, out := serve(t, dir, "--kubeconfig", config, "--context", "logs")
 
 	req, _ := http.NewRequest(http.MethodGet, c.PodURL()+"/", nil)
 	req.Header.Set("X-Kube32-Pod", "default/logs")

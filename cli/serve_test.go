@@ -17,10 +17,11 @@ import (
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
-// serve runs `kube32 serve` in-process on free ports until the test ends.
-func serve(t *testing.T, opts cli.ServeOptions) (*host.Cluster, *testserve.Output) {
+// serve runs `kube32 serve args...` in-process on free ports until the
+// test ends.
+func serve(t *testing.T, args ...string) (*host.Cluster, *testserve.Output) {
 	t.Helper()
-	return testserve.Serve(t, opts)
+	return testserve.Serve(t, args...)
 }
 
 func get(t *testing.T, url string) (int, http.Header, string) {
@@ -55,7 +56,7 @@ func postEcho(t *testing.T, c *host.Cluster, body string) map[string]string {
 // user nothing (docs/nodes.md, "The uplink").
 func TestServeWithoutProjectServesTheDemo(t *testing.T) {
 	t.Chdir(t.TempDir())
-	c, out := serve(t, cli.ServeOptions{})
+	c, out := serve(t)
 	reply := postEcho(t, c, "hi there")
 	want := map[string]string{"greeting": "hello from echo", "method": "POST", "path": "/echo/hello", "body": "hi there"}
 	for k, v := range want {
@@ -108,7 +109,7 @@ func buildEcho(t *testing.T, image ...string) string {
 func TestServeImagesWithManifest(t *testing.T) {
 	dir := buildEcho(t)
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Images: filepath.Join(dir, "build"), Files: []string{filepath.Join(dir, "echo.yaml")}})
+	c, _ := serve(t, "--images", filepath.Join(dir, "build"), "-f", filepath.Join(dir, "echo.yaml"))
 	if got := postEcho(t, c, "prebuilt")["body"]; got != "prebuilt" {
 		t.Fatalf("echo body = %q", got)
 	}
@@ -121,7 +122,7 @@ func TestServeProjectEcho(t *testing.T) {
 	for _, image := range []string{"wasm://embedded/echo", "wasm://sd/echo"} {
 		t.Run(image, func(t *testing.T) {
 			dir := buildEcho(t, image)
-			c, _ := serve(t, cli.ServeOptions{Dir: dir})
+			c, _ := serve(t, dir)
 			if got := postEcho(t, c, "")["greeting"]; got != "hello from echo" {
 				t.Fatalf("greeting = %q", got)
 			}
@@ -134,21 +135,19 @@ func TestServeRefusesBadInput(t *testing.T) {
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Service\nmetadata: {name: ok}\nspec: {ports: [{port: 80}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: web, image: nginx}]\n"), 0o644)
 	cases := []struct {
 		name string
-		opts cli.ServeOptions
+		args []string
 		want []string
 	}{
-		{"manifest", cli.ServeOptions{Files: []string{bad}}, []string{bad, "document 2", "Pod default/web", "spec.containers[0].image"}},
-		{"not a project", cli.ServeOptions{Dir: t.TempDir()}, []string{"no kube32.yaml here", "kube32 new"}},
-		{"images", cli.ServeOptions{Images: t.TempDir()}, []string{"--images", "neither firmware/ nor sd/"}},
-		{"default memory limit", cli.ServeOptions{DefaultMemoryLimit: "8 megs"}, []string{`--default-memory-limit "8 megs"`, "not a quantity"}},
-		{"default memory limit under a page", cli.ServeOptions{DefaultMemoryLimit: "1Ki"}, []string{"--default-memory-limit 1Ki", "less than one WebAssembly page"}},
+		{"manifest", []string{"-f", bad}, []string{bad, "document 2", "Pod default/web", "spec.containers[0].image"}},
+		{"not a project", []string{t.TempDir()}, []string{"no kube32.yaml here", "kube32 new"}},
+		{"images", []string{"--images", t.TempDir()}, []string{"--images", "neither firmware/ nor sd/"}},
+		{"default memory limit", []string{"--default-memory-limit", "8 megs"}, []string{`--default-memory-limit "8 megs"`, "not a quantity"}},
+		{"default memory limit under a page", []string{"--default-memory-limit", "1Ki"}, []string{"--default-memory-limit 1Ki", "less than one WebAssembly page"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
-			c.opts.IO = cli.IOStreams{Out: io.Discard, ErrOut: io.Discard}
-			c.opts.CacheDir = testserve.CacheDir
-			err := cli.RunServe(context.Background(), c.opts)
+			err := testserve.Try(t, c.args...)
 			if err == nil {
 				t.Fatal("serve accepted bad input")
 			}
@@ -164,19 +163,13 @@ func TestServeRefusesBadInput(t *testing.T) {
 // "No request can read outside the bundle": a symlink in the image tree
 // that points outside it is not followed.
 func TestServeDoesNotFollowSymlinksOutOfTheImages(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: %s", out)
-	}
-	if code, out := run(t, "build", "site"); code != 0 {
-		t.Fatalf("build: %s", out)
-	}
+	newBuiltSite(t)
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(secret, []byte("top secret"), 0o644)
 	if err := os.Symlink(secret, "site/build/firmware/images/web/site/secret.txt"); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := serve(t, cli.ServeOptions{Images: "site/build", Files: []string{"site/app.yaml"}})
+	c, _ := serve(t, "--images", "site/build", "-f", "site/app.yaml")
 	status, _, body := get(t, c.IngressURL()+"/secret.txt")
 	if status == 200 || strings.Contains(body, "top secret") {
 		t.Fatalf("GET /secret.txt through a symlink = %d %q", status, body)

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/net/websocket"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -23,12 +22,8 @@ import (
 // edited file in a new document (a marker set on the old one is gone).
 func TestServeWatchReloadsPageInChromium(t *testing.T) {
 	testenv.Tool(t, "chromium") // before the project is built
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: exit %d: %s", code, out)
-	}
-	dir, _ := filepath.Abs("site")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	dir := newSite(t)
+	c, _ := serve(t, dir, "--watch")
 
 	page := openDevTools(t)
 	page.call(t, "Network.enable", nil)

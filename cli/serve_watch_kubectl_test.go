@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -21,16 +20,9 @@ func TestServeWatchKeepsKubectlWatch(t *testing.T) {
 	testenv.Tool(t, "clang")
 	kubectl := testenv.Tool(t, "kubectl")
 	dir := filepath.Join(t.TempDir(), "live")
-	pod := func(answer string) string { return strings.Replace(watchPod, "ANSWER", answer, 1) }
-	testenv.WriteFiles(t, dir, map[string]string{
-		"kube32.yaml":        watchProject,
-		"pods/answer/main.c": pod("one"),
-		"pods/other/main.c":  pod("other"),
-		"site/index.html":    "<p>page</p>\n",
-		"app.yaml":           strings.Replace(watchManifest, "EXTRA", "", 1),
-	})
+	writeWatchProject(t, dir, "<p>page</p>\n", "")
 	config := filepath.Join(t.TempDir(), "config")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true, Kubeconfig: config, Context: "live"})
+	c, _ := serve(t, dir, "--watch", "--kubeconfig", config, "--context", "live")
 	testenv.Eventually(t, "the first answer", func() bool {
 		_, _, body := get(t, c.IngressURL()+"/api")
 		return body == "one GREETING"
@@ -80,7 +72,7 @@ func TestServeWatchKeepsKubectlWatch(t *testing.T) {
 	})
 	testenv.Eventually(t, "kubectl listing the pod", func() bool { return printed("answer 0") })
 
-	if err := os.WriteFile(filepath.Join(dir, "pods/answer/main.c"), []byte(pod("two")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "pods/answer/main.c"), []byte(watchAnswer("two")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, "the same kubectl printing the restart", func() bool { return printed("answer 1") })

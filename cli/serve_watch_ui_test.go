@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
 
@@ -21,7 +20,7 @@ func TestServeWatchSwapShowsUpdatedInTheWebView(t *testing.T) {
 	testenv.Tool(t, "chromium") // before the project is built
 	newApp(t, "c-http", "app")
 	dir, _ := filepath.Abs("app")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	c, _ := serve(t, dir, "--watch")
 
 	page := openDevTools(t)
 	page.call(t, "Page.navigate", map[string]any{"url": c.APIURL() + "/ui/"})

@@ -1,17 +1,20 @@
 package cli_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 )
@@ -56,9 +59,8 @@ window.attack = async (api) => {
 func TestPageOfAnotherSiteCannotUseServesAPI(t *testing.T) {
 	testenv.Tool(t, "chromium") // before serve starts
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{}) // the demo, without a token
-	sub := c.SubscribeChannels("test", []string{"page.topic"}, 16)
-	defer sub.Close()
+	c, _ := serve(t) // the demo, without a token
+	published := watchTopic(t, c.APIURL(), "page.topic")
 
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -127,7 +129,7 @@ func TestPageOfAnotherSiteCannotUseServesAPI(t *testing.T) {
 			t.Errorf("the page created the Pod %s", name)
 		}
 	}
-	if ms := sub.Take(); len(ms) > 0 {
+	if ms := published(); len(ms) > 0 {
 		t.Errorf("the page's channel message was published: %v", ms)
 	}
 
@@ -253,4 +255,44 @@ func (d *devTools) networkLog() string {
 		}
 	}
 	return b.String()
+}
+
+// watchTopic follows the channels' watch stream of the API at api, as a
+// worker does (docs/channels.md), until the test ends; what it returns
+// lists the messages of topic seen so far.
+func watchTopic(t *testing.T, api, topic string) func() []string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, api+abi.ChannelsPath+"?watch=true", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", req.URL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("GET %s: %d", req.URL, resp.StatusCode)
+	}
+	var mu sync.Mutex
+	var seen []string
+	go func() {
+		defer resp.Body.Close()
+		lines := bufio.NewScanner(resp.Body)
+		for lines.Scan() {
+			var m struct {
+				Topic, From string
+				Data        []byte
+			}
+			if json.Unmarshal(lines.Bytes(), &m) == nil && m.Topic == topic {
+				mu.Lock()
+				seen = append(seen, fmt.Sprintf("%q from %s", m.Data, m.From))
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }

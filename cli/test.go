@@ -14,25 +14,22 @@ import (
 	"github.com/kube32/kube32/host"
 )
 
-// TestOptions are the options of `kube32 test`.
-type TestOptions struct {
+// testOptions are the options of `kube32 test`.
+type testOptions struct {
 	// Serve is the cluster's, as serve takes them: Dir, Images, Files,
 	// Nodes, Board, Watch; its ports default to free ones.
-	Serve ServeOptions
+	Serve serveOptions
 	JUnit string // a file to write the results to as JUnit XML; "" = none
 	// Wait bounds how long sse, pod and event asserts wait for their event
 	// or state; 0 = apptest.DefaultWait.
 	Wait time.Duration
-	// Ran, when set, is called after each run with its tally (tests of
-	// --watch use it).
-	Ran func(apptest.Count)
 	// Target, when its URL is set, is a running app to test instead of a
 	// local cluster (deploytarget.go).
 	Target testTarget
 }
 
 func newTestCommand(io IOStreams) *cobra.Command {
-	opts := TestOptions{Serve: ServeOptions{IO: io}}
+	opts := testOptions{Serve: serveOptions{IO: io}}
 	cmd := &cobra.Command{
 		Use:   "test [DIR]",
 		Short: "Run the app's tests/*.hurl against the app in a local cluster",
@@ -54,7 +51,7 @@ Prints one line per request (PASS, FAIL or SKIP), then a summary, and exits
 			if err := checkTarget(cmd.Flags(), &opts.Target); err != nil {
 				return err
 			}
-			return RunTest(cmd.Context(), opts)
+			return runTest(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -71,9 +68,9 @@ Prints one line per request (PASS, FAIL or SKIP), then a summary, and exits
 	return cmd
 }
 
-// RunTest runs the project's tests once, or with Watch after every edit
+// runTest runs the project's tests once, or with Watch after every edit
 // until ctx ends.
-func RunTest(ctx context.Context, opts TestOptions) error {
+func runTest(ctx context.Context, opts testOptions) error {
 	so := opts.Serve
 	dir, err := projectDir(so.Dir, so.IO.ErrOut)
 	if errors.Is(err, bundler.ErrNoProject) {
@@ -100,7 +97,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 				fmt.Fprintf(so.IO.ErrOut, "kube32: %v\n", err)
 				return
 			}
-			_ = runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
+			_ = runTestFiles(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
 		}
 	}
 	c, src, stop, err := startCluster(ctx, so)
@@ -116,7 +113,7 @@ func RunTest(ctx context.Context, opts TestOptions) error {
 		return err
 	}
 	printPods(IOStreams{Out: so.IO.ErrOut}, c)
-	failed := runTests(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
+	failed := runTestFiles(ctx, opts, c.IngressURL(), apptest.StoreState(c), files)
 	if src.watcher == nil {
 		return failed
 	}
@@ -140,10 +137,10 @@ func loadTests(dir string) ([]*apptest.File, error) {
 	return files, nil
 }
 
-// runTests runs files against the Ingress at ingress, whose cluster state
+// runTestFiles runs files against the Ingress at ingress, whose cluster state
 // reads, prints a line per entry and a summary, writes the JUnit file, and
 // returns an error when a test failed.
-func runTests(ctx context.Context, opts TestOptions, ingress string, state apptest.State, files []*apptest.File) error {
+func runTestFiles(ctx context.Context, opts testOptions, ingress string, state apptest.State, files []*apptest.File) error {
 	out := opts.Serve.IO.Out
 	start := time.Now()
 	env := apptest.Env{Ingress: ingress, State: state, Wait: opts.Wait,
@@ -158,9 +155,6 @@ func runTests(ctx context.Context, opts TestOptions, ingress string, state appte
 		noun = "file"
 	}
 	fmt.Fprintf(out, "%s (%d %s, %s)\n", count, len(files), noun, time.Since(start).Round(time.Millisecond))
-	if opts.Ran != nil {
-		defer opts.Ran(count)
-	}
 	if opts.JUnit != "" {
 		if err := writeJUnit(opts.JUnit, results); err != nil {
 			return err

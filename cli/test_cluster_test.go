@@ -7,49 +7,20 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 )
 
 // chatProject is an app whose C pod publishes each request's body on the
 // channel topic chat, which the Ingress streams as SSE at /events.
 var chatProject = map[string]string{
 	"kube32.yaml": "name: chat\nmanifests: [app.yaml]\npods:\n  - name: chat\n    language: c\n    source: pods/chat\n",
-	"app.yaml": `apiVersion: v1
-kind: Pod
-metadata:
-  name: chat
-  labels: {app: chat}
-spec:
-  containers:
-    - name: chat
-      image: wasm://embedded/chat
-      ports: [{containerPort: 7000, name: http}]
-      resources:
-        requests: {memory: 64Ki, hardware.kube32.io/ipc: "1"}
-        limits: {memory: 64Ki}
-      securityContext:
-        capabilities: {add: ["CHANNEL_IPC"]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: chat}
-spec:
-  selector: {app: chat}
-  ports: [{name: http, port: 80, targetPort: http}]
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: chat
-  annotations:
-    kube32.io/event-stream: "/events=chat"
-spec:
-  rules:
-    - http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend: {service: {name: chat, port: {name: http}}}
-`,
+	"app.yaml": testmanifest.Docs(
+		testmanifest.Pod("chat", "chat",
+			"resources:\n  requests: {memory: 64Ki, hardware.kube32.io/ipc: \"1\"}\n  limits: {memory: 64Ki}",
+			"securityContext:\n  capabilities: {add: [CHANNEL_IPC]}"),
+		testmanifest.Service("chat"),
+		testmanifest.AnnotatedIngress("chat", map[string]string{"kube32.io/event-stream": "/events=chat"},
+			testmanifest.Path("/", testmanifest.ToService("chat")))),
 	"pods/chat/chat.c": `#include "k32.h"
 
 static uint8_t body[1024];

@@ -21,6 +21,9 @@ func newApp(t *testing.T, tmpl, name string) {
 		testenv.Tool(t, "go")
 		t.Setenv("GOPROXY", "off")
 		t.Setenv("GOFLAGS", "-mod=mod")
+	case "go-wit":
+		testenv.Tool(t, "go")
+		t.Setenv("GOPROXY", "off")
 	case "c-http":
 		testenv.Tool(t, "clang")
 	case "rust-http":

@@ -57,7 +57,7 @@ func TestTokenFromFileOrEnvIsNotInArgv(t *testing.T) {
 	const token = "argv-test-token-6f1c"
 	bin := kube32Binary(t) // from cli/, before the test leaves it
 	t.Chdir(t.TempDir())
-	c, _ := serve(t, cli.ServeOptions{Token: token})
+	c, _ := serve(t, "--token", token)
 	images := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(images, "firmware"), 0o755); err != nil {
 		t.Fatal(err)

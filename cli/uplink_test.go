@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 // TestUplinkVerb: serve --uplink down starts the uplink down, and
 // `kube32 uplink` reads and changes it; only the change is logged.
 func TestUplinkVerb(t *testing.T) {
-	c, out := testserve.Serve(t, cli.ServeOptions{Uplink: "down", Token: "uplink-token"})
+	c, out := testserve.Serve(t, "--uplink", "down", "--token", "uplink-token")
 	if c.UplinkUp() {
 		t.Fatal("serve --uplink down: the uplink is up")
 	}
@@ -44,7 +43,7 @@ func TestUplinkVerb(t *testing.T) {
 }
 
 func TestServeRefusesABadUplink(t *testing.T) {
-	err := cli.RunServe(context.Background(), cli.ServeOptions{Uplink: "sideways"})
+	err := testserve.Try(t, "--uplink", "sideways")
 	if err == nil || !strings.Contains(err.Error(), `--uplink "sideways": want up or down`) {
 		t.Errorf("serve --uplink sideways: %v", err)
 	}

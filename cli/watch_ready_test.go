@@ -6,46 +6,19 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
-const readyzManifest = `apiVersion: v1
-kind: Pod
-metadata:
-  name: answer
-  labels: {app: answer}
-spec:
-  containers:
-    - name: answer
-      image: wasm://embedded/answer
-      ports: [{containerPort: 7000, name: http}]
-      env: [{name: GREETING, value: hi}]
-      resources: {limits: {memory: 64Ki}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: answer}
-spec:
-  selector: {app: answer}
-  ports: [{name: http, port: 80, targetPort: http}]
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: live}
-spec:
-  rules:
-    - http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend: {service: {name: answer, port: {name: http}}}
-`
+var readyzManifest = testmanifest.Docs(
+	testmanifest.Pod("answer", "answer", "env: [{name: GREETING, value: hi}]", "resources: {limits: {memory: 64Ki}}"),
+	testmanifest.Service("answer"),
+	testmanifest.Ingress("live", testmanifest.Path("/", testmanifest.ToService("answer"))))
 
 // Issue 19, item 6: serve --watch watches the project before its first
 // build, so an edit saved as soon as GET /readyz answers 200 (or while the
@@ -53,7 +26,7 @@ spec:
 // Ten serves in a row, each edited 0 to 90 ms after its /readyz said ready.
 func TestServeWatchServesAnEditMadeRightAfterReadyz(t *testing.T) {
 	testenv.Tool(t, "clang")
-	pod := func(answer string) string { return strings.Replace(watchPod, "ANSWER", answer, 1) }
+	pod := watchAnswer
 	for i := range 10 {
 		dir := filepath.Join(t.TempDir(), "live")
 		testenv.WriteFiles(t, dir, map[string]string{
@@ -81,7 +54,7 @@ func TestServeWatchServesAnEditMadeRightAfterReadyz(t *testing.T) {
 			}
 			edited <- fmt.Errorf("/readyz never answered 200")
 		}()
-		c, _, stop := testserve.Start(t, cli.ServeOptions{Dir: dir, Watch: true, APIPort: apiPort})
+		c, _, stop := testserve.Start(t, dir, "--watch", "--api-port", strconv.Itoa(apiPort))
 		if err := <-edited; err != nil {
 			t.Fatalf("try %d: %v", i+1, err)
 		}

@@ -12,8 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 )
 
 const watchProject = `name: live
@@ -43,53 +43,33 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 }
 `
 
-const watchManifest = `apiVersion: v1
-kind: Pod
-metadata:
-  name: answer
-  labels: {app: answer}
-spec:
-  containers:
-    - name: answer
-      image: wasm://embedded/answer
-      ports: [{containerPort: 7000, name: http}]
-      env: [{name: GREETING, value: GREETING}]
-      resources: {limits: {memory: 64Ki}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: other}
-spec:
-  containers: [{name: other, image: wasm://embedded/other, resources: {limits: {memory: 64Ki}}}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: answer}
-spec:
-  selector: {app: answer}
-  ports: [{name: http, port: 80, targetPort: http}]
----
-apiVersion: kube32.io/v1
-kind: StaticBundle
-metadata: {name: site}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: live
-  annotations:
-    kube32.io/event-stream: "/events=kube32.reload"
-spec:
-  rules:
-    - http:
-        paths:
-          - path: /api
-            pathType: Prefix
-            backend: {service: {name: answer, port: {name: http}}}
-          - path: /
-            pathType: Prefix
-            backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}}
-EXTRA`
+// watchManifest is the project's manifests, EXTRA where more may go.
+var watchManifest = testmanifest.Docs(
+	testmanifest.Pod("answer", "answer", "env: [{name: GREETING, value: GREETING}]", "resources: {limits: {memory: 64Ki}}"),
+	"apiVersion: v1\nkind: Pod\nmetadata: {name: other}\nspec:\n  containers: [{name: other, image: wasm://embedded/other, resources: {limits: {memory: 64Ki}}}]\n",
+	testmanifest.Service("answer"),
+	testmanifest.Bundle("site", ""),
+	testmanifest.AnnotatedIngress("live", map[string]string{"kube32.io/event-stream": "/events=kube32.reload"},
+		testmanifest.Path("/api", testmanifest.ToService("answer")),
+		testmanifest.Path("/", testmanifest.ToBundle("site"))),
+) + "EXTRA"
+
+// writeWatchProject writes the watch project into dir: its pods answering
+// "one" and "other", the page, and the manifests with extra in place of
+// EXTRA.
+func writeWatchProject(t *testing.T, dir, page, extra string) {
+	t.Helper()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"kube32.yaml":        watchProject,
+		"pods/answer/main.c": watchAnswer("one"),
+		"pods/other/main.c":  watchAnswer("other"),
+		"site/index.html":    page,
+		"app.yaml":           strings.Replace(watchManifest, "EXTRA", extra, 1),
+	})
+}
+
+// watchAnswer is the watch project's pod, answering answer.
+func watchAnswer(answer string) string { return strings.Replace(watchPod, "ANSWER", answer, 1) }
 
 const extraService = `---
 apiVersion: v1
@@ -108,21 +88,14 @@ spec:
 func TestServeWatchSwapsEdits(t *testing.T) {
 	testenv.Tool(t, "clang")
 	dir := filepath.Join(t.TempDir(), "live")
-	pod := func(answer string) string { return strings.Replace(watchPod, "ANSWER", answer, 1) }
-	testenv.WriteFiles(t, dir, map[string]string{
-		"kube32.yaml":        watchProject,
-		"pods/answer/main.c": pod("one"),
-		"pods/other/main.c":  pod("other"),
-		"site/index.html":    "<p>page v1</p>\n",
-		"app.yaml":           strings.Replace(watchManifest, "EXTRA", extraService, 1),
-	})
+	writeWatchProject(t, dir, "<p>page v1</p>\n", extraService)
 	write := func(name, data string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, out := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	c, out := serve(t, dir, "--watch")
 	answers := func(want string) func() bool {
 		return func() bool { _, _, body := get(t, c.IngressURL()+"/api"); return body == want }
 	}
@@ -130,7 +103,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	reloads := followEvents(t, c.IngressURL()+"/events")
 	other := storedPod(t, c, "other").Status.ContainerStatuses[0]
 
-	write("pods/answer/main.c", pod("two"))
+	write("pods/answer/main.c", watchAnswer("two"))
 	testenv.Eventually(t, "the new module's answer", answers("two GREETING"))
 	p := storedPod(t, c, "answer")
 	if n := p.Status.ContainerStatuses[0].RestartCount; n != 1 {
@@ -143,7 +116,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 		t.Errorf("the other pod was touched: %+v, was %+v", now, other)
 	}
 
-	write("pods/answer/main.c", pod("three")+"this is not C;\n")
+	write("pods/answer/main.c", watchAnswer("three")+"this is not C;\n")
 	testenv.Eventually(t, "the compiler's error", func() bool { return strings.Contains(out.String(), "build failed") })
 	if _, _, body := get(t, c.IngressURL()+"/api"); body != "two GREETING" {
 		t.Errorf("while the build is broken /api = %q, want the last good answer", body)
@@ -151,7 +124,7 @@ func TestServeWatchSwapsEdits(t *testing.T) {
 	if !strings.Contains(out.String(), "main.c:") {
 		t.Errorf("the error does not show the compiler's diagnostic:\n%s", out)
 	}
-	write("pods/answer/main.c", pod("three"))
+	write("pods/answer/main.c", watchAnswer("three"))
 	testenv.Eventually(t, "the fixed module's answer", answers("three GREETING"))
 	if n := strings.Count(out.String(), "build failed"); n != 1 {
 		t.Errorf("the build error was printed %d times, want once:\n%s", n, out)
@@ -256,12 +229,8 @@ func hasEvent(c *host.Cluster, pod, reason, text string) bool {
 // the Ingress's kube32.reload stream, which fires when the site is edited
 // under serve --watch, and the edit is served.
 func TestStaticSiteTemplateReloadsUnderWatch(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "site", "--template", "static-site"); code != 0 {
-		t.Fatalf("new: exit %d: %s", code, out)
-	}
-	dir, _ := filepath.Abs("site")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	dir := newSite(t)
+	c, _ := serve(t, dir, "--watch")
 	_, _, page := get(t, c.IngressURL()+"/")
 	if !strings.Contains(page, `new EventSource("/kube32/reload")`) {
 		t.Fatalf("the template's page lacks the reload line:\n%s", page)
@@ -303,7 +272,7 @@ func TestServeWatchGoPod(t *testing.T) {
 		t.Fatalf("new: exit %d: %s", code, out)
 	}
 	dir, _ := filepath.Abs("gopod")
-	c, _ := serve(t, cli.ServeOptions{Dir: dir, Watch: true})
+	c, _ := serve(t, dir, "--watch")
 	if _, _, body := get(t, c.IngressURL()+"/"); !strings.HasPrefix(body, "hello from gopod\n") {
 		t.Fatalf("GET / = %q", body)
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
-	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/witgo"
 )
 
@@ -77,12 +75,7 @@ func main() {}
 // go-wit template; pod a, added with the same template, calls Service b with
 // k32_http_call through the bindings (docs/calls.md) and answers b's body.
 func TestGoWitPodsServeAndCallEachOtherThroughTheGeneratedBindings(t *testing.T) {
-	testenv.Tool(t, "go")
-	t.Setenv("GOPROXY", "off")
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "b", "--template", "go-wit"); code != 0 {
-		t.Fatalf("new: exit %d: %s", code, out)
-	}
+	newApp(t, "go-wit", "b")
 	if code, out := run(t, "add", "pod", "a", "--template", "go-wit", "--dir", "b"); code != 0 {
 		t.Fatalf("add: exit %d: %s", code, out)
 	}
@@ -119,7 +112,7 @@ func TestGoWitPodsServeAndCallEachOtherThroughTheGeneratedBindings(t *testing.T)
 		t.Errorf("the build's bindings differ from those generated from kube32 wit: %s", diff)
 	}
 
-	c, _ := serve(t, cli.ServeOptions{Dir: "b"})
+	c, _ := serve(t, "b")
 	const bBody = "hello from b\nGET /\n"
 	if status, _, body := get(t, c.IngressURL()+"/"); status != 200 || body != bBody {
 		t.Errorf("GET /: %d %q, want 200 %q", status, body, bBody)
@@ -177,12 +170,7 @@ func writeFile(t *testing.T, path, content string) {
 // for the machine, and so gopls) right after `kube32 new`, through its
 // go.mod's replace of the bindings that kube32 new writes.
 func TestGoWitTemplateWorksWithTheGoToolchain(t *testing.T) {
-	testenv.Tool(t, "go")
-	t.Setenv("GOPROXY", "off")
-	t.Chdir(t.TempDir())
-	if code, out := run(t, "new", "hello", "--template", "go-wit"); code != 0 {
-		t.Fatalf("new: exit %d: %s", code, out)
-	}
+	newApp(t, "go-wit", "hello")
 	if _, err := os.Stat(filepath.Join("hello", ".kube32", "wit", "go", "kube32", "app", "k32")); err != nil {
 		t.Fatalf("kube32 new wrote no bindings: %v", err)
 	}

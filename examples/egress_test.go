@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 	"github.com/kube32/kube32/internal/testkit/testserve"
@@ -37,7 +36,7 @@ func TestEgress(t *testing.T) {
 	}
 	other := listenHost(t, "127.0.0.1:0")
 	build(t, dir)
-	c, out := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	c, out := testserve.Serve(t, dir)
 
 	probe := func(l net.Listener) string {
 		t.Helper()

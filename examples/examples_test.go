@@ -13,7 +13,6 @@ import (
 
 	"github.com/kube32/kube32/host"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testhttp"
 	"github.com/kube32/kube32/internal/testkit/testserve"
@@ -72,7 +71,7 @@ func serveC(t *testing.T, name string) *host.Cluster {
 // and returns the cluster once it is ready.
 func serve(t *testing.T, dir string) *host.Cluster {
 	t.Helper()
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	c, _ := testserve.Serve(t, dir)
 	return c
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testhttp"
 	"github.com/kube32/kube32/internal/testkit/testserve"
@@ -18,7 +17,7 @@ func TestRustGreeterCallsCEchoAcrossNodes(t *testing.T) {
 	testenv.Tools(t, "clang", "rustc")
 	dir := copyExamples(t, "rust")
 	build(t, dir)
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir, Nodes: 2})
+	c, _ := testserve.Serve(t, dir, "--nodes", "2")
 
 	var got struct {
 		Hello      string            `json:"hello"`

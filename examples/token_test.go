@@ -7,48 +7,22 @@ import (
 	"testing"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
 // jarManifest runs the cookies test pod (internal/testkit/testpods/c/cookies.c)
 // on the control plane behind /cp and on the worker behind /w.
-const jarManifest = `apiVersion: v1
-kind: Pod
-metadata: {name: jar-cp, namespace: default, labels: {app: jar-cp}}
-spec:
-  nodeSelector: {kubernetes.io/hostname: kube32-control-plane}
-  containers: [{name: main, image: wasm://embedded/cookies}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: jar-w, namespace: default, labels: {app: jar-w}}
-spec:
-  nodeSelector: {kubernetes.io/hostname: kube32-worker-1}
-  containers: [{name: main, image: wasm://embedded/cookies}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: jar-cp, namespace: default}
-spec: {selector: {app: jar-cp}, ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: jar-w, namespace: default}
-spec: {selector: {app: jar-w}, ports: [{port: 80}]}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: jar, namespace: default}
-spec:
-  rules:
-    - http:
-        paths:
-          - {path: /cp, pathType: Prefix, backend: {service: {name: jar-cp, port: {number: 80}}}}
-          - {path: /w, pathType: Prefix, backend: {service: {name: jar-w, port: {number: 80}}}}
-`
+var jarManifest = testmanifest.Docs(
+	testmanifest.PinnedPod("default/jar-cp", "cookies", "{kubernetes.io/hostname: kube32-control-plane}"),
+	testmanifest.PinnedPod("default/jar-w", "cookies", "{kubernetes.io/hostname: kube32-worker-1}"),
+	testmanifest.Service("default/jar-cp"),
+	testmanifest.Service("default/jar-w"),
+	testmanifest.Ingress("default/jar",
+		testmanifest.Path("/cp", testmanifest.ToService("jar-cp")),
+		testmanifest.Path("/w", testmanifest.ToService("jar-w"))))
 
 // TestUITokenNeverReachesAPod is the rule of docs/ui.md, "The token", in a
 // real browser: once logged in to the web view, Chromium holds the session
@@ -69,7 +43,7 @@ func TestUITokenNeverReachesAPod(t *testing.T) {
 	}
 	testenv.Tool(t, "chromium") // before the cluster starts
 	t.Chdir(t.TempDir())
-	c, _ := testserve.Serve(t, cli.ServeOptions{Images: images, Files: []string{filepath.Join(images, "jar.yaml")}, Nodes: 2, Token: token})
+	c, _ := testserve.Serve(t, "--images", images, "-f", filepath.Join(images, "jar.yaml"), "--nodes", "2", "--token", token)
 
 	b := openBrowser(t, 1024, 768, trustingCluster(t, c))
 	b.call("Network.enable", nil)

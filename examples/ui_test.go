@@ -1,16 +1,19 @@
 package examples_test
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kube32/kube32/abi"
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/host"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testpods"
@@ -65,15 +68,23 @@ func TestUI(t *testing.T) {
 	}
 	testenv.WriteFiles(t, dir, map[string]string{"kube32.yaml": uiProject, "faults.yaml": faultsPod, "pods/faults/faults.c": string(faults)})
 	build(t, dir)
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir, Nodes: 2, Token: "ui-test-token"})
+	c, _ := testserve.Serve(t, dir, "--nodes", "2", "--token", "ui-test-token")
 
-	// The activity stream itself: a subscriber that never reads (the page
-	// and the checks below go on regardless), and one that checks what the
-	// requests below publish.
-	_, stalled := c.Activity().Subscribe()
-	defer stalled.Close()
-	_, sub := c.Activity().Subscribe()
-	defer sub.Close()
+	// The activity stream itself, as the page reads it: a viewer that
+	// never reads (the page and the checks below go on regardless), and one
+	// that checks what the requests below publish.
+	openActivity(t, c, "ui-test-token", false)
+	events := openActivity(t, c, "ui-test-token", true)
+	next := func() activityEvent {
+		t.Helper()
+		select {
+		case e := <-events:
+			return e
+		case <-time.After(time.Minute):
+			t.Fatal("no activity event within a minute")
+		}
+		return activityEvent{}
+	}
 
 	// With a token the view lives on the HTTPS port: the plain HTTP one
 	// sends the browser there.
@@ -205,11 +216,9 @@ func TestUI(t *testing.T) {
 		r.Body.Close()
 	}
 
-	// Events are typed in host/internal/activity, which this package
-	// cannot name: they are kept in a slice of the stream's own type.
-	requests, denied, msg := c.Activity().Recent()[:0], c.Activity().Recent()[:0], c.Activity().Recent()[:0]
+	var requests, denied, msg []activityEvent
 	for len(requests) == 0 || len(denied) == 0 || len(msg) == 0 {
-		e := <-sub.Events()
+		e := next()
 		switch {
 		case e.Kind == "request" && e.Path == "/echo/seen-by-the-ui":
 			requests = append(requests, e)
@@ -272,13 +281,10 @@ func TestUI(t *testing.T) {
 		return false
 	})
 	var reason string
-	for _, e := range c.Activity().Recent() {
-		if e.Denied {
+	for reason == "" {
+		if e := next(); e.Kind == "call" && e.Denied && strings.Contains(e.Target, "echo") {
 			reason = e.Reason
 		}
-	}
-	if reason == "" {
-		t.Fatal("the activity stream holds no denied call")
 	}
 	testenv.Eventually(t, "the denied call appears with its NetworkPolicy reason", func() bool {
 		return b.eval(`[...document.querySelectorAll('#calls tr.denied')].some(tr => tr.textContent.includes('default/egress-probe') && tr.textContent.includes('K32_ERR_PERM') && tr.textContent.includes(`+quoteJS(reason)+`))`) == "true"
@@ -362,4 +368,73 @@ func TestUI(t *testing.T) {
 func quoteJS(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// activityEvent is one "activity" event of the web view's stream
+// (docs/ui.md), with the fields this test reads.
+type activityEvent struct {
+	Kind    string `json:"kind"`
+	Method  string `json:"method"`
+	Path    string `json:"path"`
+	Status  int    `json:"status"`
+	Route   string `json:"route"`
+	Pod     string `json:"pod"`
+	Node    string `json:"node"`
+	From    string `json:"from"`
+	Target  string `json:"target"`
+	Result  string `json:"result"`
+	Denied  bool   `json:"denied"`
+	Reason  string `json:"reason"`
+	Topic   string `json:"topic"`
+	Size    int    `json:"size"`
+	Preview string `json:"preview"`
+}
+
+// openActivity opens the web view's event stream, GET /ui/events on the
+// HTTPS API port with token, until the test ends. With read its activity
+// events come on the channel; without, nothing of it is ever read.
+func openActivity(t *testing.T, c *host.Cluster, token string, read bool) <-chan activityEvent {
+	t.Helper()
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(c.APICA())
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.APITLSURL()+abi.UIPath+"events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", req.URL, err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d", req.URL, resp.StatusCode)
+	}
+	if !read {
+		return nil
+	}
+	events := make(chan activityEvent)
+	go func() {
+		lines := bufio.NewScanner(resp.Body)
+		event := ""
+		for lines.Scan() {
+			line := lines.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: ") && event == "activity":
+				var e activityEvent
+				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &e); err != nil {
+					t.Errorf("an activity event that is not JSON: %q", line)
+					continue
+				}
+				select {
+				case events <- e:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return events
 }

@@ -13,8 +13,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/host/internal/activity"
-	"github.com/kube32/kube32/host/internal/channel"
 	"github.com/kube32/kube32/host/internal/cluster"
 	"github.com/kube32/kube32/host/internal/store"
 	"github.com/kube32/kube32/internal/oci"
@@ -38,7 +36,7 @@ type Options struct {
 	APITLSPort                    int
 	CertDir                       string // keeps the HTTPS API's identity ("": in memory)
 	Cache                         wazero.CompilationCache
-	Pull                          *oci.Puller // nil: images kept in memory only
+	ImageCache                    string // keeps the pulled OCI images by digest (docs/oci.md); "": in memory only
 	HandlerTimeout                time.Duration
 	DefaultMemoryLimit            int64
 	Board                         *abi.Board
@@ -76,12 +74,13 @@ const ControlPlaneName = cluster.ControlPlaneName
 // MaxNodes is the largest cluster serve runs.
 const MaxNodes = cluster.MaxNodes
 
-// Start runs a cluster: its ports, its objects and its pods.
+// Start runs a cluster: its ports, its objects and its pods. The
+// cluster is not ready yet (WaitReady); ctx's StartHooks get it first.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c, err := cluster.Start(ctx, cluster.Options{
 		Images: opts.Images, Objects: opts.Objects, NodeIP: opts.NodeIP,
 		IngressPort: opts.IngressPort, PodPort: opts.PodPort, APIPort: opts.APIPort,
-		APITLSPort: opts.APITLSPort, CertDir: opts.CertDir, Cache: opts.Cache, Pull: opts.Pull,
+		APITLSPort: opts.APITLSPort, CertDir: opts.CertDir, Cache: opts.Cache, Pull: puller(opts.ImageCache),
 		HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		Board: opts.Board, BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback, Unmetered: opts.Unmetered,
 		Token: opts.Token, AcceptHosts: opts.AcceptHosts, Nodes: opts.Nodes, EgressCA: opts.EgressCA,
@@ -95,6 +94,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	out := &Cluster{c: c}
 	for _, w := range c.Workers {
 		out.workers = append(out.workers, &Worker{w: w})
+	}
+	if hook := startHooks(ctx).Cluster; hook != nil {
+		hook(out)
 	}
 	return out, nil
 }
@@ -147,7 +149,9 @@ func (c *Cluster) ImagesChanged(refs []string)         { c.c.ImagesChanged(refs)
 func (c *Cluster) BundlesChanged(names []string) error { return c.c.BundlesChanged(names) }
 
 // Pod is a pod running on the control plane.
-func (c *Cluster) Pod(namespace, name string) (*Pod, bool) { return c.c.Kubelet.Pod(namespace, name) }
+func (c *Cluster) Pod(namespace, name string) (*Pod, bool) {
+	return podOf(c.c.Kubelet.Pod(namespace, name))
+}
 
 // Caller makes in-process calls from the control plane's pods' side
 // (bench/calls).
@@ -155,16 +159,6 @@ func (c *Cluster) Caller() Caller { return callerOut{c.c.Kubelet.Caller()} }
 
 // Workers are the worker nodes started with Options.Nodes.
 func (c *Cluster) Workers() []*Worker { return c.workers }
-
-// Activity is the cluster's live record of requests, calls and channel
-// messages, which the web view streams (docs/ui.md).
-func (c *Cluster) Activity() *activity.Stream { return c.c.Activity }
-
-// SubscribeChannels follows the cluster's channel messages of topics, as
-// a page does (docs/channels.md).
-func (c *Cluster) SubscribeChannels(name string, topics []string, queueLen int) *channel.Subscription {
-	return c.c.Channels.Subscribe(name, topics, queueLen)
-}
 
 // Close stops the cluster.
 func (c *Cluster) Close() error { return c.c.Close() }
@@ -188,7 +182,7 @@ type WorkerOptions struct {
 	Kubernetes         *KubernetesOptions
 	Images             fs.FS
 	Cache              wazero.CompilationCache
-	Pull               *oci.Puller
+	ImageCache         string // as Options'
 	HandlerTimeout     time.Duration
 	DefaultMemoryLimit int64
 	Board              *abi.Board
@@ -219,7 +213,7 @@ type KubernetesOptions struct {
 func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	o := cluster.WorkerOptions{
 		Name: opts.Name, NodeIP: opts.NodeIP, PodPort: opts.PodPort, Listener: opts.Listener,
-		API: opts.API, Token: opts.Token, Images: opts.Images, Cache: opts.Cache, Pull: opts.Pull,
+		API: opts.API, Token: opts.Token, Images: opts.Images, Cache: opts.Cache, Pull: puller(opts.ImageCache),
 		HandlerTimeout: opts.HandlerTimeout, DefaultMemoryLimit: opts.DefaultMemoryLimit,
 		Board: opts.Board, BoardClock: opts.BoardClock, SlowCallback: opts.SlowCallback, Unmetered: opts.Unmetered,
 		LeaseRenewInterval: opts.LeaseRenewInterval, MaxConnections: opts.MaxConnections,
@@ -242,10 +236,17 @@ func (w *Worker) PodURL() string     { return w.w.PodURL() }
 func (w *Worker) KubeletURL() string { return w.w.KubeletURL() }
 
 // Pod is a pod running on the worker.
-func (w *Worker) Pod(namespace, name string) (*Pod, bool) { return w.w.Kubelet.Pod(namespace, name) }
+func (w *Worker) Pod(namespace, name string) (*Pod, bool) {
+	return podOf(w.w.Kubelet.Pod(namespace, name))
+}
 
 // Close stops the worker.
 func (w *Worker) Close() error { return w.w.Close() }
 
 // WorkerName is the Node name of worker i (1, 2, …).
 func WorkerName(i int) string { return cluster.WorkerName(i) }
+
+// puller pulls OCI images into dir (docs/oci.md); "" keeps them in memory
+// only. One per Start: the nodes of a cluster and its Ingress share their
+// pulls.
+func puller(dir string) *oci.Puller { return &oci.Puller{Dir: dir} }

@@ -4,7 +4,9 @@
 // points into them and promises to keep them:
 //
 //   - a cluster: Start runs a control plane (and its workers), StartWorker a
-//     node that joins one, each from its options;
+//     node that joins one, each from its options; WithStartHooks hands a
+//     program that runs a kube32 command in its own process the cluster
+//     the command started;
 //   - objects: admitted exactly as the API server admits them, their keys,
 //     the Kubernetes API over objects of its own (NewAPI); manifest files
 //     are read by host/apis/manifest;

@@ -15,7 +15,6 @@ import (
 	"github.com/kube32/kube32/host/internal/ingress"
 	"github.com/kube32/kube32/host/internal/mirror"
 	"github.com/kube32/kube32/host/internal/store"
-	"github.com/kube32/kube32/internal/oci"
 )
 
 // KubernetesIngressOptions configure StartKubernetesIngress.
@@ -24,9 +23,9 @@ type KubernetesIngressOptions struct {
 	IP     string       // listens there and publishes it in the Ingresses' status
 	Port   int          // 0 picks a free port
 	Images fs.FS        // holds firmware/images/web/<bundle>/ of the StaticBundles
-	// Pull pulls the StaticBundles that have a spec.image, as serve's
-	// Ingress does (docs/oci.md); nil: none.
-	Pull *oci.Puller
+	// ImageCache keeps the StaticBundles pulled for a spec.image, as
+	// serve's Ingress does (docs/oci.md); "": in memory only.
+	ImageCache string
 	// MaxConnections bounds the open connections (0: httplimit's default).
 	MaxConnections int
 	Logf           func(format string, args ...any)
@@ -44,7 +43,7 @@ type KubernetesIngress struct {
 
 // StartKubernetesIngress starts routing the cluster's Ingresses of class
 // kube32 on IP:Port; it answers 503 until it has listed the cluster's
-// objects (Synced).
+// objects (Synced). ctx's StartHooks get it first.
 func StartKubernetesIngress(ctx context.Context, opts KubernetesIngressOptions) (*KubernetesIngress, error) {
 	if opts.REST == nil || opts.IP == "" {
 		return nil, errors.New("kube32 ingress: a cluster and an IP are required")
@@ -59,7 +58,7 @@ func StartKubernetesIngress(ctx context.Context, opts KubernetesIngressOptions) 
 		return nil, err
 	}
 	c := ingress.New(ingress.Config{Store: s, Local: noLocalPods{}, Images: opts.Images, IP: opts.IP, Log: opts.Logf,
-		Pull: opts.Pull, PublishStatus: m.PublishStatus})
+		Pull: puller(opts.ImageCache), PublishStatus: m.PublishStatus})
 	ctx, cancel := context.WithCancel(ctx)
 	ki := &KubernetesIngress{mirror: m, addr: l.Addr().String(), cancel: cancel,
 		server: httplimit.NewConns(opts.MaxConnections).NewServer(m.Gate(c), httplimit.Limits{})}
@@ -67,6 +66,9 @@ func StartKubernetesIngress(ctx context.Context, opts KubernetesIngressOptions) 
 	ki.wg.Go(func() { m.Run(ctx) })
 	ki.wg.Go(func() { c.Run(ctx) })
 	ki.wg.Go(func() { _ = ki.server.Serve(l) })
+	if hook := startHooks(ctx).KubernetesIngress; hook != nil {
+		hook(ki)
+	}
 	return ki, nil
 }
 

@@ -12,8 +12,9 @@ import (
 	"github.com/kube32/kube32/internal/termtext"
 )
 
-// A Pod is one wasm module run under k32_app_abi, without a cluster.
-type Pod = pod.Pod
+// A Pod is one wasm module run under k32_app_abi: one NewPod made, without
+// a cluster, or one a node of a cluster runs (Cluster.Pod, Worker.Pod).
+type Pod struct{ p *pod.Pod }
 
 // PodConfig is what NewPod runs: a module with what a container of a Pod
 // gives it (docs/abi.md).
@@ -98,7 +99,7 @@ func NewPod(cfg PodConfig) *Pod {
 	if cfg.Publisher != nil {
 		c.Publisher = cfg.Publisher
 	}
-	return pod.New(c)
+	return &Pod{pod.New(c)}
 }
 
 // podLog hands a pod's lines to log (nil: nil).
@@ -150,3 +151,53 @@ const (
 	ReasonUnsupportedWasmFeature = pod.ReasonUnsupportedWasmFeature
 	ReasonModuleLimitExceeded    = pod.ReasonModuleLimitExceeded
 )
+
+// podOf is a node's pod, as host's.
+func podOf(p *pod.Pod, ok bool) (*Pod, bool) {
+	if !ok {
+		return nil, false
+	}
+	return &Pod{p}, true
+}
+
+// Start checks, compiles and instantiates the module and runs its init;
+// ctx bounds this work only. A failure is in Status too.
+func (p *Pod) Start(ctx context.Context) error { return p.p.Start(ctx) }
+
+// Stop ends the pod: a running callback is killed, sleeps and calls are
+// interrupted.
+func (p *Pod) Stop() { p.p.Stop() }
+
+// ServeHTTP runs one k32_handle callback for r.
+func (p *Pod) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.p.ServeHTTP(w, r) }
+
+// Event delivers one channel message to k32_event and returns its result;
+// an error means the message was not handled.
+func (p *Pod) Event(ctx context.Context, topic string, data []byte) (int32, error) {
+	return p.p.Event(ctx, topic, data)
+}
+
+// Logs are the last lines of the pod's log, oldest first.
+func (p *Pod) Logs() []LogLine {
+	lines := p.p.Logs()
+	out := make([]LogLine, len(lines))
+	for i, l := range lines {
+		out[i] = LogLine(l)
+	}
+	return out
+}
+
+// A PodStatus is what the kubelet would report in the Pod's status.
+type PodStatus struct {
+	Phase        string // "Pending", "Running", "Succeeded", "Failed"
+	Ready        bool
+	RestartCount int32
+	Reason       string // e.g. "MemoryLimitExceeded", "ModuleInvalid", "CrashLoopBackOff"
+	Message      string // a sentence a person can act on
+}
+
+// Status is the pod's status now.
+func (p *Pod) Status() PodStatus {
+	s := p.p.Status()
+	return PodStatus{Phase: s.Phase, Ready: s.Ready, RestartCount: s.RestartCount, Reason: s.Reason, Message: s.Message}
+}

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/cli"
 )
 
 // measureClock runs `serve --board B --board-clock` with the CPU-heavy
@@ -20,21 +16,11 @@ import (
 // time, each for its board time, so the rate is 1 / the mean board time
 // that the answers report in Server-Timing.
 func measureClock(o options, images string, rounds int) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cacheDir, err := os.MkdirTemp("", "kube32-bench-cache")
+	c, stop, err := load.ServeFresh("--images", images, "-f", spinManifest(), "--board", o.board, "--board-clock")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(cacheDir)
-	c, err := load.Serve(ctx, cli.ServeOptions{
-		IO:     cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Images: images, Files: []string{spinManifest()}, CacheDir: cacheDir,
-		Board: o.board, BoardClock: true,
-	})
-	if err != nil {
-		return err
-	}
+	defer stop()
 	url := fmt.Sprintf("%s/spin?n=%d", c.IngressURL(), rounds)
 	client := load.Client(o.clients)
 	defer client.CloseIdleConnections()

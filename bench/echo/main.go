@@ -9,7 +9,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/bench/internal/report"
-	"github.com/kube32/kube32/cli"
 )
 
 // The profiles -cpuprofile and -memprofile ask for.
@@ -40,21 +38,11 @@ func main() {
 }
 
 func run(duration time.Duration, concurrency int) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cacheDir, err := os.MkdirTemp("", "kube32-bench-cache")
+	c, stop, err := load.ServeFresh() // no project: the built-in demo, whose echo is examples/echo
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(cacheDir)
-	c, err := load.Serve(ctx, cli.ServeOptions{
-		IO:       cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Dir:      "", // no project: the built-in demo, whose echo is examples/echo
-		CacheDir: cacheDir,
-	})
-	if err != nil {
-		return err
-	}
+	defer stop()
 
 	plain, err := startPlainEcho()
 	if err != nil {

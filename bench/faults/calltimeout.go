@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/kube32/kube32/host"
 
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/compile"
 	"github.com/kube32/kube32/internal/testkit/testpods"
 )
 
@@ -54,16 +50,7 @@ func runCallTimeout(s *server) []row {
 // startSleeper builds the sleeper pod into the image tree and runs it on
 // the control plane behind the Service sleeper.
 func (s *server) startSleeper() error {
-	src := filepath.Join(s.images, "src", "sleeper")
-	if err := copyFile(filepath.Join(testpods.Dir, "sleeper.c"), filepath.Join(src, "sleeper.c")); err != nil {
-		return err
-	}
-	m, err := compile.Compile(context.Background(), compile.Job{Name: "sleeper", Language: "c", SourceDir: src,
-		CacheDir: filepath.Join(s.images, "cache"), CFlags: []string{"-Wl,--initial-memory=65536"}})
-	if err != nil {
-		return fmt.Errorf("building sleeper: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(s.images, "firmware", "images", "wasm", "sleeper.wasm"), m.Wasm, 0o644); err != nil {
+	if err := buildCPod(s.images, "sleeper", "sleeper.c"); err != nil {
 		return err
 	}
 	for _, o := range []manifest.Object{benchPod("sleeper", "sleeper", host.ControlPlaneName), service("sleeper", 7000)} {

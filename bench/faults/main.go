@@ -147,24 +147,39 @@ func buildPods(images string) error {
 	if err := os.MkdirAll(wasmDir, 0o755); err != nil {
 		return err
 	}
-	for name, source := range map[string]string{"faults": "faults.c", "flood": "logflood.c", "relay": "relay.c", "membomb": "", "respflood": "respflood.c"} {
-		job := compile.Job{Name: name, Language: "go", SourceDir: filepath.Join(testpods.GoDir, name), CacheDir: filepath.Join(images, "cache")}
-		if source != "" { // one fixture of the shared folder
-			job.Language, job.SourceDir = "c", filepath.Join(images, "src", name)
-			job.CFlags = []string{"-Wl,--initial-memory=65536"}
-			if err := copyFile(filepath.Join(testpods.Dir, source), filepath.Join(job.SourceDir, source)); err != nil {
-				return err
-			}
-		}
-		m, err := compile.Compile(context.Background(), job)
-		if err != nil {
-			return fmt.Errorf("building %s: %w", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(wasmDir, name+".wasm"), m.Wasm, 0o644); err != nil {
+	for name, source := range map[string]string{"faults": "faults.c", "flood": "logflood.c", "relay": "relay.c", "respflood": "respflood.c"} {
+		if err := buildCPod(images, name, source); err != nil {
 			return err
 		}
 	}
-	return nil
+	m, err := compile.Compile(context.Background(), compile.Job{Name: "membomb", Language: "go",
+		SourceDir: filepath.Join(testpods.GoDir, "membomb"), CacheDir: filepath.Join(images, "cache")})
+	if err != nil {
+		return fmt.Errorf("building membomb: %w", err)
+	}
+	return os.WriteFile(filepath.Join(wasmDir, "membomb.wasm"), m.Wasm, 0o644)
+}
+
+// buildCPod compiles source, a C test pod of internal/testkit/testpods/c,
+// with the headers of its folder, as kube32 build compiles a project's pod,
+// into the image tree at images as name.wasm.
+func buildCPod(images, name, source string) error {
+	src := filepath.Join(images, "src", name)
+	headers, err := filepath.Glob(filepath.Join(testpods.Dir, "*.h"))
+	if err != nil {
+		return err
+	}
+	for _, f := range append(headers, filepath.Join(testpods.Dir, source)) {
+		if err := copyFile(f, filepath.Join(src, filepath.Base(f))); err != nil {
+			return err
+		}
+	}
+	m, err := compile.Compile(context.Background(), compile.Job{Name: name, Language: "c", SourceDir: src,
+		CacheDir: filepath.Join(images, "cache"), CFlags: []string{"-Wl,--initial-memory=65536"}})
+	if err != nil {
+		return fmt.Errorf("building %s: %w", name, err)
+	}
+	return os.WriteFile(filepath.Join(images, "firmware", "images", "wasm", name+".wasm"), m.Wasm, 0o644)
 }
 
 func benchPod(name, image, node string) manifest.Object {

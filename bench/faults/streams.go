@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kube32/kube32/abi"
@@ -110,31 +111,24 @@ func (f *streamFlood) open(n int, from func(int) string) int {
 	for i := range n {
 		addrs[from(i)] = true
 	}
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				status, c, err := openStream(from(i), u.Host)
-				f.mu.Lock()
-				if c != nil {
-					f.conns = append(f.conns, c)
-				}
-				if err != nil && f.err == nil {
-					f.err = fmt.Errorf("event stream %d from %s: %w", i, from(i), err)
-				}
-				f.statuses[status]++
-				f.mu.Unlock()
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(32) // streams opening at once
 	for i := range n {
-		work <- i
+		g.Go(func() error {
+			status, c, err := openStream(from(i), u.Host)
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if c != nil {
+				f.conns = append(f.conns, c)
+			}
+			if err != nil && f.err == nil {
+				f.err = fmt.Errorf("event stream %d from %s: %w", i, from(i), err)
+			}
+			f.statuses[status]++
+			return nil
+		})
 	}
-	close(work)
-	wg.Wait()
+	g.Wait()
 	return len(addrs)
 }
 

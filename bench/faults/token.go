@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -19,8 +18,6 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/host/apis/manifest"
-	"github.com/kube32/kube32/internal/compile"
-	"github.com/kube32/kube32/internal/testkit/testpods"
 
 	networkingv1 "k8s.io/api/networking/v1"
 )
@@ -39,7 +36,7 @@ const floodFor = 2 * time.Second
 // and trying to set it; then floods of wrong bearer tokens and logins.
 func runToken(s *server) []row {
 	const fault = "token"
-	if err := buildCookiesPod(s.images); err != nil {
+	if err := buildCPod(s.images, "cookies", "cookies.c"); err != nil {
 		return failed(fault, err)
 	}
 	var authLines atomic.Int64
@@ -156,22 +153,6 @@ func status(resp *http.Response, err error) int {
 func clientFrom(ip string) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}}
-}
-
-// buildCookiesPod compiles cookies.c into the image tree as cookies.wasm.
-func buildCookiesPod(images string) error {
-	src := filepath.Join(images, "src", "cookies")
-	for _, f := range []string{"cookies.c", "k32test.h"} {
-		if err := copyFile(filepath.Join(testpods.Dir, f), filepath.Join(src, f)); err != nil {
-			return err
-		}
-	}
-	m, err := compile.Compile(context.Background(), compile.Job{Name: "cookies", Language: "c", SourceDir: src,
-		CacheDir: filepath.Join(images, "cache"), CFlags: []string{"-Wl,--initial-memory=65536"}})
-	if err != nil {
-		return fmt.Errorf("building cookies: %w", err)
-	}
-	return os.WriteFile(filepath.Join(images, "firmware", "images", "wasm", "cookies.wasm"), m.Wasm, 0o644)
 }
 
 // trustCA is a TLS configuration that trusts the CA certificate ca (PEM).

@@ -1,7 +1,7 @@
 // Command scale measures how `kube32 serve` starts with many pods: N
 // one-page C pods (resources.limits.memory 64Ki, one module shared by all),
 // for N = 200 and N = 2000, each N in a fresh child process running serve
-// in-process. It prints the time from RunServe to ready (what GET /readyz
+// in-process. It prints the time from the start of serve to ready (what GET /readyz
 // answers, which waits for every pod to be Running), the process's CPU
 // time (user and system) by then, its RSS (VmRSS) at that moment, and the
 // host memory each further pod costs, (RSS(2000) − RSS(200)) / 1800, also
@@ -328,13 +328,9 @@ func childServe(dir string, n int, profile, memProfile string) error {
 		}
 	}
 	start := time.Now()
-	c, err := load.Serve(ctx, cli.ServeOptions{
-		IO:       cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard},
-		Images:   os.Getenv("KUBE32_BENCH_IMAGES"),
-		Files:    []string{filepath.Join(dir, "pods.yaml")},
-		CacheDir: os.Getenv("KUBE32_BENCH_CACHE"),
-		// Ports of 0: free ones, so that runs never collide.
-	})
+	// load.Serve picks free ports, so that runs never collide.
+	c, _, err := load.Serve(ctx, cli.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard}, os.Getenv("KUBE32_BENCH_CACHE"),
+		"--images", os.Getenv("KUBE32_BENCH_IMAGES"), "-f", filepath.Join(dir, "pods.yaml"))
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func run(duration time.Duration, concurrency, rounds int, nginxPath, wrkPath str
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := load.Serve(ctx, cli.ServeOptions{IO: quiet(), Dir: proj, CacheDir: filepath.Join(tmp, "cache")})
+	c, _, err := load.Serve(ctx, quiet(), filepath.Join(tmp, "cache"), proj)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/kube32/kube32/host"
 
+	"github.com/kube32/kube32/bench/internal/load"
 	"github.com/kube32/kube32/bench/internal/report"
 	"github.com/kube32/kube32/cli"
 )
@@ -202,7 +202,7 @@ func (b *bench) byHand(p project, edits int) ([]time.Duration, error) {
 type served struct {
 	c      *host.Cluster
 	cancel context.CancelFunc
-	done   chan error
+	done   <-chan int
 	err    error
 	ended  bool
 }
@@ -211,32 +211,25 @@ type served struct {
 // the cluster is ready (what /readyz reports).
 func (b *bench) serve(dir string, watch bool) (*served, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &served{cancel: cancel, done: make(chan error, 1)}
-	ready := make(chan *host.Cluster, 1)
-	go func() {
-		s.done <- cli.RunServe(ctx, cli.ServeOptions{
-			IO:  cli.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: b.log},
-			Dir: dir, CacheDir: b.cacheDir, Watch: watch,
-			Serving: func(c *host.Cluster) { ready <- c },
-		})
-	}()
-	select {
-	case s.c = <-ready:
-		return s, nil
-	case err := <-s.done:
-		cancel()
-		if err == nil {
-			err = errors.New("ended before it was ready")
-		}
-		return nil, fmt.Errorf("kube32 serve: %v", err)
+	args := []string{dir}
+	if watch {
+		args = append(args, "--watch")
 	}
+	c, done, err := load.Serve(ctx, cli.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: b.log}, b.cacheDir, args...)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &served{c: c, cancel: cancel, done: done}, nil
 }
 
 // stop ends the serve and waits until it has let go of its ports.
 func (s *served) stop() error {
 	if !s.ended {
 		s.cancel()
-		s.err = <-s.done
+		if code := <-s.done; code != 0 {
+			s.err = fmt.Errorf("kube32 serve exited with %d", code)
+		}
 		s.ended = true
 	}
 	return s.err

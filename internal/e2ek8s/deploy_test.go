@@ -22,6 +22,7 @@ import (
 
 	"github.com/kube32/kube32/abi"
 	"github.com/kube32/kube32/internal/testkit/testenv"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testregistry"
 )
 
@@ -30,7 +31,7 @@ import (
 // (echo, two replicas by its annotation) through its Service, a
 // NetworkPolicy that lets the greeter call echo and nothing else, a
 // StaticBundle and one Ingress for all three.
-const shopManifests = `apiVersion: v1
+var shopManifests = testmanifest.Docs(`apiVersion: v1
 kind: Pod
 metadata:
   name: echo
@@ -44,61 +45,26 @@ spec:
     ports: [{containerPort: 7000, name: http}]
     env: [{name: GREETING, value: hello from echo}]
     resources: {limits: {memory: 64Ki}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: echo, namespace: default}
-spec:
-  selector: {app: echo}
-  ports: [{name: http, port: 80, targetPort: http}]
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: greeter
-  namespace: default
-  labels: {app: greeter}
-spec:
-  containers:
-  - name: greeter
-    image: wasm://embedded/greeter
-    ports: [{containerPort: 7000, name: http}]
-    env:
-    - name: NODE_NAME
-      valueFrom: {fieldRef: {fieldPath: spec.nodeName}}
-    resources: {limits: {memory: 64Ki}}
-    securityContext: {capabilities: {add: [SERVICE_CALL]}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: greeter, namespace: default}
-spec:
-  selector: {app: greeter}
-  ports: [{name: http, port: 80, targetPort: http}]
----
-apiVersion: networking.k8s.io/v1
+`,
+	testmanifest.Service("default/echo"),
+	testmanifest.Pod("default/greeter", "greeter",
+		"env:\n- name: NODE_NAME\n  valueFrom: {fieldRef: {fieldPath: spec.nodeName}}",
+		"resources: {limits: {memory: 64Ki}}",
+		"securityContext: {capabilities: {add: [SERVICE_CALL]}}"),
+	testmanifest.Service("default/greeter"),
+	`apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata: {name: greeter-calls-echo, namespace: default}
 spec:
   podSelector: {matchLabels: {app: greeter}}
   policyTypes: [Egress]
   egress: [{to: [{podSelector: {matchLabels: {app: echo}}}]}]
----
-apiVersion: kube32.io/v1
-kind: StaticBundle
-metadata: {name: site, namespace: default}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: shop, namespace: default}
-spec:
-  rules:
-  - http:
-      paths:
-      - {path: /greet, pathType: Prefix, backend: {service: {name: greeter, port: {name: http}}}}
-      - {path: /echo, pathType: Prefix, backend: {service: {name: echo, port: {name: http}}}}
-      - {path: /site, pathType: Prefix, backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: site}}}
-`
+`,
+	testmanifest.Bundle("default/site", ""),
+	testmanifest.Ingress("default/shop",
+		testmanifest.Path("/greet", testmanifest.ToService("greeter")),
+		testmanifest.Path("/echo", testmanifest.ToService("echo")),
+		testmanifest.Path("/site", testmanifest.ToBundle("site"))))
 
 // shopTests are the project's own tests, which pass under kube32 test.
 const shopTests = `# The greeter (Rust) calls echo (C) through its Service, which the

@@ -12,45 +12,106 @@ import (
 	"testing"
 )
 
-// The facades are sealed (docs/design.md, "The public surface"): a name of
-// host or bundler that aliases an internal type must not hand out that
-// type's fields, which would make every field of the runtime part of the
-// promise. Such a type is the facade's own, with unexported fields and the
-// methods callers need.
-func TestFacadeAliasesExposeNoFields(t *testing.T) {
+// The facades are sealed (docs/design.md, "The public surface"): no name
+// of host or bundler is an alias of a type of an internal package, and
+// nothing they export (a function's or a method's parameters and results,
+// a field of an exported struct, an interface's methods, a variable or a
+// constant) names such a type, which would make the runtime's insides
+// part of the promise, and which no other module could even name. Their
+// types are their own, with unexported fields and the methods callers
+// need.
+func TestFacadesExposeNoInternalType(t *testing.T) {
 	for _, facade := range []string{"host", "bundler"} {
 		scope := importFacade(t, facade).Scope()
-		aliases := 0
+		w := internalTypes{facade: module + "/" + facade, seen: map[types.Type]bool{}}
 		for _, name := range scope.Names() {
-			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || !tn.Exported() || !tn.IsAlias() {
+			obj := scope.Lookup(name)
+			if !obj.Exported() {
 				continue
 			}
-			aliases++
-			if field := exportedField(tn.Type()); field != "" {
-				t.Errorf("%s.%s is an alias of %s, whose field %s is exported", facade, name, types.Unalias(tn.Type()), field)
+			if tn, ok := obj.(*types.TypeName); ok && tn.IsAlias() && isInternal(types.Unalias(tn.Type())) {
+				t.Errorf("%s.%s is an alias of %s", facade, name, types.Unalias(tn.Type()))
+				continue
 			}
+			w.walk(facade+"."+name, obj.Type())
 		}
-		t.Logf("%s: %d aliases checked", facade, aliases)
+		for _, leak := range w.found {
+			t.Errorf("%s", leak)
+		}
 	}
 }
 
-// exportedField names an exported field of typ (or of what it points to),
-// "" when it has none.
-func exportedField(typ types.Type) string {
-	if p, ok := types.Unalias(typ).(*types.Pointer); ok {
-		typ = p.Elem()
+// internalTypes finds the types of internal packages that the exported
+// names of a facade reach: through their signatures, their exported fields
+// and the exported methods of the facade's own types; each is named once,
+// where it is first reached.
+type internalTypes struct {
+	facade string
+	seen   map[types.Type]bool
+	found  []string
+}
+
+func (w *internalTypes) walk(where string, typ types.Type) {
+	if w.seen[typ] {
+		return
 	}
-	s, ok := typ.Underlying().(*types.Struct)
-	if !ok {
-		return ""
-	}
-	for i := range s.NumFields() {
-		if f := s.Field(i); f.Exported() {
-			return f.Name()
+	w.seen[typ] = true
+	switch x := typ.(type) {
+	case *types.Alias:
+		w.walk(where, types.Unalias(x))
+	case *types.Named:
+		if isInternal(x) {
+			w.found = append(w.found, where+" names "+x.String())
+			return
+		}
+		if p := x.Obj().Pkg(); p == nil || p.Path() != w.facade {
+			return // another package's type is that package's promise
+		}
+		for i := range x.NumMethods() {
+			if m := x.Method(i); m.Exported() {
+				w.walk(where+"."+m.Name(), m.Type())
+			}
+		}
+		w.walk(where, x.Underlying())
+	case *types.Pointer:
+		w.walk(where, x.Elem())
+	case *types.Slice:
+		w.walk(where, x.Elem())
+	case *types.Array:
+		w.walk(where, x.Elem())
+	case *types.Chan:
+		w.walk(where, x.Elem())
+	case *types.Map:
+		w.walk(where, x.Key())
+		w.walk(where, x.Elem())
+	case *types.Signature:
+		for _, vars := range []*types.Tuple{x.Params(), x.Results()} {
+			for i := range vars.Len() {
+				w.walk(where, vars.At(i).Type())
+			}
+		}
+	case *types.Struct:
+		for i := range x.NumFields() {
+			if f := x.Field(i); f.Exported() {
+				w.walk(where+"."+f.Name(), f.Type())
+			}
+		}
+	case *types.Interface:
+		for i := range x.NumMethods() {
+			w.walk(where+"."+x.Method(i).Name(), x.Method(i).Type())
 		}
 	}
-	return ""
+}
+
+// isInternal reports whether typ is a named type of an internal package
+// of this module.
+func isInternal(typ types.Type) bool {
+	n, ok := typ.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	path := n.Obj().Pkg().Path()
+	return strings.HasPrefix(path, module+"/") && (strings.Contains(path, "/internal/") || strings.HasSuffix(path, "/internal"))
 }
 
 // importFacade reads a facade's types from the compiler's export data,

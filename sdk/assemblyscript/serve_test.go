@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/internal/testkit/testasc"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testhttp"
+	"github.com/kube32/kube32/internal/testkit/testmanifest"
 	"github.com/kube32/kube32/internal/testkit/testserve"
 )
 
@@ -68,31 +68,12 @@ export function k32_handle(): i32 {
   return serve(handle);
 }
 `,
-	"app.yaml": pod("caller", "caller", "SERVICE_CALL") + pod("pong", "pong", "") + pod("secret", "pong", "") +
-		service("caller") + service("pong") + service("secret") + `---
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: calls
-spec:
-  rules:
-    - http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend:
-              service:
-                name: caller
-                port:
-                  number: 80
-          - path: /pong
-            pathType: Prefix
-            backend:
-              service:
-                name: pong
-                port:
-                  number: 80
----
+	"app.yaml": testmanifest.Docs(
+		testmanifest.Pod("caller", "caller", podLimit, "securityContext: {capabilities: {add: [SERVICE_CALL]}}"),
+		testmanifest.Pod("pong", "pong", podLimit),
+		testmanifest.Pod("secret", "pong", podLimit),
+		testmanifest.Service("caller"), testmanifest.Service("pong"), testmanifest.Service("secret"),
+		testmanifest.Ingress("calls", testmanifest.Path("/", testmanifest.ToService("caller")), testmanifest.Path("/pong", testmanifest.ToService("pong")))) + `---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata:
@@ -110,43 +91,8 @@ spec:
 `,
 }
 
-func pod(name, image, capability string) string {
-	sec := ""
-	if capability != "" {
-		sec = "\n      securityContext:\n        capabilities:\n          add: [" + capability + "]"
-	}
-	return `---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ` + name + `
-  labels:
-    app: ` + name + `
-spec:
-  containers:
-    - name: ` + name + `
-      image: wasm://embedded/` + image + `
-      ports:
-        - containerPort: 7000
-      resources:
-        limits:
-          memory: 64Ki` + sec + "\n"
-}
-
-func service(name string) string {
-	return `---
-apiVersion: v1
-kind: Service
-metadata:
-  name: ` + name + `
-spec:
-  selector:
-    app: ` + name + `
-  ports:
-    - port: 80
-      targetPort: 7000
-`
-}
+// podLimit is the memory limit of the project's pods.
+const podLimit = "resources: {limits: {memory: 64Ki}}"
 
 // serveProject builds the project with the real asc and serves it.
 func serveProject(t *testing.T) (ingress string, out *testserve.Output) {
@@ -158,7 +104,7 @@ func serveProject(t *testing.T) (ingress string, out *testserve.Output) {
 	if code, out := testserve.Run(t, "build", dir); code != 0 {
 		t.Fatalf("build: exit %d:\n%s", code, out)
 	}
-	c, o := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	c, o := testserve.Serve(t, dir)
 	return c.IngressURL(), o
 }
 

@@ -32,30 +32,12 @@ func AssemblyScriptSys() ([]byte, error) {
 // negative result is a K32_ERR_* code.
 
 `)
-	for _, e := range abi.Errors {
-		b.WriteString(asDoc("", e.Name+extMark(e.Ext)+": "+e.Doc))
-		fmt.Fprintf(&b, "export const %s: i32 = %d;\n", e.Name, int32(e.Code))
-	}
-	b.WriteString("\n")
-	for _, l := range logLevels {
-		b.WriteString(asDoc("", "Level of k32_log."))
-		fmt.Fprintf(&b, "export const %s: i32 = %d;\n", l.Name, l.Value)
-	}
-	for _, f := range abi.Functions {
-		decl, err := asDecl(f)
-		if err != nil {
-			return nil, err
-		}
-		text := f.Name + extMark(f.Ext) + ": " + f.Doc
-		if f.Capability != abi.NoCapability {
-			text += " Needs capability " + string(f.Capability) + "; without it the call returns K32_ERR_PERM."
-		}
-		b.WriteString("\n")
-		b.WriteString(asDoc("", text))
-		// The decorator is AssemblyScript's; TypeScript's language service
-		// would flag it on a declaration.
-		fmt.Fprintf(&b, "// @ts-ignore: decorator\n@external(%q, %q)\n", abi.Module, f.Name)
-		b.WriteString(decl + ";\n")
+	writeConstants(&b, asDoc, "export const %s: i32 = %d;\n")
+	// The decorator is AssemblyScript's; TypeScript's language service
+	// would flag it on a declaration.
+	err := writeFunctions(&b, functionStyle{decl: asDecl, doc: asDoc, attr: "// @ts-ignore: decorator\n@external(%q, %q)\n", blankFirst: true})
+	if err != nil {
+		return nil, err
 	}
 	return []byte(b.String()), nil
 }
@@ -70,33 +52,17 @@ func asDecl(f abi.Function) (string, error) {
 		}
 		params = append(params, p.Name+": "+t)
 	}
-	result := "void"
-	switch len(f.Results) {
-	case 0:
-	case 1:
-		t, ok := asTypes[f.Results[0]]
-		if !ok {
-			return "", fmt.Errorf("%s: result type %q has no AssemblyScript type", f.Name, f.Results[0])
-		}
-		result = t
-	default:
-		return "", fmt.Errorf("%s: %d results; AssemblyScript functions return at most one", f.Name, len(f.Results))
+	result, err := resultType(f, asTypes, "AssemblyScript")
+	if err != nil {
+		return "", err
+	}
+	if result == "" {
+		result = "void"
 	}
 	return "export declare function " + f.Name + "(" + strings.Join(params, ", ") + "): " + result, nil
 }
 
 // asDoc renders text as a /** */ doc comment wrapped to 80 columns.
 func asDoc(indent, text string) string {
-	text = strings.ReplaceAll(text, "*/", "* /")
-	lines := wrap(text, 80-len(indent)-3)
-	if len(lines) == 1 && len(indent)+len(lines[0])+7 <= 80 {
-		return indent + "/** " + lines[0] + " */\n"
-	}
-	var b strings.Builder
-	b.WriteString(indent + "/**\n")
-	for _, l := range lines {
-		b.WriteString(indent + " * " + l + "\n")
-	}
-	b.WriteString(indent + " */\n")
-	return b.String()
+	return blockComment(indent, "/**", text)
 }

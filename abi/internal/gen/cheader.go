@@ -58,19 +58,9 @@ extern "C" {
 	}
 
 	b.WriteString("\n/* Host functions, imported from module \"k32\". */\n")
-	for _, f := range abi.Functions {
-		decl, err := cDecl(f)
-		if err != nil {
-			return nil, err
-		}
-		text := f.Name + extMark(f.Ext) + ": " + f.Doc
-		if f.Capability != abi.NoCapability {
-			text += " Needs capability " + string(f.Capability) + "; without it the call returns K32_ERR_PERM."
-		}
-		b.WriteString("\n")
-		b.WriteString(cComment("", text))
-		fmt.Fprintf(&b, "__attribute__((import_module(%q), import_name(%q)))\n", abi.Module, f.Name)
-		b.WriteString(decl + ";\n")
+	err := writeFunctions(&b, functionStyle{decl: cDecl, doc: cComment, attr: "__attribute__((import_module(%q), import_name(%q)))\n", blankFirst: true})
+	if err != nil {
+		return nil, err
 	}
 
 	b.WriteString(`
@@ -150,13 +140,20 @@ func cDecl(f abi.Function) (string, error) {
 // cComment renders text as a C comment wrapped to 80 columns.
 func cComment(indent, text string) string {
 	// Neither may appear inside a C comment ("/*" warns with -Wcomment).
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "*/", "* /"), "/*", "/ *")
+	return blockComment(indent, "/*", strings.ReplaceAll(text, "/*", "/ *"))
+}
+
+// blockComment renders text as a comment that open ("/*" or "/**") starts
+// and "*/" ends, wrapped to 80 columns: on one line when it fits, else
+// with each line starting " * ".
+func blockComment(indent, open, text string) string {
+	text = strings.ReplaceAll(text, "*/", "* /")
 	lines := wrap(text, 80-len(indent)-3)
-	if len(lines) == 1 && len(lines[0])+len(indent)+6 <= 80 {
-		return indent + "/* " + lines[0] + " */\n"
+	if len(lines) == 1 && len(indent)+len(open)+1+len(lines[0])+3 <= 80 {
+		return indent + open + " " + lines[0] + " */\n"
 	}
 	var b strings.Builder
-	b.WriteString(indent + "/*\n")
+	b.WriteString(indent + open + "\n")
 	for _, l := range lines {
 		b.WriteString(indent + " * " + l + "\n")
 	}

@@ -50,30 +50,10 @@ func RustSys() ([]byte, error) {
 //! length; a negative result is a K32_ERR_* code.
 
 `)
-	for _, e := range abi.Errors {
-		b.WriteString(rustDoc("", e.Name+extMark(e.Ext)+": "+e.Doc))
-		fmt.Fprintf(&b, "pub const %s: i32 = %d;\n", e.Name, int32(e.Code))
-	}
-	b.WriteString("\n")
-	for _, l := range logLevels {
-		b.WriteString(rustDoc("", "Level of k32_log."))
-		fmt.Fprintf(&b, "pub const %s: i32 = %d;\n", l.Name, l.Value)
-	}
+	writeConstants(&b, rustDoc, "pub const %s: i32 = %d;\n")
 	fmt.Fprintf(&b, "\n#[link(wasm_import_module = %q)]\nextern \"C\" {\n", abi.Module)
-	for i, f := range abi.Functions {
-		decl, err := rustDecl(f)
-		if err != nil {
-			return nil, err
-		}
-		text := f.Name + extMark(f.Ext) + ": " + f.Doc
-		if f.Capability != abi.NoCapability {
-			text += " Needs capability " + string(f.Capability) + "; without it the call returns K32_ERR_PERM."
-		}
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(rustDoc("    ", text))
-		b.WriteString("    " + decl + ";\n")
+	if err := writeFunctions(&b, functionStyle{decl: rustDecl, doc: rustDoc, indent: "    "}); err != nil {
+		return nil, err
 	}
 	b.WriteString("}\n")
 	return []byte(b.String()), nil
@@ -96,16 +76,12 @@ func rustDecl(f abi.Function) (string, error) {
 		params = append(params, p.Name+": "+t)
 	}
 	decl := "pub fn " + f.Name + "(" + strings.Join(params, ", ") + ")"
-	switch len(f.Results) {
-	case 0:
-	case 1:
-		t, ok := rustScalarTypes[f.Results[0]]
-		if !ok {
-			return "", fmt.Errorf("%s: result type %q has no Rust type", f.Name, f.Results[0])
-		}
-		decl += " -> " + t
-	default:
-		return "", fmt.Errorf("%s: %d results; Rust functions return at most one", f.Name, len(f.Results))
+	result, err := resultType(f, rustScalarTypes, "Rust")
+	if err != nil {
+		return "", err
+	}
+	if result != "" {
+		decl += " -> " + result
 	}
 	return decl, nil
 }

@@ -31,6 +31,18 @@ func oneImageProject(t *testing.T, resources ...string) string {
 	return dir
 }
 
+// oneProblem builds oneImageProject(resources...) for board, which must not
+// fit it, for one reason: it returns the build and that problem.
+func oneProblem(t *testing.T, board string, resources ...string) (*Result, string) {
+	t.Helper()
+	res, err := Build(context.Background(), oneImageProject(t, resources...), Options{Board: board})
+	ferr := fitError(t, err)
+	if len(ferr.Problems) != 1 {
+		t.Fatalf("problems %q, want one", ferr.Problems)
+	}
+	return res, ferr.Problems[0]
+}
+
 // Issue 30, item 5: the fit report counts every Pod object that runs an
 // image, as serve --board's scheduler counts them (NodeResourcesFit: each
 // Pod requests its containers' memory; a node holds one Pod per 64 KiB
@@ -39,12 +51,11 @@ func oneImageProject(t *testing.T, resources ...string) string {
 func TestFitCountsEveryPodOfAnImage(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	limit := "{limits: {memory: 64Ki}}"
-	res, err := Build(context.Background(), oneImageProject(t, limit, limit, limit), Options{Board: "esp32"})
-	ferr := fitError(t, err)
+	res, problem := oneProblem(t, "esp32", limit, limit, limit)
 	want := "pod memory: 3 Pods request 192.0 KiB (default/run0 64.0 KiB, default/run1 64.0 KiB, default/run2 64.0 KiB; "
-	if len(ferr.Problems) != 1 || !strings.HasPrefix(ferr.Problems[0], want) ||
-		!strings.Contains(ferr.Problems[0], "over esp32's 128.0 KiB by 64.0 KiB, and esp32 holds 2 Pods (one per 64.0 KiB page of its pod memory)") {
-		t.Errorf("problems %q\nwant one starting %q, saying both the memory and the Pods are over", ferr.Problems, want)
+	if !strings.HasPrefix(problem, want) ||
+		!strings.Contains(problem, "over esp32's 128.0 KiB by 64.0 KiB, and esp32 holds 2 Pods (one per 64.0 KiB page of its pod memory)") {
+		t.Errorf("problem %q\nwant one starting %q, saying both the memory and the Pods are over", problem, want)
 	}
 	pm := budget(res.Fit, BudgetPodMemory)
 	if pm.Used != 192<<10 || pm.OverBytes != 64<<10 || pm.MaxPods != 2 || pm.OverPods != 1 || len(pm.Pods) != 3 {
@@ -67,25 +78,23 @@ func TestFitCountsEveryPodOfAnImage(t *testing.T) {
 func TestFitCountsPodsAndDefaultLimits(t *testing.T) {
 	testenv.Tools(t, "clang", "wasm-ld")
 	small := "{requests: {memory: 16Ki}, limits: {memory: 64Ki}}"
-	res, err := Build(context.Background(), oneImageProject(t, small, small, small), Options{Board: "esp32"})
-	ferr := fitError(t, err)
+	res, problem := oneProblem(t, "esp32", small, small, small)
 	want := "pod memory: 3 Pods request 48.0 KiB (default/run0 16.0 KiB, default/run1 16.0 KiB, default/run2 16.0 KiB; "
-	if len(ferr.Problems) != 1 || !strings.HasPrefix(ferr.Problems[0], want) || !strings.Contains(ferr.Problems[0], "), esp32 holds 2 Pods (") {
-		t.Errorf("problems %q\nwant one starting %q, over by its Pods alone", ferr.Problems, want)
+	if !strings.HasPrefix(problem, want) || !strings.Contains(problem, "), esp32 holds 2 Pods (") {
+		t.Errorf("problem %q\nwant one starting %q, over by its Pods alone", problem, want)
 	}
 	if pm := budget(res.Fit, BudgetPodMemory); pm.OverBytes != 0 || pm.OverPods != 1 {
 		t.Errorf("pod memory %+v", pm)
 	}
 
-	res, err = Build(context.Background(), oneImageProject(t, ""), Options{Board: "esp32s3"})
-	ferr = fitError(t, err)
+	res, problem = oneProblem(t, "esp32s3", "")
 	want = "pod memory: 1 Pod requests 8.0 MiB (default/run0 8.0 MiB; "
-	if len(ferr.Problems) != 1 || !strings.HasPrefix(ferr.Problems[0], want) ||
-		!strings.HasSuffix(ferr.Problems[0], ": set resources.limits.memory on default/run0 (a container without one requests the default memory limit)") {
-		t.Errorf("problems %q\nwant one starting %q that asks for a limit", ferr.Problems, want)
+	if !strings.HasPrefix(problem, want) ||
+		!strings.HasSuffix(problem, ": set resources.limits.memory on default/run0 (a container without one requests the default memory limit)") {
+		t.Errorf("problem %q\nwant one starting %q that asks for a limit", problem, want)
 	}
 	checkOneUnitStyle(t, res.Fit)
-	res, err = Build(context.Background(), oneImageProject(t, ""), Options{})
+	res, err := Build(context.Background(), oneImageProject(t, ""), Options{})
 	if pm := budget(res.Fit, BudgetPodMemory); err != nil || pm.Used != 8<<20 {
 		t.Errorf("without a board: %v, pod memory %+v: want the figures, 8 MiB, and no verdict", err, pm)
 	}

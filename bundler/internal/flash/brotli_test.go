@@ -11,8 +11,7 @@ import (
 
 func TestFlashLeavesBrotliVariantsOff(t *testing.T) {
 	// Boards serve .gz only: the .br variants of a build stay on the host.
-	build := t.TempDir()
-	testenv.WriteFiles(t, build, map[string]string{
+	build := testenv.Tree(t, map[string]string{
 		"firmware/images/web/site/index.html":    "page",
 		"firmware/images/web/site/index.html.gz": "gz",
 		"firmware/images/web/site/index.html.br": "br",
@@ -22,8 +21,8 @@ func TestFlashLeavesBrotliVariantsOff(t *testing.T) {
 		"sd/kube32/images/thumb/a.css.gz":        "gz",
 		"sd/kube32/images/thumb/a.css.br":        "br",
 	})
-	card, fw := t.TempDir(), t.TempDir()
-	testenv.WriteFiles(t, fw, map[string]string{
+	card := t.TempDir()
+	fw := testenv.Tree(t, map[string]string{
 		"CMakeLists.txt": "project(x)",
 		// left by hand or by an older tool: flash mirrors the bundle without it
 		"images/web/site/index.html.br": "stale br",

@@ -39,21 +39,19 @@ func keys(m map[string]string) string {
 
 // fakeBuild is a build directory as `kube32 build` writes it.
 func fakeBuild(t *testing.T, version string) string {
-	dir := t.TempDir()
-	testenv.WriteFiles(t, dir, map[string]string{
+	return testenv.Tree(t, map[string]string{
 		"firmware/images/wasm/hello.wasm":        "hello " + version,
 		"firmware/images/web/site/index.html.gz": "site " + version,
 		"firmware/images/web/hello/a.txt":        "asset",
 		"sd/kube32/images/thumb.wasm":            "thumb " + version,
 		"sd/kube32/images/thumb/logo.png":        "png",
 	})
-	return dir
 }
 
 func TestFlashBothTargets(t *testing.T) {
 	build := fakeBuild(t, "v1")
-	card, fw := t.TempDir(), t.TempDir()
-	testenv.WriteFiles(t, fw, map[string]string{"CMakeLists.txt": "project(x)", "images/wasm/other.wasm": "keep me"})
+	card := t.TempDir()
+	fw := testenv.Tree(t, map[string]string{"CMakeLists.txt": "project(x)", "images/wasm/other.wasm": "keep me"})
 	var out bytes.Buffer
 	res, err := Flash(Options{Build: build, SD: card, Firmware: fw, Out: &out})
 	if err != nil {
@@ -82,8 +80,7 @@ func TestFlashBothTargets(t *testing.T) {
 
 func TestDryRunWritesNothing(t *testing.T) {
 	build := fakeBuild(t, "v2")
-	card := t.TempDir()
-	testenv.WriteFiles(t, card, map[string]string{
+	card := testenv.Tree(t, map[string]string{
 		"kube32/images/thumb.wasm":       "thumb v1",
 		"kube32/images/thumb/logo.png":   "png",
 		"kube32/images/thumb/old.css.gz": "stale",
@@ -129,12 +126,10 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 func TestRefusesBadTargets(t *testing.T) {
 	build := fakeBuild(t, "v1")
-	notCard := t.TempDir()
-	testenv.WriteFiles(t, notCard, map[string]string{"Documents/cv.odt": "x"})
+	notCard := testenv.Tree(t, map[string]string{"Documents/cv.odt": "x"})
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o644)
-	notFirmware := t.TempDir()
-	testenv.WriteFiles(t, notFirmware, map[string]string{"notes.txt": "x"})
+	notFirmware := testenv.Tree(t, map[string]string{"notes.txt": "x"})
 
 	cases := []struct {
 		name string
@@ -169,19 +164,16 @@ func TestRefusesBadTargets(t *testing.T) {
 }
 
 func TestAcceptedTargets(t *testing.T) {
-	empty := t.TempDir()
-	testenv.WriteFiles(t, empty, map[string]string{".Trashes/x": "", "System Volume Information/y": ""})
+	empty := testenv.Tree(t, map[string]string{".Trashes/x": "", "System Volume Information/y": ""})
 	if err := checkSD(empty); err != nil {
 		t.Errorf("empty card: %v", err)
 	}
-	prepared := t.TempDir()
-	testenv.WriteFiles(t, prepared, map[string]string{"photos/a.jpg": "", "kube32/x": ""})
+	prepared := testenv.Tree(t, map[string]string{"photos/a.jpg": "", "kube32/x": ""})
 	if err := checkSD(prepared); err != nil {
 		t.Errorf("card with kube32/: %v", err)
 	}
 	for _, marker := range []string{"sdkconfig", "main/app.c", "images/wasm/x.wasm"} {
-		dir := t.TempDir()
-		testenv.WriteFiles(t, dir, map[string]string{marker: ""})
+		dir := testenv.Tree(t, map[string]string{marker: ""})
 		if err := checkFirmware(dir); err != nil {
 			t.Errorf("firmware with %s: %v", marker, err)
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
 
@@ -16,16 +18,29 @@ import (
 // namespace, when set, is where every reference is read, whatever
 // namespace it names (kube32 deploy --namespace put the app there).
 func KubernetesState(cfg *rest.Config, namespace string) (State, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
+	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return kubeState{cs: cs, namespace: namespace}, nil
+	return kubeState{dyn: dyn, namespace: namespace}, nil
 }
 
+// kubeState reads through the dynamic client: client-go's clientset would
+// link a typed client of every API group into the binary and double its
+// size (docs/design.md, "Why is the binary small?").
 type kubeState struct {
-	cs        kubernetes.Interface
+	dyn       dynamic.Interface
 	namespace string
+}
+
+// clusterKinds are the kinds kube32 test reads of a cluster: their
+// resource and a new object of each.
+var clusterKinds = map[string]struct {
+	gvr schema.GroupVersionResource
+	new func() runtime.Object
+}{
+	"Pod":   {corev1.SchemeGroupVersion.WithResource("pods"), func() runtime.Object { return &corev1.Pod{} }},
+	"Event": {corev1.SchemeGroupVersion.WithResource("events"), func() runtime.Object { return &corev1.Event{} }},
 }
 
 func (k kubeState) List(kind, namespace string) ([]runtime.Object, error) {
@@ -34,26 +49,21 @@ func (k kubeState) List(kind, namespace string) ([]runtime.Object, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	var out []runtime.Object
-	switch kind {
-	case "Pod":
-		list, err := k.cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("listing the cluster's pods in %s: %w", namespace, err)
-		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-	case "Event":
-		list, err := k.cs.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("listing the cluster's Events in %s: %w", namespace, err)
-		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-	default:
+	k8s, ok := clusterKinds[kind]
+	if !ok {
 		return nil, fmt.Errorf("kube32 test reads no %s of a cluster", kind)
+	}
+	list, err := k.dyn.Resource(k8s.gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the cluster's %ss in %s: %w", kind, namespace, err)
+	}
+	out := make([]runtime.Object, 0, len(list.Items))
+	for _, item := range list.Items {
+		obj := k8s.new()
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, obj); err != nil {
+			return nil, fmt.Errorf("the cluster's %s %s/%s: %w", kind, item.GetNamespace(), item.GetName(), err)
+		}
+		out = append(out, obj)
 	}
 	return out, nil
 }

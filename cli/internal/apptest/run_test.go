@@ -173,22 +173,33 @@ HTTP 200
 	}
 }
 
+// failCase is the source of one entry that fails, and how its first
+// failure starts.
+type failCase struct{ src, want string }
+
+// checkFails runs each case's entry against the app at url: it must fail,
+// its first failure starting with the case's want.
+func checkFails(t *testing.T, url string, cases []failCase) {
+	t.Helper()
+	for _, c := range cases {
+		results := runSource(t, url, c.src)
+		if len(results) != 1 || results[0].Outcome != Fail || len(results[0].Failures) == 0 || !strings.HasPrefix(results[0].Failures[0], c.want) {
+			t.Errorf("%q: %+v, want a failure starting %q", c.src, results, c.want)
+		}
+	}
+}
+
 // What cannot run fails its entry with the reason: an unknown variable,
 // a body that is not JSON, a stream that is not one, no answer.
 func TestRunFailsClearlyOnWhatCannotRun(t *testing.T) {
 	s := app(t)
-	for _, c := range []struct{ src, want string }{
+	checkFails(t, s.URL, []failCase{
 		{"GET /items?id={{nope}}\n", "tests/t.hurl:1: unknown variable {{nope}} (known here: ingress)"},
 		{"GET /moved\nHTTP 302\n[Asserts]\njsonpath \"$.a\" exists\n", `tests/t.hurl:4: jsonpath "$.a" exists: not JSON`},
 		{"GET /items\nHTTP 200\n[Asserts]\nsse \"/items\" \"x\" exists\n", `tests/t.hurl:4: sse "/items" "x" exists: stream /items: answered 200 OK, Content-Type "application/json", not an event stream`},
 		{"GET /items\nHTTP 200\n[Captures]\nx: header \"X-None\"\n", `tests/t.hurl:4: capture x: header "X-None" found nothing`},
 		{"GET http://127.0.0.1:1/\n", "tests/t.hurl:1: GET http://127.0.0.1:1/: no answer"},
-	} {
-		results := runSource(t, s.URL, c.src)
-		if len(results) != 1 || results[0].Outcome != Fail || len(results[0].Failures) == 0 || !strings.HasPrefix(results[0].Failures[0], c.want) {
-			t.Errorf("%q: %+v, want a failure starting %q", c.src, results, c.want)
-		}
-	}
+	})
 }
 
 // [Options] retry runs an entry again, retry-interval apart, until its
@@ -225,18 +236,13 @@ body == "9"
 // differs; a redacted capture's value is never printed.
 func TestRunFailsHurlsConstructsWithTheReason(t *testing.T) {
 	s := app(t)
-	for _, c := range []struct{ src, want string }{
+	checkFails(t, s.URL, []failCase{
 		{"GET /items\nHTTP 200\n[Asserts]\nxpath \"//a\" exists\n", `tests/t.hurl:4: xpath "//a" exists: query xpath is not supported by kube32 test: kube32 test has no XPath engine`},
 		{"GET /items?n={{randomInt 1 9}}\n", "tests/t.hurl:1: template {{randomInt 1 9}}: kube32 test expands {{variable}}, {{newUuid}} and {{newDate}}"},
 		{"GET /moved\n[Options]\nlocation: true\nmax-redirs: 0\n", "tests/t.hurl:1: GET " + s.URL + "/moved: no answer: Get \"/items\": more than 0 redirects ([Options] max-redirs)"},
 		{"GET /items\nHTTP 200\n{\"ok\": false}\n", `tests/t.hurl:3: expected body == {"ok":false}, got "{\"items\":`},
 		{"POST /echo\n`s3cr3t-token`\nHTTP 200\n[Captures]\ntoken: regex /(s3cr3t-\\w+)/ redact\n[Asserts]\nbody == \"{{token}}\"\n", `tests/t.hurl:7: expected body == "***", got "  ***"`},
-	} {
-		results := runSource(t, s.URL, c.src)
-		if len(results) != 1 || results[0].Outcome != Fail || len(results[0].Failures) == 0 || !strings.HasPrefix(results[0].Failures[0], c.want) {
-			t.Errorf("%q: %+v, want a failure starting %q", c.src, results, c.want)
-		}
-	}
+	})
 }
 
 // Hurl's request forms reach the app as Hurl sends them: a templated

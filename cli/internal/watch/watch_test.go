@@ -10,7 +10,6 @@ import (
 
 	"github.com/kube32/kube32/bundler"
 
-	"github.com/kube32/kube32/cli"
 	"github.com/kube32/kube32/cli/internal/watch"
 	"github.com/kube32/kube32/internal/testkit/testenv"
 	"github.com/kube32/kube32/internal/testkit/testserve"
@@ -73,7 +72,7 @@ func TestOutputsAndEditorFilesStartNoRebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})         // builds the project
+	c, _ := testserve.Serve(t, dir)                                // builds the project
 	served, err := bundler.Build(ctx, dir, bundler.BuildOptions{}) // up to date: what c serves
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +137,7 @@ func TestFixedBuildSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := testserve.Serve(t, cli.ServeOptions{Dir: dir})
+	c, _ := testserve.Serve(t, dir)
 	served, err := bundler.Build(ctx, dir, bundler.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,8 +45,7 @@ type ApplyOptions struct {
 }
 
 type clients struct {
-	dyn  dynamic.Interface
-	kube kubernetes.Interface
+	dyn dynamic.Interface
 }
 
 func newClients(cfg *rest.Config) (clients, error) {
@@ -59,11 +57,7 @@ func newClients(cfg *rest.Config) (clients, error) {
 	if err != nil {
 		return clients{}, err
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return clients{}, err
-	}
-	return clients{dyn: dyn, kube: kube}, nil
+	return clients{dyn: dyn}, nil
 }
 
 func (c clients) resource(u *unstructured.Unstructured) dynamic.ResourceInterface {
@@ -77,11 +71,8 @@ func (c clients) resource(u *unstructured.Unstructured) dynamic.ResourceInterfac
 // anything is written.
 func Apply(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, opts ApplyOptions) error {
 	opts = withDefaults(opts)
-	c, err := newClients(cfg)
+	c, err := installedClients(ctx, cfg)
 	if err != nil {
-		return err
-	}
-	if err := checkInstalled(ctx, c); err != nil {
 		return err
 	}
 	checkNodes(ctx, c, objs, opts.Progress)
@@ -133,11 +124,8 @@ func Apply(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructu
 // waits until its pods are gone.
 func Delete(ctx context.Context, cfg *rest.Config, opts ApplyOptions) error {
 	opts = withDefaults(opts)
-	c, err := newClients(cfg)
+	c, err := installedClients(ctx, cfg)
 	if err != nil {
-		return err
-	}
-	if err := checkInstalled(ctx, c); err != nil {
 		return err
 	}
 	n := 0
@@ -175,11 +163,18 @@ func key(u *unstructured.Unstructured) string {
 // CheckInstalled refuses a cluster without kube32 install, as Apply does
 // first, so that deploy refuses before it builds and pushes.
 func CheckInstalled(ctx context.Context, cfg *rest.Config) error {
+	_, err := installedClients(ctx, cfg)
+	return err
+}
+
+// installedClients are the clients of the cluster of cfg, once
+// checkInstalled has found what kube32 install applies there.
+func installedClients(ctx context.Context, cfg *rest.Config) (clients, error) {
 	c, err := newClients(cfg)
 	if err != nil {
-		return err
+		return clients{}, err
 	}
-	return checkInstalled(ctx, c)
+	return c, checkInstalled(ctx, c)
 }
 
 // checkInstalled refuses a cluster that lacks what `kube32 install`
@@ -214,11 +209,11 @@ func checkInstalled(ctx context.Context, c clients) error {
 // without kube32 nodes: their rollout would wait in vain. A user who may
 // not list Nodes gets no warning.
 func checkNodes(ctx context.Context, c clients, objs []*unstructured.Unstructured, warn func(string)) {
-	nodes, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/os=kube32"})
+	kube32Nodes, err := listAs[corev1.Node](ctx, c, nodes, "", metav1.ListOptions{LabelSelector: "kubernetes.io/os=kube32"})
 	if err != nil {
 		return
 	}
-	if len(nodes.Items) == 0 {
+	if len(kube32Nodes) == 0 {
 		warn("warning: the cluster has no kube32 Node yet: the pods wait until one joins (kube32 node --kubeconfig, docs/kubernetes.md)")
 		return
 	}
@@ -227,7 +222,7 @@ func checkNodes(ctx context.Context, c clients, objs []*unstructured.Unstructure
 		if u.GetKind() != "Deployment" || len(sel) == 0 {
 			continue
 		}
-		if !slices.ContainsFunc(nodes.Items, func(n corev1.Node) bool { return matches(sel, n.Labels) }) {
+		if !slices.ContainsFunc(kube32Nodes, func(n corev1.Node) bool { return matches(sel, n.Labels) }) {
 			warn(fmt.Sprintf("warning: %s: spec.template.spec.nodeSelector %v matches no kube32 Node of the cluster: its pods stay Pending until one does", name(u), sel))
 		}
 	}
@@ -252,9 +247,10 @@ func ensureNamespaces(ctx context.Context, c clients, objs []*unstructured.Unstr
 			continue
 		}
 		done[ns] = true
-		_, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		_, err := getAs[corev1.Namespace](ctx, c, namespaces, "", ns)
 		if apierrors.IsNotFound(err) {
-			_, err = c.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{FieldManager: abi.DeployFieldManager})
+			err = create(ctx, c, namespaces, "", &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+				ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{FieldManager: abi.DeployFieldManager})
 			if err == nil {
 				report("namespace/" + ns + " created")
 			}

@@ -30,7 +30,7 @@ func waitRollouts(ctx context.Context, c clients, deployments []*unstructured.Un
 	for {
 		var waiting []string
 		for _, u := range deployments {
-			d, err := c.kube.AppsV1().Deployments(u.GetNamespace()).Get(ctx, u.GetName(), metav1.GetOptions{})
+			d, err := getAs[appsv1.Deployment](ctx, c, resources["Deployment"], u.GetNamespace(), u.GetName())
 			if err != nil {
 				if ctx.Err() != nil {
 					break
@@ -90,12 +90,12 @@ func rolloutStatus(d *appsv1.Deployment) (bool, string, error) {
 // podStates says why the Deployment's pods are not ready, for a failed
 // wait: "; pod api-7d9-x: Pending: ImagePullBackOff: …".
 func podStates(ctx context.Context, c clients, d *appsv1.Deployment) string {
-	pods, err := c.kube.CoreV1().Pods(d.Namespace).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(d.Spec.Selector)})
+	selected, err := listAs[corev1.Pod](ctx, c, pods, d.Namespace, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(d.Spec.Selector)})
 	if err != nil {
 		return ""
 	}
 	var out strings.Builder
-	for _, p := range pods.Items {
+	for _, p := range selected {
 		if why := notReady(&p); why != "" {
 			fmt.Fprintf(&out, "; pod %s: %s", p.Name, why)
 		}
@@ -133,11 +133,11 @@ func waitPodsGone(ctx context.Context, c clients, opts ApplyOptions) error {
 	defer cancel()
 	said := -1
 	for {
-		pods, err := c.kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: abi.LabelDeployApp + "=" + opts.App})
+		left, err := listAs[corev1.Pod](ctx, c, pods, metav1.NamespaceAll, metav1.ListOptions{LabelSelector: abi.LabelDeployApp + "=" + opts.App})
 		if err != nil {
 			return fmt.Errorf("listing the pods of app %s: %w", opts.App, err)
 		}
-		n := len(pods.Items)
+		n := len(left)
 		if n == 0 {
 			return nil
 		}
@@ -168,7 +168,7 @@ func reportAddresses(ctx context.Context, c clients, ingresses []*unstructured.U
 			continue
 		}
 		for {
-			cur, err := c.kube.NetworkingV1().Ingresses(ing.Namespace).Get(ctx, ing.Name, metav1.GetOptions{})
+			cur, err := getAs[networkingv1.Ingress](ctx, c, resources["Ingress"], ing.Namespace, ing.Name)
 			if err == nil && len(cur.Status.LoadBalancer.Ingress) > 0 {
 				report(fmt.Sprintf("%s at %s serves %s", name(u), address(cur.Status.LoadBalancer.Ingress[0]), strings.Join(routes(cur), ", ")))
 				break

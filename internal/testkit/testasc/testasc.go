@@ -74,15 +74,10 @@ func install(t testing.TB, name, marker string, pkg []byte) string {
 	t.Helper()
 	testenv.Tool(t, "node")
 	npm := testenv.Tool(t, "npm")
-	dir := os.Getenv(CacheDirEnv)
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			unavailable(t, "no user cache directory: %v", err)
-		}
-		dir = filepath.Join(base, "kube32")
+	dir, err := testenv.ToolCacheDir(CacheDirEnv, name)
+	if err != nil {
+		unavailable(t, "%v", err)
 	}
-	dir = filepath.Join(dir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		unavailable(t, "%v", err)
 	}

@@ -11,8 +11,7 @@ import (
 // TestArchiveKeepsTheBuildButItsCache: the cached build directory comes
 // back file for file, without build/.cache (stamps and SDK copies).
 func TestArchiveKeepsTheBuildButItsCache(t *testing.T) {
-	dir := t.TempDir()
-	testenv.WriteFiles(t, dir, map[string]string{
+	dir := testenv.Tree(t, map[string]string{
 		"firmware/images/wasm/echo.wasm": "\x00asm\x01\x00\x00\x00",
 		"firmware/web/site/index.html":   "<p>hi</p>",
 		".cache/stamps/x.json":           "{}",
@@ -39,8 +38,7 @@ func TestArchiveKeepsTheBuildButItsCache(t *testing.T) {
 }
 
 func TestATruncatedArchiveIsNoFixture(t *testing.T) {
-	dir := t.TempDir()
-	testenv.WriteFiles(t, dir, map[string]string{"a.wasm": string(make([]byte, 3000))})
+	dir := testenv.Tree(t, map[string]string{"a.wasm": string(make([]byte, 3000))})
 	archive, err := tarDir(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -31,9 +31,6 @@
 package testk8s
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -55,14 +52,7 @@ const CacheDirEnv = "KUBE32_K8S_CACHE"
 
 // cacheDir is where the wrapper modules and binaries of this version live.
 func cacheDir() (string, error) {
-	if d := os.Getenv(CacheDirEnv); d != "" {
-		return filepath.Join(d, "k8s-"+KubernetesVersion), nil
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no user cache directory: %w", err)
-	}
-	return filepath.Join(base, "kube32", "k8s-"+KubernetesVersion), nil
+	return testenv.ToolCacheDir(CacheDirEnv, "k8s-"+KubernetesVersion)
 }
 
 func unavailable(t testing.TB, format string, args ...any) {

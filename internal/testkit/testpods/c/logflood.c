@@ -1,10 +1,11 @@
 // logflood: a request pod that logs in a loop, for the log rate limit tests.
 // GET /?<lines>,<bytes> writes <lines> lines of <bytes> bytes each, newline
 // included, to stdout, "flood <i> xxx...", and answers "written=<lines>":
-// how many lines it wrote. It includes only the C SDK, so that
-// bench/faults/logflood builds it as a project's pod.
+// how many lines it wrote. It includes the C SDK and decimal.h of its
+// folder, which bench/faults builds it with as a project's pod.
 #include <unistd.h>
 #include "k32.h"
+#include "decimal.h"
 
 static char query[64];
 static char line[8192];
@@ -16,15 +17,6 @@ static uint32_t number(const char **p, const char *end) {
 	while (*p < end && **p >= '0' && **p <= '9') v = v * 10 + (uint32_t)(*(*p)++ - '0');
 	if (*p < end) (*p)++;
 	return v;
-}
-
-// decimal writes v at s and returns how many characters it took.
-static uint32_t decimal(char *s, uint32_t v) {
-	char t[12];
-	uint32_t n = 0, i = 0;
-	do { t[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-	while (n) s[i++] = t[--n];
-	return i;
 }
 
 K32_EXPORT(k32_handle) int32_t k32_handle(void) {

@@ -4,22 +4,14 @@
 //   GET /            answers "served=<n>": how many requests this instance
 //                    has handled, this one included, so that a test sees a
 //                    fresh instance (n starts again at 1)
-// It includes only the C SDK, so that bench/faults builds it as a project's
-// pod.
+// It includes the C SDK and decimal.h of its folder, which bench/faults
+// builds it with as a project's pod.
 #include "k32.h"
+#include "decimal.h"
 
 static uint32_t served;
 static char query[16];
 static char out[32];
-
-// decimal writes v at s and returns how many characters it took.
-static uint32_t decimal(char *s, uint32_t v) {
-	char t[12];
-	uint32_t n = 0, i = 0;
-	do { t[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-	while (n) s[i++] = t[--n];
-	return i;
-}
 
 K32_EXPORT(k32_handle) int32_t k32_handle(void) {
 	char path[16];
