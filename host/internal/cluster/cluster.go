@@ -279,7 +279,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	// handshake is idle and makes room like any other.
 	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), apiauth.MarkHTTPS(port))
 	c.servePods(listeners["pod"], c.Kubelet.PodServer())
-	c.serve(listeners["ingress"], c.controller)
+	c.servePods(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })
 	c.run(func() { c.controller.Run(ctx) })
 	c.run(func() { runScheduler(ctx, c.Store, scheduler.Options{DefaultMemoryLimit: defaultMemoryLimit(opts)}) })

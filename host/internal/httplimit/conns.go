@@ -158,6 +158,15 @@ type conn struct {
 	readAhead         bool
 	ahead             *[readAheadSize]byte
 	aheadAt, aheadEnd int
+	aheadErr          error // what a watch's read met, for the next read
+	// leave ends ctx; watched is closed once the read of a watch
+	// (watchForLeave) is done, with what it read in watchBuf[:watchN] or
+	// the error watchErr.
+	leave    context.CancelFunc
+	watched  chan struct{}
+	watchBuf *[readAheadSize]byte
+	watchN   int
+	watchErr error
 }
 
 func (tc *conn) Read(p []byte) (int, error) {

@@ -45,6 +45,7 @@ type fastExchange struct {
 	values    []string // reqHeader's values, one backing array
 	body      readBody
 	bodyBytes bytes.Reader
+	getBody   func() (io.ReadCloser, error) // e.again, made once
 
 	header  http.Header
 	status  int
@@ -69,6 +70,7 @@ func newFastExchange(s *FastServer) *fastExchange {
 	e := &fastExchange{s: s, reqHeader: http.Header{}, header: http.Header{},
 		ready: make(chan struct{}, 1), acks: make(chan error, 1)}
 	e.body.Reader = &e.bodyBytes
+	e.getBody = e.again
 	e.stream.e = e
 	return e
 }
@@ -131,10 +133,10 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 	r.TransferEncoding = nil
 	b := ctx.Request.Body()
 	r.ContentLength = int64(len(b))
-	r.Body = http.NoBody
+	r.Body, r.GetBody = http.NoBody, nil
 	if len(b) > 0 {
 		e.bodyBytes.Reset(b)
-		r.Body = &e.body
+		r.Body, r.GetBody = &e.body, e.getBody
 	}
 	tc, _ := ctx.Conn().(*conn)
 	var cctx context.Context = e.s.base
@@ -145,6 +147,12 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 	}
 	e.req = r.WithContext(cctx)
 	return ""
+}
+
+// again is the request's GetBody: the body in memory once more, as
+// ReadBody's requests give it, for a pod tried after another.
+func (e *fastExchange) again() (io.ReadCloser, error) {
+	return newReadBody(e.ctx.Request.Body()), nil
 }
 
 // run serves the request on the handler's goroutine and tells serve, or
@@ -294,6 +302,9 @@ func (e *fastExchange) startStream(flushHead bool, next []byte) {
 	} else {
 		e.ctx.Response.SetBodyStream(&e.stream, int(e.length))
 	}
+	if tc, ok := e.ctx.Conn().(*conn); ok {
+		tc.watchForLeave()
+	}
 	e.streaming = true
 	e.ready <- struct{}{}
 }
@@ -382,6 +393,9 @@ func (s *fastStream) WriteTo(w io.Writer) (int64, error) {
 			var k int
 			k, err = w.Write(p)
 			n += int64(k)
+			if err != nil {
+				e.closeConn()
+			}
 		}
 		e.acks <- err
 	}
@@ -390,6 +404,15 @@ func (s *fastStream) WriteTo(w io.Writer) (int64, error) {
 		err = errHandlerPanicked
 	}
 	return n, err
+}
+
+// closeConn closes the connection at once when a write to it failed, as
+// net/http does: then a reset the handler armed (Stall) holds, even if
+// the handler lifts it as it ends.
+func (e *fastExchange) closeConn() {
+	if tc, ok := e.ctx.Conn().(*conn); ok {
+		_ = tc.Close()
+	}
 }
 
 // untilClose writes the head and the body of an answer delimited by the

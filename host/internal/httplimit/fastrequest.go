@@ -58,11 +58,13 @@ func headerKey(k []byte) string {
 }
 
 // context is the context of the connection's requests on a FastServer: a
-// child of base that carries the connection (Stream, ResetOnClose), made
-// once per connection. Only the connection's own goroutine calls it.
+// child of base that carries the connection (Stream, ResetOnClose) and
+// ends when the client leaves during a streamed answer (watchForLeave),
+// made once per connection. Only the connection's own goroutine calls it.
 func (tc *conn) context(base context.Context) context.Context {
 	if tc.ctx == nil {
-		tc.ctx = context.WithValue(base, connKey{}, tc)
+		ctx, leave := context.WithCancel(base)
+		tc.ctx, tc.leave = context.WithValue(ctx, connKey{}, tc), leave
 		tc.remote = tc.RemoteAddr().String()
 	}
 	return tc.ctx
