@@ -15,7 +15,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/theory/jsonpath v0.12.3
-	github.com/valyala/fasthttp v1.78.0
+	github.com/valyala/fasthttp v1.73.0
 	go.bytecodealliance.org v0.6.2
 	go.yaml.in/yaml/v2 v2.4.4
 	go.yaml.in/yaml/v3 v3.0.5
@@ -35,10 +35,7 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require (
-	github.com/molecule-man/go-brrr v1.3.1 // indirect
-	github.com/valyala/bytebufferpool v1.0.0 // indirect
-)
+require github.com/valyala/bytebufferpool v1.0.0 // indirect
 
 require (
 	github.com/coreos/go-semver v0.3.1 // indirect

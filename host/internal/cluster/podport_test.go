@@ -116,16 +116,21 @@ const wflood = abi.HeaderPod + ": default/wflood\r\n"
 // body, a smuggled request, is never read as a request.
 func TestPodPortRefusesSmuggling(t *testing.T) {
 	_, addr := startPodPort(t)
-	c := dialPodPort(t, addr)
-	c.send(t, "POST /echo HTTP/1.1\r\nHost: x\r\n"+wprobe+"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n"+
-		"3\r\nabc\r\n0\r\n\r\n"+
-		"GET /hello HTTP/1.1\r\nHost: x\r\n"+wprobe+"\r\n")
-	resp, body := c.answer(t, "POST")
-	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "body=abc\n") {
-		t.Fatalf("the chunked body: %d %q, want 200 with body=abc", resp.StatusCode, body)
-	}
-	if err := c.closed(); err != nil {
-		t.Fatalf("after a request with Content-Length and Transfer-Encoding: %v, want the connection closed", err)
+	for _, framing := range []string{
+		"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n",
+		"Transfer-Encoding: chunked\r\nContent-Length: 40\r\n",
+	} {
+		c := dialPodPort(t, addr)
+		c.send(t, "POST /echo HTTP/1.1\r\nHost: x\r\n"+wprobe+framing+"\r\n"+
+			"3\r\nabc\r\n0\r\n\r\n"+
+			"GET /hello HTTP/1.1\r\nHost: x\r\n"+wprobe+"\r\n")
+		resp, body := c.answer(t, "POST")
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "body=abc\n") {
+			t.Fatalf("%q: the chunked body: %d %q, want 200 with body=abc", framing, resp.StatusCode, body)
+		}
+		if err := c.closed(); err != nil {
+			t.Fatalf("after a request with %q: %v, want the connection closed", framing, err)
+		}
 	}
 }
 

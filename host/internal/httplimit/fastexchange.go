@@ -61,9 +61,11 @@ type fastExchange struct {
 	pieces    chan []byte // to fastStream, closed when the handler returns
 	acks      chan error  // from fastStream, one per piece
 	failed    error       // a write to the client failed: later writes fail at once
-	aborted   bool        // the handler panicked: the connection is cut
-	drained   bool        // fastStream has seen pieces closed
-	stream    fastStream
+	// writeDeadline: the handler left a write deadline on the connection.
+	writeDeadline bool
+	aborted       bool // the handler panicked: the connection is cut
+	drained       bool // fastStream has seen pieces closed
+	stream        fastStream
 }
 
 func newFastExchange(s *FastServer) *fastExchange {
@@ -129,6 +131,12 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 		r.Host = u.Host
 	}
 	r.Header = e.reqHeader
+	if h.ContentLength() == -1 && framedTwice(h.RawHeaders()) {
+		// Content-Length beside Transfer-Encoding may be an attempt at
+		// request smuggling (RFC 9112, section 6.3): the body is read as
+		// chunked, and the connection ends with the answer.
+		ctx.SetConnectionClose()
+	}
 	r.Close = h.ConnectionClose()
 	r.TransferEncoding = nil
 	b := ctx.Request.Body()
@@ -190,6 +198,10 @@ func (e *fastExchange) end() {
 
 // release returns e to its server's pool once fasthttp is done with it.
 func (e *fastExchange) release() {
+	if e.writeDeadline {
+		e.writeDeadline = false
+		_ = e.ctx.Conn().SetWriteDeadline(time.Time{})
+	}
 	e.ctx, e.req, e.tmpl.URL = nil, nil, nil
 	e.bodyBytes.Reset(nil)
 	e.s.exchanges.Put(e)
@@ -270,14 +282,18 @@ func (e *fastExchange) FlushError() error {
 	return e.failed
 }
 
-// SetWriteDeadline sets the connection's write deadline (Stall); fasthttp
-// lifts it once the answer is written.
-func (e *fastExchange) SetWriteDeadline(t time.Time) error { return e.ctx.SetWriteDeadline(t) }
+// SetWriteDeadline sets the connection's write deadline (Stall). fasthttp
+// sets none of its own (the server has no WriteTimeout); one the handler
+// left is lifted once the answer is written (release).
+func (e *fastExchange) SetWriteDeadline(t time.Time) error {
+	e.writeDeadline = !t.IsZero()
+	return e.ctx.Conn().SetWriteDeadline(t)
+}
 
 // SetReadDeadline sets the connection's read deadline. The body is read
-// before the handler runs, so only the next request would see it; fasthttp
-// lifts it once the answer is written.
-func (e *fastExchange) SetReadDeadline(t time.Time) error { return e.ctx.SetReadDeadline(t) }
+// before the handler runs, so only the next request would see it, and
+// fasthttp sets the next request's own before it reads it.
+func (e *fastExchange) SetReadDeadline(t time.Time) error { return e.ctx.Conn().SetReadDeadline(t) }
 
 // startStream hands the head to fasthttp with a body that streams from
 // the handler's writes, beginning with what is in memory; serve returns

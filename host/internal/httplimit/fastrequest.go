@@ -1,6 +1,7 @@
 package httplimit
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -68,4 +69,16 @@ func (tc *conn) context(base context.Context) context.Context {
 		tc.remote = tc.RemoteAddr().String()
 	}
 	return tc.ctx
+}
+
+// framedTwice reports whether a request's raw head has a Content-Length
+// field, which a request whose body is chunked must not have.
+func framedTwice(head []byte) bool {
+	for line := range bytes.Lines(head) {
+		name, _, ok := bytes.Cut(line, []byte{':'})
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			return true
+		}
+	}
+	return false
 }
