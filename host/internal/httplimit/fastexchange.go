@@ -56,6 +56,7 @@ type fastExchange struct {
 	// ready tells serve that the answer is ready for fasthttp, in memory
 	// (the handler has returned) or as a stream (streaming).
 	ready     chan struct{}
+	work      chan struct{} // a request for loop to run
 	streaming bool
 	pending   []byte
 	pieces    chan []byte // to fastStream, closed when the handler returns
@@ -70,7 +71,7 @@ type fastExchange struct {
 
 func newFastExchange(s *FastServer) *fastExchange {
 	e := &fastExchange{s: s, reqHeader: http.Header{}, header: http.Header{},
-		ready: make(chan struct{}, 1), acks: make(chan error, 1)}
+		ready: make(chan struct{}, 1), work: make(chan struct{}, 1), acks: make(chan error, 1)}
 	e.body.Reader = &e.bodyBytes
 	e.getBody = e.again
 	e.stream.e = e
@@ -204,7 +205,19 @@ func (e *fastExchange) release() {
 	}
 	e.ctx, e.req, e.tmpl.URL = nil, nil, nil
 	e.bodyBytes.Reset(nil)
-	e.s.exchanges.Put(e)
+	select {
+	case e.s.idle <- e:
+	default:
+		close(e.work) // enough are idle: its goroutine ends
+	}
+}
+
+// loop runs the exchange's requests on its goroutine, one per work, until
+// work is closed.
+func (e *fastExchange) loop() {
+	for range e.work {
+		e.run()
+	}
 }
 
 func (e *fastExchange) Header() http.Header { return e.header }

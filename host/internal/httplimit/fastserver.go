@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -24,12 +23,20 @@ import (
 // and writes through an http.ResponseWriter that a small answer fills in
 // memory and a long or flushed one streams (fastExchange).
 type FastServer struct {
-	fs        *fasthttp.Server
-	h         http.Handler
-	conns     *Conns
-	base      context.Context
-	exchanges sync.Pool
+	fs    *fasthttp.Server
+	h     http.Handler
+	conns *Conns
+	base  context.Context
+	// idle are exchanges between requests, each with its goroutine
+	// (fastExchange.loop), at most maxIdleExchanges.
+	idle chan *fastExchange
 }
+
+// maxIdleExchanges is how many exchanges, and their goroutines, a
+// FastServer keeps between requests: a handler's goroutine keeps the stack
+// a pod's callback grew, as net/http's goroutine of a connection does,
+// rather than growing a new one for every request.
+const maxIdleExchanges = 256
 
 // NewFastServer returns a fasthttp server of h with the timeouts of lim
 // whose connections count against c. Its requests' contexts derive from
@@ -40,7 +47,7 @@ func (c *Conns) NewFastServer(h http.Handler, lim Limits, base context.Context) 
 		base = context.Background()
 	}
 	s := &FastServer{h: h, conns: c, base: base}
-	s.exchanges.New = func() any { return newFastExchange(s) }
+	s.idle = make(chan *fastExchange, maxIdleExchanges)
 	s.fs = &fasthttp.Server{
 		Handler:      s.serve,
 		ErrorHandler: s.refuse,
@@ -96,7 +103,27 @@ func (s *FastServer) Serve(l net.Listener) error {
 // Shutdown stops accepting, closes idle connections and waits for the
 // answers under way, at most until ctx ends.
 func (s *FastServer) Shutdown(ctx context.Context) error {
-	return s.fs.ShutdownWithContext(ctx)
+	err := s.fs.ShutdownWithContext(ctx)
+	for {
+		select {
+		case e := <-s.idle:
+			close(e.work)
+		default:
+			return err
+		}
+	}
+}
+
+// exchange returns an idle exchange, or a new one with its goroutine.
+func (s *FastServer) exchange() *fastExchange {
+	select {
+	case e := <-s.idle:
+		return e
+	default:
+		e := newFastExchange(s)
+		go e.loop()
+		return e
+	}
 }
 
 // bodyConfig gives a request with a body BodyTimeout from its head to
@@ -157,14 +184,14 @@ func isTimeout(err error) bool {
 // own, so that fasthttp, which writes an answer once its handler returns,
 // can stream an answer the handler is still writing (fastExchange).
 func (s *FastServer) serve(ctx *fasthttp.RequestCtx) {
-	e := s.exchanges.Get().(*fastExchange)
+	e := s.exchange()
 	if msg := e.start(ctx); msg != "" {
 		refuse(e, http.StatusBadRequest, msg)
 		e.writeBuffered()
 		e.release()
 		return
 	}
-	go e.run()
+	e.work <- struct{}{}
 	<-e.ready
 	if !e.streaming {
 		e.writeBuffered()
