@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -222,11 +223,14 @@ func (e *fastExchange) loop() {
 
 func (e *fastExchange) Header() http.Header { return e.header }
 
-// WriteHeader records the final status; fasthttp writes one head, so an
-// interim (1xx) one is not sent. A malformed Content-Length is dropped, as
-// net/http drops it.
+// WriteHeader records the final status, or sends an interim (1xx) one at
+// once. A malformed Content-Length is dropped, as net/http drops it.
 func (e *fastExchange) WriteHeader(code int) {
-	if e.status != 0 || code >= 100 && code <= 199 && code != http.StatusSwitchingProtocols {
+	if e.status != 0 {
+		return
+	}
+	if code >= 100 && code <= 199 && code != http.StatusSwitchingProtocols {
+		e.writeInterim(code)
 		return
 	}
 	e.status = code
@@ -362,6 +366,29 @@ func (e *fastExchange) writeBuffered() {
 		res.SetBodyStream(short, int(e.length))
 	}
 }
+
+// writeInterim sends an interim answer with the header as it is, as
+// net/http does (103 Early Hints with its Link fields), to an HTTP/1.1
+// client; an HTTP/1.0 one gets none (RFC 9110, section 15.2). fasthttp
+// writes only final answers, and has flushed the connection's earlier
+// ones before it reads a request (ReduceMemoryUsage), so the interim one
+// is written on the connection itself, in order.
+func (e *fastExchange) writeInterim(code int) {
+	if !e.ctx.Request.Header.IsHTTP11() {
+		return
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", code, http.StatusText(code))
+	_ = e.header.WriteSubset(&b, interimExcluded)
+	b.WriteString("\r\n")
+	if _, err := e.ctx.Conn().Write(b.Bytes()); err != nil && e.failed == nil {
+		e.failed = err
+	}
+}
+
+// interimExcluded are the fields an interim answer never carries, as
+// net/http leaves them out.
+var interimExcluded = map[string]bool{"Content-Length": true, "Transfer-Encoding": true, "Trailer": true}
 
 // writeHead copies the head to fasthttp's answer. As net/http, an answer
 // with a body and no Content-Type gets the type sniffed from its start.

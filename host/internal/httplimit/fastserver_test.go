@@ -1,6 +1,7 @@
 package httplimit
 
 import (
+	"bufio"
 	"io"
 	"net"
 	"net/http"
@@ -54,5 +55,43 @@ func TestFastServerCutsBrokenAnswers(t *testing.T) {
 	}
 	if got := dial(t, addr).mustGet(t, "/"); got != "ok" {
 		t.Fatalf("after the broken answers: %q", got)
+	}
+}
+
+// As on net/http: an interim answer a handler writes (103 Early Hints
+// with its Link field) reaches an HTTP/1.1 client before the final one,
+// and every answer is dated by the server. (Unlike net/http, fasthttp
+// replaces a Date the handler set with its own.)
+func TestFastServerSendsInterimAnswers(t *testing.T) {
+	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hints" {
+			w.Header().Set("Link", "</app.js>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+		}
+		w.Write([]byte("ok"))
+	}))
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "GET /hints HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	r := bufio.NewReader(c)
+	interim, err := http.ReadResponse(r, nil)
+	if err != nil || interim.StatusCode != http.StatusEarlyHints || interim.Header.Get("Link") != "</app.js>; rel=preload" {
+		t.Fatalf("first: %v %v, want 103 with the Link field", interim, err)
+	}
+	final, err := http.ReadResponse(r, nil)
+	if err != nil || final.StatusCode != http.StatusOK {
+		t.Fatalf("then: %v %v, want 200", final, err)
+	}
+	io.Copy(io.Discard, final.Body)
+	plain, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := http.ParseTime(plain.Header.Get("Date")); err != nil || time.Since(d) > time.Minute {
+		t.Fatalf("Date %q (%v), want the server's", plain.Header.Get("Date"), err)
 	}
 }
