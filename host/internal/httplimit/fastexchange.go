@@ -67,6 +67,7 @@ type fastExchange struct {
 	writeDeadline bool
 	aborted       bool // the handler panicked: the connection is cut
 	drained       bool // fastStream has seen pieces closed
+	unacked       bool // fastStream.Read took a piece it has not acknowledged
 	stream        fastStream
 }
 
@@ -95,7 +96,7 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 	clear(e.header)
 	e.status, e.length, e.written = 0, -1, 0
 	e.head = h.IsHead()
-	e.streaming, e.failed, e.aborted, e.drained = false, nil, false, false
+	e.streaming, e.failed, e.aborted, e.drained, e.unacked = false, nil, false, false, false
 	e.pending = e.pending[:0]
 	r := &e.tmpl
 	r.Method = methodName(h.Method())
@@ -192,6 +193,12 @@ func (e *fastExchange) end() {
 		e.WriteHeader(http.StatusOK)
 	}
 	if e.streaming {
+		if e.aborted {
+			// As net/http ends an aborted answer: the connection closes
+			// at once, and what fasthttp still holds of it fails rather
+			// than waiting on a client that may never read it.
+			e.closeConn()
+		}
 		close(e.pieces)
 		return
 	}
@@ -374,7 +381,9 @@ func (e *fastExchange) writeBuffered() {
 // ones before it reads a request (ReduceMemoryUsage), so the interim one
 // is written on the connection itself, in order.
 func (e *fastExchange) writeInterim(code int) {
-	if !e.ctx.Request.Header.IsHTTP11() {
+	if !e.ctx.Request.Header.IsHTTP11() || code == http.StatusContinue {
+		// 100 Continue is fasthttp's to send, before it reads the body
+		// (expect); once the handler runs, the body is read.
 		return
 	}
 	var b bytes.Buffer
@@ -449,6 +458,12 @@ func (s *fastStream) WriteTo(w io.Writer) (int64, error) {
 			var k int
 			k, err = w.Write(p)
 			n += int64(k)
+			if f, ok := w.(interface{ Flush() error }); ok && err == nil {
+				// On the wire before the handler writes on, as on
+				// net/http: a client that takes nothing blocks the
+				// handler's write, which fails at its deadline.
+				err = f.Flush()
+			}
 			if err != nil {
 				e.closeConn()
 			}
@@ -486,6 +501,12 @@ func (s *fastStream) untilClose(c net.Conn) {
 func (s *fastStream) Read(p []byte) (int, error) {
 	e := s.e
 	for len(e.pending) == 0 {
+		if e.unacked {
+			// fasthttp writes and flushes each chunk before it reads
+			// again: the last piece is on the wire.
+			e.unacked = false
+			e.acks <- nil
+		}
 		piece, ok := <-e.pieces
 		if !ok {
 			e.drained = true
@@ -495,7 +516,7 @@ func (s *fastStream) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		e.pending = append(e.pending, piece...)
-		e.acks <- nil
+		e.unacked = true
 	}
 	n := copy(p, e.pending)
 	e.pending = e.pending[:copy(e.pending, e.pending[n:])]
@@ -503,9 +524,20 @@ func (s *fastStream) Read(p []byte) (int, error) {
 }
 
 // Close waits for the handler to return, failing its writes, and frees
-// the exchange.
+// the exchange. fasthttp closes a body it did not write to the end only
+// when a write failed: then the connection closes at once, as net/http
+// closes it, while the handler's stall guard is still armed, so that a
+// client that stopped reading is reset rather than left to a close the
+// kernel may never finish.
 func (s *fastStream) Close() error {
 	e := s.e
+	if !e.drained {
+		e.closeConn()
+	}
+	if e.unacked {
+		e.unacked = false
+		e.acks <- errStreamClosed
+	}
 	if !e.drained {
 		for range e.pieces {
 			e.acks <- errStreamClosed
