@@ -209,7 +209,7 @@ func checkInstalled(ctx context.Context, c clients) error {
 // without kube32 nodes: their rollout would wait in vain. A user who may
 // not list Nodes gets no warning.
 func checkNodes(ctx context.Context, c clients, objs []*unstructured.Unstructured, warn func(string)) {
-	kube32Nodes, err := listAs[corev1.Node](ctx, c, nodes, "", metav1.ListOptions{LabelSelector: "kubernetes.io/os=kube32"})
+	kube32Nodes, err := listAs[corev1.Node](ctx, c, nodeResource, "", metav1.ListOptions{LabelSelector: "kubernetes.io/os=kube32"})
 	if err != nil {
 		return
 	}
@@ -247,9 +247,9 @@ func ensureNamespaces(ctx context.Context, c clients, objs []*unstructured.Unstr
 			continue
 		}
 		done[ns] = true
-		_, err := getAs[corev1.Namespace](ctx, c, namespaces, "", ns)
+		_, err := getAs[corev1.Namespace](ctx, c, namespaceResource, "", ns)
 		if apierrors.IsNotFound(err) {
-			err = create(ctx, c, namespaces, "", &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			err = create(ctx, c, namespaceResource, "", &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 				ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{FieldManager: abi.DeployFieldManager})
 			if err == nil {
 				report("namespace/" + ns + " created")

@@ -10,15 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Deploy reads and writes typed objects through the dynamic client:
-// client-go's clientset would link a typed client of every API group into
-// the binary and double its size (docs/design.md, "Why is the binary
-// small?").
-
+// The core resources deploy reads besides those it applies (resources).
+// It reads and writes typed objects through the dynamic client (getAs,
+// listAs, create): client-go's clientset would link a typed client of
+// every API group into the binary and double its size (docs/design.md,
+// "Why is the binary small?").
 var (
-	nodes      = corev1.SchemeGroupVersion.WithResource("nodes")
-	namespaces = corev1.SchemeGroupVersion.WithResource("namespaces")
-	pods       = corev1.SchemeGroupVersion.WithResource("pods")
+	nodeResource      = corev1.SchemeGroupVersion.WithResource("nodes")
+	namespaceResource = corev1.SchemeGroupVersion.WithResource("namespaces")
+	podResource       = corev1.SchemeGroupVersion.WithResource("pods")
 )
 
 // getAs reads the object name of resource gvr in namespace ("" for a

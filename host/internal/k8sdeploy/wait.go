@@ -90,7 +90,7 @@ func rolloutStatus(d *appsv1.Deployment) (bool, string, error) {
 // podStates says why the Deployment's pods are not ready, for a failed
 // wait: "; pod api-7d9-x: Pending: ImagePullBackOff: …".
 func podStates(ctx context.Context, c clients, d *appsv1.Deployment) string {
-	selected, err := listAs[corev1.Pod](ctx, c, pods, d.Namespace, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(d.Spec.Selector)})
+	selected, err := listAs[corev1.Pod](ctx, c, podResource, d.Namespace, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(d.Spec.Selector)})
 	if err != nil {
 		return ""
 	}
@@ -133,7 +133,7 @@ func waitPodsGone(ctx context.Context, c clients, opts ApplyOptions) error {
 	defer cancel()
 	said := -1
 	for {
-		left, err := listAs[corev1.Pod](ctx, c, pods, metav1.NamespaceAll, metav1.ListOptions{LabelSelector: abi.LabelDeployApp + "=" + opts.App})
+		left, err := listAs[corev1.Pod](ctx, c, podResource, metav1.NamespaceAll, metav1.ListOptions{LabelSelector: abi.LabelDeployApp + "=" + opts.App})
 		if err != nil {
 			return fmt.Errorf("listing the pods of app %s: %w", opts.App, err)
 		}
