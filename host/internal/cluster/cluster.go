@@ -278,8 +278,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	// TLS inside the connection budget, so that a connection stuck in its
 	// handshake is idle and makes room like any other.
 	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), apiauth.MarkHTTPS(port))
-	c.servePods(listeners["pod"], c.Kubelet.PodServer())
-	c.servePods(listeners["ingress"], c.controller)
+	c.serveData(listeners["pod"], c.Kubelet.PodServer())
+	c.serveData(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })
 	c.run(func() { c.controller.Run(ctx) })
 	c.run(func() { runScheduler(ctx, c.Store, scheduler.Options{DefaultMemoryLimit: defaultMemoryLimit(opts)}) })
@@ -469,9 +469,10 @@ func (c *Cluster) serve(l net.Listener, h http.Handler) {
 	c.run(func() { _ = s.Serve(l) })
 }
 
-// servePods serves the node's pod port on l: on fasthttp, within the same
-// budget and limits (docs/design.md, "Why fasthttp serves the pod port").
-func (c *Cluster) servePods(l net.Listener, h http.Handler) {
+// serveData serves a port of the data plane on l (the Ingress, the pod
+// port): on fasthttp, within the same budget and limits (docs/design.md,
+// "Which server serves which port").
+func (c *Cluster) serveData(l net.Listener, h http.Handler) {
 	s := c.conns.NewFastServer(h, c.limits, c.closing)
 	c.servers = append(c.servers, s)
 	c.run(func() { _ = s.Serve(l) })

@@ -9,13 +9,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 )
 
-// FastServer serves an http.Handler on fasthttp (docs/design.md, "Why
-// fasthttp serves the pod port"), within the same budget and limits as
+// FastServer serves an http.Handler on fasthttp (docs/design.md, "Which
+// server serves which port"), within the same budget and limits as
 // NewServer's: the connection budget and its idle list (Conns), the head,
 // body and idle timeouts, 413 past MaxBody, 408 past the body timeout, the
 // slow-client guard (Stall) and ResetOnClose, and error answers as JSON.
@@ -30,6 +31,12 @@ type FastServer struct {
 	// idle are exchanges between requests, each with its goroutine
 	// (fastExchange.loop), at most maxIdleExchanges.
 	idle chan *fastExchange
+	// listening is the listener Serve was given; shut, that Shutdown was
+	// called: a Serve that comes after it returns at once, as on net/http
+	// (fasthttp's Shutdown does nothing before Serve has begun).
+	mu        sync.Mutex
+	listening net.Listener
+	shut      bool
 }
 
 // maxIdleExchanges is how many exchanges, and their goroutines, a
@@ -97,12 +104,26 @@ var fastStates = [...]http.ConnState{
 
 // Serve accepts connections on l within the server's budget.
 func (s *FastServer) Serve(l net.Listener) error {
+	s.mu.Lock()
+	if s.shut {
+		s.mu.Unlock()
+		l.Close()
+		return http.ErrServerClosed
+	}
+	s.listening = l
+	s.mu.Unlock()
 	return s.fs.Serve(&listener{Listener: l, conns: s.conns, readAhead: true})
 }
 
 // Shutdown stops accepting, closes idle connections and waits for the
 // answers under way, at most until ctx ends.
 func (s *FastServer) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.shut = true
+	if s.listening != nil {
+		s.listening.Close() // Serve may not have handed it to fasthttp yet
+	}
+	s.mu.Unlock()
 	err := s.fs.ShutdownWithContext(ctx)
 	for {
 		select {

@@ -2,6 +2,7 @@ package httplimit
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -93,5 +94,52 @@ func TestFastServerSendsInterimAnswers(t *testing.T) {
 	}
 	if d, err := http.ParseTime(plain.Header.Get("Date")); err != nil || time.Since(d) > time.Minute {
 		t.Fatalf("Date %q (%v), want the server's", plain.Header.Get("Date"), err)
+	}
+}
+
+// As on net/http (TestTooLargeBodyIsAnsweredNotReset): a client that
+// sends a whole body past MaxBody, then reads, gets the 413, rather than a
+// reset from a connection closed while its body was still arriving, which
+// would discard the answer before the client read it.
+func TestFastServerAnswersATooLargeBodyNotReset(t *testing.T) {
+	addr := serveFast(t, NewConns(100), echoLen)
+	for i := range 10 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", 8*MaxBody)
+		c.Write([]byte(strings.Repeat("x", 8*MaxBody))) // may fail once the server closes: the answer is still to be read
+		time.Sleep(50 * time.Millisecond)               // the server's close has come by now
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("post %d: %v %v, want 413", i, resp, err)
+		}
+	}
+}
+
+// As on net/http: a Shutdown that comes before Serve has begun stops it,
+// so that a node stopped right after it started does not serve on.
+func TestFastServerShutdownBeforeServe(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewConns(16).NewFastServer(http.NotFoundHandler(), Limits{}, nil)
+	if err := s.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(l) }()
+	select {
+	case err := <-served:
+		if err != http.ErrServerClosed {
+			t.Fatalf("Serve after Shutdown: %v, want http.ErrServerClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		l.Close()
+		t.Fatal("Serve after Shutdown still serves")
 	}
 }
