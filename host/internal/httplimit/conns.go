@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultMaxConns is the budget of open connections of a process: half its
@@ -149,6 +150,9 @@ type conn struct {
 	client         string
 	// reset makes Close end the connection with a reset (ResetOnClose).
 	reset atomic.Bool
+	// unreadBody makes Close pause before it closes: a FastServer refused
+	// a request whose body it did not read.
+	unreadBody atomic.Bool
 	// ctx and remote are its requests' context and client address on a
 	// FastServer (context).
 	ctx    context.Context
@@ -177,11 +181,22 @@ func (tc *conn) Read(p []byte) (int, error) {
 }
 
 func (tc *conn) Close() error {
+	if tc.unreadBody.Swap(false) {
+		// As net/http closes a connection whose request body it left
+		// unread: half-closed, then a pause, so that the client reads the
+		// answer before a reset from the unread body could discard it.
+		_ = tc.CloseWrite()
+		time.Sleep(unreadBodyPause)
+	}
 	tc.applyReset()
 	err := tc.Conn.Close()
 	tc.once.Do(func() { tc.owner.release(tc) })
 	return err
 }
+
+// unreadBodyPause is net/http's pause before it closes a connection whose
+// request body it left unread (its rstAvoidanceDelay).
+const unreadBodyPause = 500 * time.Millisecond
 
 // CloseWrite half-closes the connection, which net/http does before it
 // closes one whose request body it left unread, so that the client reads

@@ -178,18 +178,23 @@ func (s *FastServer) refuse(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var status int
 	var msg string
+	unread := false // a body left unread: fasthttp closes the connection after the answer
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		status, msg = http.StatusRequestEntityTooLarge, bodyTooLarge(int64(ctx.Request.Header.ContentLength()))
+		unread = true
 	case errors.As(err, &small):
 		status, msg = http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("request head larger than %d bytes", maxHeadRead)
 	case isTimeout(err) && headRead:
-		status, msg = http.StatusRequestTimeout, bodyTimedOut
+		status, msg, unread = http.StatusRequestTimeout, bodyTimedOut, true
 	case isTimeout(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed):
 		ctx.Conn().Close() // nothing to answer: the write fails, unseen
 		return
 	default:
 		status, msg = http.StatusBadRequest, "malformed request: "+err.Error()
+	}
+	if tc, ok := ctx.Conn().(*conn); ok && unread {
+		tc.unreadBody.Store(true)
 	}
 	w := newErrorExchange(ctx)
 	refuse(w, status, msg)
