@@ -24,15 +24,16 @@ const fastAnswerBuffer = pieceSize
 
 // fastExchange is one request of a FastServer and the http.ResponseWriter
 // of its answer. fasthttp writes an answer once its handler returns, so
-// the handler (a pod's callback) runs on a goroutine of its own (run), and
-// the answer takes one of two ways:
+// the handler (a pod's callback) runs on the exchange's goroutine (loop),
+// which the exchange keeps between requests, and the answer takes one of
+// two ways:
 //
 //   - in memory: the handler ends with at most fastAnswerBuffer written
 //     and no Flush; fasthttp sends the head and body in one write.
 //   - streamed: past fastAnswerBuffer, or at a Flush, the head is handed to
 //     fasthttp and each later write is handed to fasthttp's goroutine
-//     (fastStream) and returns once it is in fasthttp's buffer or on the
-//     wire. A body of unknown length goes chunked, each write flushed.
+//     (fastStream) and returns once it is on the wire. A body of unknown
+//     length goes chunked, each write flushed.
 //
 // Either way the connection's write deadlines are the handler's to set
 // (SetWriteDeadline, which Stall uses), so a client that does not read is

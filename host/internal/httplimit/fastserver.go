@@ -125,6 +125,9 @@ func (s *FastServer) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	err := s.fs.ShutdownWithContext(ctx)
+	if errors.Is(err, net.ErrClosed) {
+		err = nil // the listener closed above, which fasthttp closes again
+	}
 	for {
 		select {
 		case e := <-s.idle:
