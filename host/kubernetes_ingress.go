@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -36,7 +37,7 @@ type KubernetesIngressOptions struct {
 type KubernetesIngress struct {
 	mirror *mirror.Mirror
 	addr   string
-	server *httplimit.Server
+	server *httplimit.FastServer
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -60,9 +61,10 @@ func StartKubernetesIngress(ctx context.Context, opts KubernetesIngressOptions) 
 	c := ingress.New(ingress.Config{Store: s, Local: noLocalPods{}, Images: opts.Images, IP: opts.IP, Log: opts.Logf,
 		Pull: puller(opts.ImageCache), PublishStatus: m.PublishStatus})
 	ctx, cancel := context.WithCancel(ctx)
+	// On fasthttp, as serve's Ingress (docs/design.md, "Which server serves
+	// which port").
 	ki := &KubernetesIngress{mirror: m, addr: l.Addr().String(), cancel: cancel,
-		server: httplimit.NewConns(opts.MaxConnections).NewServer(m.Gate(c), httplimit.Limits{})}
-	ki.server.BaseContext = func(net.Listener) context.Context { return ctx }
+		server: httplimit.NewConns(opts.MaxConnections).NewFastServer(m.Gate(c), httplimit.Limits{}, ctx)}
 	ki.wg.Go(func() { m.Run(ctx) })
 	ki.wg.Go(func() { c.Run(ctx) })
 	ki.wg.Go(func() { _ = ki.server.Serve(l) })
@@ -81,12 +83,11 @@ func (k *KubernetesIngress) Synced() bool { return k.mirror.Synced() }
 
 // Close stops serving and watching.
 func (k *KubernetesIngress) Close() error {
-	k.cancel()
-	err := k.server.Close()
+	k.cancel() // ends the event streams, which Shutdown would wait for
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := k.server.Shutdown(ctx)
 	k.wg.Wait()
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
 	return err
 }
 

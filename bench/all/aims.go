@@ -31,9 +31,9 @@ var aims = []struct {
 	row string
 	aim aim
 }{
-	{"static", aim{true, 1.0}},                // StaticBundle .js vs nginx gzip_static
+	{"static", aim{true, 1.2}},                // StaticBundle .js vs nginx gzip_static
 	{"echo", aim{true, 0.9}},                  // Ingress → control-plane C pod vs net/http
-	{"ingress-worker", aim{true, 0.5}},        // Ingress → worker C pod vs net/http
+	{"ingress-worker", aim{true, 0.6}},        // Ingress → worker C pod vs net/http
 	{"api-list-table", aim{true, 0.85}},       // API list as Table vs plain JSON
 	{"api-watch", aim{true, 0.9}},             // API watch events vs plain
 	{"call-cross-node-p50", aim{false, 1.15}}, // cross-node k32_http_call vs a direct Go request

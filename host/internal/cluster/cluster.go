@@ -169,7 +169,7 @@ type Cluster struct {
 	limits httplimit.Limits
 
 	cancel  context.CancelFunc
-	servers []*http.Server
+	servers []interface{ Shutdown(context.Context) error }
 	// closing ends the requests in flight when Close begins: watches and
 	// followed logs would otherwise hold the shutdown up.
 	closing     context.Context
@@ -278,8 +278,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	// TLS inside the connection budget, so that a connection stuck in its
 	// handshake is idle and makes room like any other.
 	c.serve(tls.NewListener(listeners["api-tls"], identity.ServerConfig()), apiauth.MarkHTTPS(port))
-	c.serve(listeners["pod"], c.Kubelet.PodServer())
-	c.serve(listeners["ingress"], c.controller)
+	c.serveData(listeners["pod"], c.Kubelet.PodServer())
+	c.serveData(listeners["ingress"], c.controller)
 	c.run(func() { c.Kubelet.Run(ctx) })
 	c.run(func() { c.controller.Run(ctx) })
 	c.run(func() { runScheduler(ctx, c.Store, scheduler.Options{DefaultMemoryLimit: defaultMemoryLimit(opts)}) })
@@ -466,6 +466,15 @@ func (c *Cluster) serve(l net.Listener, h http.Handler) {
 	s := c.conns.NewServer(h, c.limits)
 	s.BaseContext = func(net.Listener) context.Context { return c.closing }
 	c.servers = append(c.servers, s.Server)
+	c.run(func() { _ = s.Serve(l) })
+}
+
+// serveData serves a port of the data plane on l (the Ingress, the pod
+// port): on fasthttp, within the same budget and limits (docs/design.md,
+// "Which server serves which port").
+func (c *Cluster) serveData(l net.Listener, h http.Handler) {
+	s := c.conns.NewFastServer(h, c.limits, c.closing)
+	c.servers = append(c.servers, s)
 	c.run(func() { _ = s.Serve(l) })
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -84,7 +83,7 @@ type Worker struct {
 	// messages through the API server (host/internal/channel).
 	Channels *channel.Hub
 	podAddr  string
-	server   *http.Server
+	server   *httplimit.FastServer
 	// kubeletAPI is the kubelet API of a node of a Kubernetes cluster.
 	kubeletAPI *kubeletAPI
 	cancel     context.CancelFunc
@@ -166,8 +165,8 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		kubeletAPI.close()
 		return nil, fmt.Errorf("joining %s: %w", e.apiName, err)
 	}
-	server := opts.conns.NewServer(w.Kubelet.PodServer(), opts.limits)
-	w.server = server.Server
+	server := opts.conns.NewFastServer(w.Kubelet.PodServer(), opts.limits, nil)
+	w.server = server
 	w.wg.Add(3)
 	go func() { defer w.wg.Done(); _ = server.Serve(l) }()
 	go func() { defer w.wg.Done(); w.Channels.Run(ctx) }()

@@ -25,19 +25,19 @@ func ReadBody(h http.Handler) http.Handler {
 			return
 		}
 		if r.ContentLength > MaxBody {
-			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body of %d bytes: at most %d", r.ContentLength, MaxBody))
+			refuse(w, http.StatusRequestEntityTooLarge, bodyTooLarge(r.ContentLength))
 			return
 		}
 		b, err := readAll(io.LimitReader(r.Body, MaxBody+1), r.ContentLength)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			refuse(w, http.StatusRequestTimeout, "request body not received in time")
+			refuse(w, http.StatusRequestTimeout, bodyTimedOut)
 			return
 		case err != nil:
 			refuse(w, http.StatusBadRequest, "reading the request body: "+err.Error())
 			return
 		case len(b) > MaxBody:
-			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", MaxBody))
+			refuse(w, http.StatusRequestEntityTooLarge, bodyTooLarge(-1))
 			return
 		}
 		r = r.WithContext(r.Context()) // a shallow copy, not the server's request
@@ -89,6 +89,19 @@ type readBody struct{ *bytes.Reader }
 func newReadBody(b []byte) *readBody { return &readBody{bytes.NewReader(b)} }
 
 func (*readBody) Close() error { return nil }
+
+// bodyTooLarge says why a body of n bytes (-1: of an unknown length, found
+// past MaxBody while read) is refused.
+func bodyTooLarge(n int64) string {
+	if n < 0 {
+		return fmt.Sprintf("request body larger than %d bytes", MaxBody)
+	}
+	return fmt.Sprintf("request body of %d bytes: at most %d", n, MaxBody)
+}
+
+// bodyTimedOut says why a body that did not arrive within the body timeout
+// is refused.
+const bodyTimedOut = "request body not received in time"
 
 // refuse answers status and closes the connection, whose body is unread.
 func refuse(w http.ResponseWriter, status int, msg string) {

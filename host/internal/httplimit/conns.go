@@ -2,10 +2,12 @@ package httplimit
 
 import (
 	"container/list"
+	"context"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultMaxConns is the budget of open connections of a process: half its
@@ -148,14 +150,53 @@ type conn struct {
 	client         string
 	// reset makes Close end the connection with a reset (ResetOnClose).
 	reset atomic.Bool
+	// unreadBody makes Close pause before it closes: a FastServer refused
+	// a request whose body it did not read.
+	unreadBody atomic.Bool
+	// ctx and remote are its requests' context and client address on a
+	// FastServer (context).
+	ctx    context.Context
+	remote string
+	// readAhead makes Read take more than asked (readAheadRead), whose
+	// rest is ahead[aheadAt:aheadEnd].
+	readAhead         bool
+	ahead             *[readAheadSize]byte
+	aheadAt, aheadEnd int
+	aheadErr          error // what a watch's read met, for the next read
+	// leave ends ctx; watched is closed once the read of a watch
+	// (watchForLeave) is done, with what it read in watchBuf[:watchN] or
+	// the error watchErr.
+	leave    context.CancelFunc
+	watched  chan struct{}
+	watchBuf *[readAheadSize]byte
+	watchN   int
+	watchErr error
+}
+
+func (tc *conn) Read(p []byte) (int, error) {
+	if tc.readAhead {
+		return tc.readAheadRead(p)
+	}
+	return tc.Conn.Read(p)
 }
 
 func (tc *conn) Close() error {
+	if tc.unreadBody.Swap(false) {
+		// As net/http closes a connection whose request body it left
+		// unread: half-closed, then a pause, so that the client reads the
+		// answer before a reset from the unread body could discard it.
+		_ = tc.CloseWrite()
+		time.Sleep(unreadBodyPause)
+	}
 	tc.applyReset()
 	err := tc.Conn.Close()
 	tc.once.Do(func() { tc.owner.release(tc) })
 	return err
 }
+
+// unreadBodyPause is net/http's pause before it closes a connection whose
+// request body it left unread (its rstAvoidanceDelay).
+const unreadBodyPause = 500 * time.Millisecond
 
 // CloseWrite half-closes the connection, which net/http does before it
 // closes one whose request body it left unread, so that the client reads
@@ -171,7 +212,8 @@ func (tc *conn) CloseWrite() error {
 // refused for want of an idle one to close is closed at once.
 type listener struct {
 	net.Listener
-	conns *Conns
+	conns     *Conns
+	readAhead bool // for a FastServer (readAheadRead)
 }
 
 func (l *listener) Accept() (net.Conn, error) {
@@ -181,6 +223,7 @@ func (l *listener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		if tc, ok := l.conns.admit(nc); ok {
+			tc.readAhead = l.readAhead
 			return tc, nil
 		}
 		nc.Close()

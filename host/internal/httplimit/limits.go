@@ -29,6 +29,9 @@ const (
 	// client pools (90 s), so that a pool never sends on a connection the
 	// server is closing.
 	IdleTimeout = 120 * time.Second
+	// MaxHeaderBytes bounds a request's head (its lines and fields) on
+	// every port, net/http's default; a larger head is answered 431.
+	MaxHeaderBytes = 1 << 20
 	// MaxConnsDefault is the most connections open at once when the
 	// file-descriptor limit allows it (see DefaultMaxConns).
 	MaxConnsDefault = 4096

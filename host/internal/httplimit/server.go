@@ -25,6 +25,7 @@ func (c *Conns) NewServer(h http.Handler, lim Limits) *Server {
 	s := &http.Server{
 		Handler:           endStreams(bodyDeadline(h, lim.BodyTimeout)),
 		ReadHeaderTimeout: lim.HeaderTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		IdleTimeout:       lim.IdleTimeout,
 		ConnState:         c.setState,
 		ConnContext:       withConn, // for ResetOnClose

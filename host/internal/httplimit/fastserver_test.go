@@ -1,0 +1,145 @@
+package httplimit
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serveFast runs h on a loopback port as a FastServer within conns and
+// returns its address.
+func serveFast(t *testing.T, conns *Conns, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := conns.NewFastServer(h, Limits{}, nil)
+	go func() { _ = s.Serve(l) }()
+	t.Cleanup(func() { _ = s.Shutdown(t.Context()) })
+	return l.Addr().String()
+}
+
+// As on net/http: a handler that panics has its connection cut, without
+// an answer or with the part streamed so far, and the server goes on; a
+// handler that writes less than its Content-Length has its answer cut.
+func TestFastServerCutsBrokenAnswers(t *testing.T) {
+	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/panic":
+			panic("a bug")
+		case "/panic-streaming":
+			w.Write([]byte(strings.Repeat("x", 2*fastAnswerBuffer)))
+			panic("a bug")
+		case "/short":
+			w.Header().Set("Content-Length", "10")
+			w.Write([]byte("12345"))
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	for _, path := range []string{"/panic", "/panic-streaming", "/short"} {
+		c := dial(t, addr)
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := c.get(t, path)
+		if err != nil {
+			continue // cut before the head
+		}
+		if b, err := io.ReadAll(resp.Body); err == nil {
+			t.Errorf("%s: a whole answer, %d %d bytes", path, resp.StatusCode, len(b))
+		}
+	}
+	if got := dial(t, addr).mustGet(t, "/"); got != "ok" {
+		t.Fatalf("after the broken answers: %q", got)
+	}
+}
+
+// As on net/http: an interim answer a handler writes (103 Early Hints
+// with its Link field) reaches an HTTP/1.1 client before the final one,
+// and every answer is dated by the server. (Unlike net/http, fasthttp
+// replaces a Date the handler set with its own.)
+func TestFastServerSendsInterimAnswers(t *testing.T) {
+	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hints" {
+			w.Header().Set("Link", "</app.js>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+		}
+		w.Write([]byte("ok"))
+	}))
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "GET /hints HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	r := bufio.NewReader(c)
+	interim, err := http.ReadResponse(r, nil)
+	if err != nil || interim.StatusCode != http.StatusEarlyHints || interim.Header.Get("Link") != "</app.js>; rel=preload" {
+		t.Fatalf("first: %v %v, want 103 with the Link field", interim, err)
+	}
+	final, err := http.ReadResponse(r, nil)
+	if err != nil || final.StatusCode != http.StatusOK {
+		t.Fatalf("then: %v %v, want 200", final, err)
+	}
+	io.Copy(io.Discard, final.Body)
+	plain, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := http.ParseTime(plain.Header.Get("Date")); err != nil || time.Since(d) > time.Minute {
+		t.Fatalf("Date %q (%v), want the server's", plain.Header.Get("Date"), err)
+	}
+}
+
+// As on net/http (TestTooLargeBodyIsAnsweredNotReset): a client that
+// sends a whole body past MaxBody, then reads, gets the 413, rather than a
+// reset from a connection closed while its body was still arriving, which
+// would discard the answer before the client read it.
+func TestFastServerAnswersATooLargeBodyNotReset(t *testing.T) {
+	addr := serveFast(t, NewConns(100), echoLen)
+	for i := range 10 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", 8*MaxBody)
+		c.Write([]byte(strings.Repeat("x", 8*MaxBody))) // may fail once the server closes: the answer is still to be read
+		time.Sleep(50 * time.Millisecond)               // the server's close has come by now
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("post %d: %v %v, want 413", i, resp, err)
+		}
+	}
+}
+
+// As on net/http: a Shutdown that comes before Serve has begun stops it,
+// so that a node stopped right after it started does not serve on.
+func TestFastServerShutdownBeforeServe(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewConns(16).NewFastServer(http.NotFoundHandler(), Limits{}, nil)
+	if err := s.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(l) }()
+	select {
+	case err := <-served:
+		if err != http.ErrServerClosed {
+			t.Fatalf("Serve after Shutdown: %v, want http.ErrServerClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		l.Close()
+		t.Fatal("Serve after Shutdown still serves")
+	}
+}
