@@ -27,10 +27,15 @@ func NewBudget(clock func() time.Time) *Budget {
 // way.
 func (b *Budget) Take(client string) time.Duration {
 	now := lograte.Now(b.guesses.now)
-	r := b.guesses.of(client).budget.ReserveN(now, 1)
-	wait := r.DelayFrom(now)
-	if wait > 0 {
-		r.CancelAt(now)
+	lim := b.guesses.of(client).budget
+	for {
+		if lim.AllowN(now, 1) {
+			return 0
+		}
+		// Nothing is spent, so concurrent refusals cannot push each
+		// other's wait past one refill (a reservation they cancel would).
+		if missing := 1 - lim.TokensAt(now); missing > 0 {
+			return time.Duration(missing / float64(lim.Limit()) * float64(time.Second))
+		}
 	}
-	return wait
 }
