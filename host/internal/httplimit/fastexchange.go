@@ -183,16 +183,18 @@ func (e *fastExchange) end() {
 		e.writeBuffered()
 		return
 	}
+	closing := e.untilClose // the body ends with the connection
 	switch {
 	case e.aborted || e.failed != nil || e.length >= 0 && e.written < e.length:
 		// As net/http ends an answer it could not finish: the
 		// connection closes at once, so the client sees it cut.
 		e.closeConn()
+		closing = true
 	case e.chunked:
 		e.writeWire([]byte("0\r\n\r\n"))
 	}
 	e.ctx.Response.Reset()
-	if e.untilClose || e.failed != nil {
+	if closing || e.failed != nil {
 		e.ctx.SetConnectionClose()
 	}
 	e.conn.answered = true
