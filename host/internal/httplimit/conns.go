@@ -171,9 +171,22 @@ type conn struct {
 	watchBuf *[readAheadSize]byte
 	watchN   int
 	watchErr error
+	// answered drops the next write: a FastServer's answer that streamed
+	// on the connection itself is complete, and fasthttp's own (empty)
+	// answer must not follow it (fastExchange.end).
+	answered bool
+}
+
+func (tc *conn) Write(p []byte) (int, error) {
+	if tc.answered {
+		tc.answered = false
+		return len(p), nil
+	}
+	return tc.Conn.Write(p)
 }
 
 func (tc *conn) Read(p []byte) (int, error) {
+	tc.answered = false // fasthttp writes an answer before it reads on
 	if tc.readAhead {
 		return tc.readAheadRead(p)
 	}

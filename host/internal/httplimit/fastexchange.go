@@ -2,8 +2,6 @@ package httplimit
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -23,17 +21,19 @@ import (
 const fastAnswerBuffer = pieceSize
 
 // fastExchange is one request of a FastServer and the http.ResponseWriter
-// of its answer. fasthttp writes an answer once its handler returns, so
-// the handler (a pod's callback) runs on the exchange's goroutine (loop),
-// which the exchange keeps between requests, and the answer takes one of
-// two ways:
+// of its answer. The handler (a pod's callback) runs on fasthttp's
+// goroutine of the connection, as net/http runs it on the connection's,
+// and the answer takes one of two ways:
 //
 //   - in memory: the handler ends with at most fastAnswerBuffer written
 //     and no Flush; fasthttp sends the head and body in one write.
-//   - streamed: past fastAnswerBuffer, or at a Flush, the head is handed to
-//     fasthttp and each later write is handed to fasthttp's goroutine
-//     (fastStream) and returns once it is on the wire. A body of unknown
-//     length goes chunked, each write flushed.
+//   - streamed: past fastAnswerBuffer, or at a Flush, the exchange writes
+//     the head (as fasthttp would have written it) and then each write on
+//     the connection itself, as net/http does: a write returns once the
+//     socket has taken it. A body of unknown length goes chunked, or, to an
+//     HTTP/1.0 client, unchunked and ended by the close. When the handler
+//     returns, fasthttp's loop goes on with the connection, which drops the
+//     empty answer fasthttp then writes (conn.answered).
 //
 // Either way the connection's write deadlines are the handler's to set
 // (SetWriteDeadline, which Stall uses), so a client that does not read is
@@ -41,6 +41,7 @@ const fastAnswerBuffer = pieceSize
 type fastExchange struct {
 	s         *FastServer
 	ctx       *fasthttp.RequestCtx
+	conn      *conn // the connection, one of the server's listener
 	req       *http.Request
 	tmpl      http.Request // filled per request; req is a copy with the connection's context
 	reqHeader http.Header
@@ -55,29 +56,21 @@ type fastExchange struct {
 	written int64
 	head    bool // a HEAD request: the body is counted, not sent
 
-	// ready tells serve that the answer is ready for fasthttp, in memory
-	// (the handler has returned) or as a stream (streaming).
-	ready     chan struct{}
-	work      chan struct{} // a request for loop to run
-	streaming bool
-	pending   []byte
-	pieces    chan []byte // to fastStream, closed when the handler returns
-	acks      chan error  // from fastStream, one per piece
-	failed    error       // a write to the client failed: later writes fail at once
+	streaming  bool // the head is on the connection: writes go there too
+	chunked    bool // a streamed body of unknown length, framed in chunks
+	untilClose bool // a streamed body of unknown length to an HTTP/1.0 client
+	failed     error
 	// writeDeadline: the handler left a write deadline on the connection.
 	writeDeadline bool
 	aborted       bool // the handler panicked: the connection is cut
-	drained       bool // fastStream has seen pieces closed
-	unacked       bool // fastStream.Read took a piece it has not acknowledged
-	stream        fastStream
+	wire          net.Buffers
+	chunkHead     []byte
 }
 
 func newFastExchange(s *FastServer) *fastExchange {
-	e := &fastExchange{s: s, reqHeader: http.Header{}, header: http.Header{},
-		ready: make(chan struct{}, 1), work: make(chan struct{}, 1), acks: make(chan error, 1)}
+	e := &fastExchange{s: s, reqHeader: http.Header{}, header: http.Header{}}
 	e.body.Reader = &e.bodyBytes
 	e.getBody = e.again
-	e.stream.e = e
 	return e
 }
 
@@ -97,8 +90,7 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 	clear(e.header)
 	e.status, e.length, e.written = 0, -1, 0
 	e.head = h.IsHead()
-	e.streaming, e.failed, e.aborted, e.drained, e.unacked = false, nil, false, false, false
-	e.pending = e.pending[:0]
+	e.streaming, e.chunked, e.untilClose, e.failed, e.aborted = false, false, false, nil, false
 	r := &e.tmpl
 	r.Method = methodName(h.Method())
 	r.RequestURI = string(h.RequestURI())
@@ -150,14 +142,9 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 		e.bodyBytes.Reset(b)
 		r.Body, r.GetBody = &e.body, e.getBody
 	}
-	tc, _ := ctx.Conn().(*conn)
-	var cctx context.Context = e.s.base
-	r.RemoteAddr = ""
-	if tc != nil {
-		cctx = tc.context(e.s.base)
-		r.RemoteAddr = tc.remote
-	}
-	e.req = r.WithContext(cctx)
+	e.conn = ctx.Conn().(*conn) // the listener's (FastServer.Serve)
+	r.RemoteAddr = e.conn.remote
+	e.req = r.WithContext(e.conn.context(e.s.base))
 	return ""
 }
 
@@ -167,8 +154,8 @@ func (e *fastExchange) again() (io.ReadCloser, error) {
 	return newReadBody(e.ctx.Request.Body()), nil
 }
 
-// run serves the request on the handler's goroutine and tells serve, or
-// fastStream, that the answer is complete.
+// run serves the request, on fasthttp's goroutine of the connection, and
+// completes its answer.
 func (e *fastExchange) run() {
 	defer e.end()
 	defer func() {
@@ -184,49 +171,44 @@ func (e *fastExchange) run() {
 	e.s.h.ServeHTTP(e, e.req)
 }
 
-// end completes the answer: after it the handler's goroutine leaves e
-// alone.
+// end completes the answer once the handler has returned: fasthttp sends
+// one in memory; a streamed one is ended here, and fasthttp's own answer
+// dropped by the connection.
 func (e *fastExchange) end() {
-	if tc, ok := e.req.Context().Value(connKey{}).(*conn); ok {
-		tc.owner.endStream(tc)
-	}
+	e.conn.owner.endStream(e.conn)
 	if e.status == 0 && !e.aborted {
 		e.WriteHeader(http.StatusOK)
 	}
-	if e.streaming {
-		if e.aborted {
-			// As net/http ends an aborted answer: the connection closes
-			// at once, and what fasthttp still holds of it fails rather
-			// than waiting on a client that may never read it.
-			e.closeConn()
-		}
-		close(e.pieces)
+	if !e.streaming {
+		e.writeBuffered()
 		return
 	}
-	e.ready <- struct{}{}
+	closing := e.untilClose // the body ends with the connection
+	switch {
+	case e.aborted || e.failed != nil || e.length >= 0 && e.written < e.length:
+		// As net/http ends an answer it could not finish: the
+		// connection closes at once, so the client sees it cut.
+		e.closeConn()
+		closing = true
+	case e.chunked:
+		e.writeWire([]byte("0\r\n\r\n"))
+	}
+	e.ctx.Response.Reset()
+	if closing || e.failed != nil {
+		e.ctx.SetConnectionClose()
+	}
+	e.conn.answered = true
 }
 
 // release returns e to its server's pool once fasthttp is done with it.
 func (e *fastExchange) release() {
 	if e.writeDeadline {
 		e.writeDeadline = false
-		_ = e.ctx.Conn().SetWriteDeadline(time.Time{})
+		_ = e.conn.SetWriteDeadline(time.Time{})
 	}
-	e.ctx, e.req, e.tmpl.URL = nil, nil, nil
+	e.ctx, e.conn, e.req, e.tmpl.URL = nil, nil, nil, nil
 	e.bodyBytes.Reset(nil)
-	select {
-	case e.s.idle <- e:
-	default:
-		close(e.work) // enough are idle: its goroutine ends
-	}
-}
-
-// loop runs the exchange's requests on its goroutine, one per work, until
-// work is closed.
-func (e *fastExchange) loop() {
-	for range e.work {
-		e.run()
-	}
+	e.s.exchanges.Put(e)
 }
 
 func (e *fastExchange) Header() http.Header { return e.header }
@@ -271,11 +253,14 @@ func (e *fastExchange) Write(p []byte) (int, error) {
 		e.ctx.Response.AppendBody(p)
 		return len(p), nil
 	}
-	e.startStream(false, p)
-	return e.send(p)
+	e.startStream(p)
+	if e.failed != nil {
+		return 0, e.failed
+	}
+	return len(p), nil
 }
 
-// send hands p to fastStream and waits until fasthttp has taken it.
+// send writes p on the connection, in a chunk when the body is chunked.
 func (e *fastExchange) send(p []byte) (int, error) {
 	if e.failed != nil {
 		return 0, e.failed
@@ -283,12 +268,34 @@ func (e *fastExchange) send(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	e.pieces <- p
-	if err := <-e.acks; err != nil {
-		e.failed = err
-		return 0, err
+	if e.chunked {
+		e.chunkHead = fmt.Appendf(e.chunkHead[:0], "%x\r\n", len(p))
+		e.writeWire(e.chunkHead, p, crlf)
+	} else {
+		e.writeWire(p)
+	}
+	if e.failed != nil {
+		return 0, e.failed
 	}
 	return len(p), nil
+}
+
+var crlf = []byte("\r\n")
+
+// writeWire writes its pieces on the connection in one system call. A
+// write that fails closes the connection at once, as net/http does: then
+// a reset the handler armed (Stall) holds, even if the handler lifts it
+// as it ends, and later writes fail with the same error.
+func (e *fastExchange) writeWire(pieces ...[]byte) {
+	if e.failed != nil {
+		return
+	}
+	e.wire = append(e.wire[:0], pieces...)
+	if _, err := e.wire.WriteTo(e.conn.Conn); err != nil {
+		e.failed = err
+		e.closeConn()
+	}
+	clear(e.wire[:cap(e.wire)])
 }
 
 // Flush sends the head and what is written so far: the answer streams
@@ -302,7 +309,7 @@ func (e *fastExchange) FlushError() error {
 		e.WriteHeader(http.StatusOK)
 	}
 	if !e.streaming && !e.head && bodyAllowed(e.status) {
-		e.startStream(true, nil)
+		e.startStream(nil)
 	}
 	return e.failed
 }
@@ -312,42 +319,55 @@ func (e *fastExchange) FlushError() error {
 // left is lifted once the answer is written (release).
 func (e *fastExchange) SetWriteDeadline(t time.Time) error {
 	e.writeDeadline = !t.IsZero()
-	return e.ctx.Conn().SetWriteDeadline(t)
+	return e.conn.SetWriteDeadline(t)
 }
 
 // SetReadDeadline sets the connection's read deadline. The body is read
 // before the handler runs, so only the next request would see it, and
 // fasthttp sets the next request's own before it reads it.
-func (e *fastExchange) SetReadDeadline(t time.Time) error { return e.ctx.Conn().SetReadDeadline(t) }
+func (e *fastExchange) SetReadDeadline(t time.Time) error { return e.conn.SetReadDeadline(t) }
 
-// startStream hands the head to fasthttp with a body that streams from
-// the handler's writes, beginning with what is in memory; serve returns
-// and fasthttp writes it. flushHead sends the head at once (a Flush);
-// next is the write that follows, whose start types an answer when
-// nothing is in memory.
-func (e *fastExchange) startStream(flushHead bool, next []byte) {
-	e.pending = append(e.pending[:0], e.ctx.Response.Body()...)
-	e.ctx.Response.ResetBody()
-	if len(e.pending) > 0 {
-		next = e.pending
+// startStream writes the head, what is in memory and then next on the
+// connection, in one system call: the answer streams from now on. The
+// head is fasthttp's, as it would have written it.
+func (e *fastExchange) startStream(next []byte) {
+	res := &e.ctx.Response
+	body := res.Body()
+	start := next
+	if len(body) > 0 {
+		start = body
 	}
-	e.writeHead(next)
-	e.ctx.Response.ImmediateHeaderFlush = flushHead
-	e.pieces = make(chan []byte)
-	if e.length < 0 && !e.ctx.Request.Header.IsHTTP11() {
+	e.writeHead(start)
+	h := &res.Header
+	switch {
+	case e.length >= 0:
+	case e.ctx.Request.Header.IsHTTP11():
+		e.chunked = true
+		h.SetContentLength(-1) // Transfer-Encoding: chunked
+	default:
 		// An HTTP/1.0 client reads no chunks: as net/http, the body ends
-		// with the connection, written on it directly.
-		e.ctx.Response.Header.SetContentLength(-2) // and Connection: close
-		e.ctx.HijackSetNoResponse(true)
-		e.ctx.Hijack(e.stream.untilClose)
-	} else {
-		e.ctx.Response.SetBodyStream(&e.stream, int(e.length))
+		// with the connection.
+		e.untilClose = true
+		h.SetContentLength(-2) // and Connection: close
 	}
-	if tc, ok := e.ctx.Conn().(*conn); ok {
-		tc.watchForLeave()
+	if e.ctx.Request.Header.ConnectionClose() {
+		h.SetConnectionClose()
+	} else if !h.ConnectionClose() && !e.ctx.Request.Header.IsHTTP11() {
+		h.Set("Connection", "keep-alive") // as fasthttp tells an HTTP/1.0 client
 	}
 	e.streaming = true
-	e.ready <- struct{}{}
+	e.conn.watchForLeave()
+	pieces := [][]byte{h.Header(), body, next}
+	if e.chunked {
+		pieces = pieces[:1]
+		for _, p := range [][]byte{body, next} {
+			if len(p) > 0 {
+				pieces = append(pieces, fmt.Appendf(nil, "%x\r\n", len(p)), p, crlf)
+			}
+		}
+	}
+	e.writeWire(pieces...)
+	res.ResetBody()
 }
 
 // writeBuffered hands fasthttp the answer in memory, once the handler has
@@ -391,7 +411,7 @@ func (e *fastExchange) writeInterim(code int) {
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", code, http.StatusText(code))
 	_ = e.header.WriteSubset(&b, interimExcluded)
 	b.WriteString("\r\n")
-	if _, err := e.ctx.Conn().Write(b.Bytes()); err != nil && e.failed == nil {
+	if _, err := e.conn.Conn.Write(b.Bytes()); err != nil && e.failed == nil {
 		e.failed = err
 	}
 }
@@ -427,123 +447,9 @@ func bodyAllowed(status int) bool {
 	return (status < 100 || status > 199) && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
-// fastStream is the body of a streamed answer: fasthttp's goroutine writes
-// what the handler's goroutine hands it (WriteTo), then releases the
-// exchange (Close) once the handler has returned, so that the request
-// (its body is fasthttp's) outlives the handler.
-type fastStream struct{ e *fastExchange }
-
-// errStreamClosed is what the handler's writes get once fasthttp has
-// given up on the answer.
-var errStreamClosed = errors.New("the connection was closed")
-
-// errHandlerPanicked cuts an answer whose handler panicked.
-var errHandlerPanicked = errors.New("the handler panicked")
-
-// SupportsBodyWriteTo lets fasthttp use WriteTo (fasthttp.BodyWriterTo).
-func (*fastStream) SupportsBodyWriteTo() bool { return true }
-
-// WriteTo writes the answer as it comes: each piece to w (fasthttp's
-// buffer, flushed piece by piece when chunked), acknowledged with the
-// write's error.
-func (s *fastStream) WriteTo(w io.Writer) (int64, error) {
-	e := s.e
-	var n int64
-	var err error
-	if len(e.pending) > 0 {
-		k, werr := w.Write(e.pending)
-		n, err = int64(k), werr
-	}
-	for p := range e.pieces {
-		if err == nil {
-			var k int
-			k, err = w.Write(p)
-			n += int64(k)
-			if f, ok := w.(interface{ Flush() error }); ok && err == nil {
-				// On the wire before the handler writes on, as on
-				// net/http: a client that takes nothing blocks the
-				// handler's write, which fails at its deadline.
-				err = f.Flush()
-			}
-			if err != nil {
-				e.closeConn()
-			}
-		}
-		e.acks <- err
-	}
-	e.drained = true
-	if err == nil && e.aborted {
-		err = errHandlerPanicked
-	}
-	return n, err
-}
-
-// closeConn closes the connection at once when a write to it failed, as
-// net/http does: then a reset the handler armed (Stall) holds, even if
-// the handler lifts it as it ends.
+// closeConn closes the connection at once, as net/http does after a write
+// that failed or an answer it could not finish: then a reset the handler
+// armed (Stall) holds, even if the handler lifts it as it ends.
 func (e *fastExchange) closeConn() {
-	if tc, ok := e.ctx.Conn().(*conn); ok {
-		_ = tc.Close()
-	}
-}
-
-// untilClose writes the head and the body of an answer delimited by the
-// end of the connection (fasthttp.HijackHandler), which fasthttp closes
-// once it returns.
-func (s *fastStream) untilClose(c net.Conn) {
-	if _, err := c.Write(s.e.ctx.Response.Header.Header()); err == nil {
-		_, _ = s.WriteTo(c)
-	}
-	s.Close() // fails the handler's writes that WriteTo did not take
-}
-
-// Read is the way to the body without WriteTo, which fasthttp takes
-// when it does not use WriteTo.
-func (s *fastStream) Read(p []byte) (int, error) {
-	e := s.e
-	for len(e.pending) == 0 {
-		if e.unacked {
-			// fasthttp writes and flushes each chunk before it reads
-			// again: the last piece is on the wire.
-			e.unacked = false
-			e.acks <- nil
-		}
-		piece, ok := <-e.pieces
-		if !ok {
-			e.drained = true
-			if e.aborted {
-				return 0, errHandlerPanicked
-			}
-			return 0, io.EOF
-		}
-		e.pending = append(e.pending, piece...)
-		e.unacked = true
-	}
-	n := copy(p, e.pending)
-	e.pending = e.pending[:copy(e.pending, e.pending[n:])]
-	return n, nil
-}
-
-// Close waits for the handler to return, failing its writes, and frees
-// the exchange. fasthttp closes a body it did not write to the end only
-// when a write failed: then the connection closes at once, as net/http
-// closes it, while the handler's stall guard is still armed, so that a
-// client that stopped reading is reset rather than left to a close the
-// kernel may never finish.
-func (s *fastStream) Close() error {
-	e := s.e
-	if !e.drained {
-		e.closeConn()
-	}
-	if e.unacked {
-		e.unacked = false
-		e.acks <- errStreamClosed
-	}
-	if !e.drained {
-		for range e.pieces {
-			e.acks <- errStreamClosed
-		}
-	}
-	e.release()
-	return nil
+	_ = e.conn.Close()
 }

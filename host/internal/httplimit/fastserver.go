@@ -22,15 +22,15 @@ import (
 // slow-client guard (Stall) and ResetOnClose, and error answers as JSON.
 // The handler sees an *http.Request whose body is in memory (InMemory)
 // and writes through an http.ResponseWriter that a small answer fills in
-// memory and a long or flushed one streams (fastExchange).
+// memory and a long or flushed one streams on the connection
+// (fastExchange).
 type FastServer struct {
 	fs    *fasthttp.Server
 	h     http.Handler
 	conns *Conns
 	base  context.Context
-	// idle are exchanges between requests, each with its goroutine
-	// (fastExchange.loop), at most maxIdleExchanges.
-	idle chan *fastExchange
+	// exchanges are the exchanges between requests, reused.
+	exchanges sync.Pool
 	// listening is the listener Serve was given; shut, that Shutdown was
 	// called: a Serve that comes after it returns at once, as on net/http
 	// (fasthttp's Shutdown does nothing before Serve has begun).
@@ -38,12 +38,6 @@ type FastServer struct {
 	listening net.Listener
 	shut      bool
 }
-
-// maxIdleExchanges is how many exchanges, and their goroutines, a
-// FastServer keeps between requests: a handler's goroutine keeps the stack
-// a pod's callback grew, as net/http's goroutine of a connection does,
-// rather than growing a new one for every request.
-const maxIdleExchanges = 256
 
 // NewFastServer returns a fasthttp server of h with the timeouts of lim
 // whose connections count against c. Its requests' contexts derive from
@@ -54,7 +48,7 @@ func (c *Conns) NewFastServer(h http.Handler, lim Limits, base context.Context) 
 		base = context.Background()
 	}
 	s := &FastServer{h: h, conns: c, base: base}
-	s.idle = make(chan *fastExchange, maxIdleExchanges)
+	s.exchanges.New = func() any { return newFastExchange(s) }
 	s.fs = &fasthttp.Server{
 		Handler:      s.serve,
 		ErrorHandler: s.refuse,
@@ -128,26 +122,7 @@ func (s *FastServer) Shutdown(ctx context.Context) error {
 	if errors.Is(err, net.ErrClosed) {
 		err = nil // the listener closed above, which fasthttp closes again
 	}
-	for {
-		select {
-		case e := <-s.idle:
-			close(e.work)
-		default:
-			return err
-		}
-	}
-}
-
-// exchange returns an idle exchange, or a new one with its goroutine.
-func (s *FastServer) exchange() *fastExchange {
-	select {
-	case e := <-s.idle:
-		return e
-	default:
-		e := newFastExchange(s)
-		go e.loop()
-		return e
-	}
+	return err
 }
 
 // bodyConfig gives a request with a body BodyTimeout from its head to
@@ -209,23 +184,15 @@ func isTimeout(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
-// serve runs h for one request: the pod's callback on a goroutine of its
-// own, so that fasthttp, which writes an answer once its handler returns,
-// can stream an answer the handler is still writing (fastExchange).
+// serve runs h for one request on fasthttp's goroutine of the connection
+// (fastExchange).
 func (s *FastServer) serve(ctx *fasthttp.RequestCtx) {
-	e := s.exchange()
+	e := s.exchanges.Get().(*fastExchange)
+	defer e.release()
 	if msg := e.start(ctx); msg != "" {
 		refuse(e, http.StatusBadRequest, msg)
 		e.writeBuffered()
-		e.release()
 		return
 	}
-	e.work <- struct{}{}
-	<-e.ready
-	if !e.streaming {
-		e.writeBuffered()
-		e.release()
-	}
-	// A streamed answer is under way (fastExchange.startStream); its
-	// exchange is released once the stream ends (fastStream.Close).
+	e.run()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,84 @@ func TestFastServerShutdownBeforeServe(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		l.Close()
 		t.Fatal("Serve after Shutdown still serves")
+	}
+}
+
+// A streamed answer goes on the connection itself, and the connection
+// then serves its next request (fastExchange): pipelined requests whose
+// answers stream, chunked or with their length, each get their whole
+// answer in order and nothing between them; an HTTP/1.0 client keeps its
+// connection for an answer of known length, and one of unknown length
+// ends with the connection, as on net/http.
+func TestFastServerStreamsOnTheConnectionAndServesOn(t *testing.T) {
+	big := strings.Repeat("b", 3*fastAnswerBuffer)
+	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/flushed":
+			w.Write([]byte("first,"))
+			w.(http.Flusher).Flush()
+			w.Write([]byte("second"))
+		case "/long":
+			w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+			w.Write([]byte(big))
+		case "/long-unsized":
+			w.Write([]byte(big))
+		default:
+			w.Write([]byte("small"))
+		}
+	}))
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	paths := []string{"/flushed", "/long", "/small", "/long-unsized", "/flushed", "/small"}
+	var reqs strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&reqs, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", p)
+	}
+	io.WriteString(c, reqs.String())
+	r := bufio.NewReader(c)
+	want := map[string]string{"/flushed": "first,second", "/long": big, "/long-unsized": big, "/small": "small"}
+	for _, p := range paths {
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK || string(b) != want[p] {
+			t.Fatalf("%s: %d, %d bytes (%v), want 200 with %d bytes", p, resp.StatusCode, len(b), err, len(want[p]))
+		}
+		if chunked := len(resp.TransferEncoding) > 0; chunked != (p == "/flushed" || p == "/long-unsized") {
+			t.Errorf("%s: Transfer-Encoding %v", p, resp.TransferEncoding)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, _ := r.Read(make([]byte, 1)); n > 0 {
+		t.Fatal("bytes after the last answer")
+	}
+
+	old := dial(t, addr)
+	_ = old.SetDeadline(time.Now().Add(10 * time.Second))
+	for range 2 {
+		io.WriteString(old, "GET /long HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+		resp, err := http.ReadResponse(old.r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if len(b) != len(big) || resp.Close {
+			t.Fatalf("HTTP/1.0 with a length: %d bytes, close %v; want %d, kept alive", len(b), resp.Close, len(big))
+		}
+	}
+	io.WriteString(old, "GET /long-unsized HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+	resp, err := http.ReadResponse(old.r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body) // to the close
+	if err != nil || string(b) != big || len(resp.TransferEncoding) > 0 {
+		t.Fatalf("HTTP/1.0 without a length: %d bytes (%v), %v", len(b), err, resp.TransferEncoding)
 	}
 }

@@ -57,7 +57,7 @@ func (tc *conn) readAheadRead(p []byte) (int, error) {
 // back. fasthttp reads nothing while it writes an answer, so the watch
 // owns the socket's read until the next Read takes what it read
 // (endWatch). Bytes already read ahead are the next request: no watch.
-// Only the handler's goroutine calls it, while fasthttp's waits.
+// Only the connection's goroutine calls it, from the handler it runs.
 func (tc *conn) watchForLeave() {
 	if !tc.readAhead || tc.ahead != nil || tc.watched != nil || tc.leave == nil {
 		return

@@ -20,13 +20,16 @@ import (
 // ("sequential", the latency a cross-node call pays), and the process's
 // CPU time per request with 32 requests in flight ("parallel", what the
 // Ingress pays under load). Server and client are in the process, so
-// cpu-ns/op counts both:
+// cpu-ns/op counts both. "pool-sequential-watched" is the pool's request
+// to a handler that starts a goroutine and ends it, as wazero does for
+// every call of a guest function under CloseOnContextDone (its watch on
+// the call's context): what that goroutine adds to a cross-node call.
 //
 //	go test ./host/internal/nodehop -run - -bench Hop -count 3
 //
 // docs/design.md ("Which server serves which port") gives the figures.
 func BenchmarkHop(b *testing.B) {
-	addr := startPodServer(b)
+	addr := startPodServer(b, false)
 	for _, mode := range []struct {
 		name     string
 		parallel bool
@@ -34,19 +37,27 @@ func BenchmarkHop(b *testing.B) {
 		b.Run("pool-"+mode.name, func(b *testing.B) { benchHop(b, mode.parallel, poolHop(b, addr)) })
 		b.Run("fasthttp-client-"+mode.name, func(b *testing.B) { benchHop(b, mode.parallel, fasthttpHop(addr)) })
 	}
+	watched := startPodServer(b, true)
+	b.Run("pool-sequential-watched", func(b *testing.B) { benchHop(b, false, poolHop(b, watched)) })
 }
 
 // hop makes one request of the benchmark and reads its whole answer; each
 // goroutine of a parallel run has its own.
 type hop func() func() error
 
-// startPodServer serves a pod's small answer as a node's pod port does.
-func startPodServer(b *testing.B) string {
+// startPodServer serves a pod's small answer as a node's pod port does;
+// watched, from a handler that starts a goroutine and ends it.
+func startPodServer(b *testing.B, watched bool) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if watched {
+			done := make(chan struct{})
+			go func() { <-done }()
+			defer close(done)
+		}
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("hello world\n"))
 	})
