@@ -82,3 +82,16 @@ func framedTwice(head []byte) bool {
 	}
 	return false
 }
+
+// appendCookieLines appends the values of a raw head's Cookie fields, one
+// per line as the client sent them: fasthttp gives a request's cookies
+// joined in one field, net/http gives the lines apart.
+func appendCookieLines(values []string, head []byte) []string {
+	for line := range bytes.Lines(head) {
+		name, value, ok := bytes.Cut(line, []byte{':'})
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Cookie")) {
+			values = append(values, string(bytes.TrimSpace(value)))
+		}
+	}
+	return values
+}
