@@ -135,7 +135,7 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 		r.Host = u.Host
 	}
 	r.Header = e.reqHeader
-	if h.ContentLength() == -1 && framedTwice(h.RawHeaders()) {
+	if framedTwice(h.RawHeaders()) {
 		// Content-Length beside Transfer-Encoding may be an attempt at
 		// request smuggling (RFC 9112, section 6.3): the body is read as
 		// chunked, and the connection ends with the answer.
@@ -197,7 +197,9 @@ func (e *fastExchange) end() {
 		e.length = e.written
 		e.startStream(nil)
 	}
-	closing := e.untilClose // the body ends with the connection
+	// The connection ends after the answer when its body ends with it,
+	// or when the head said so (start: a request framed twice).
+	closing := e.untilClose || e.ctx.Response.ConnectionClose()
 	switch {
 	case e.aborted || e.failed != nil || e.length >= 0 && e.written < e.length:
 		// As net/http ends an answer it could not finish: the

@@ -280,3 +280,37 @@ func TestFastServerKeepsDatesAndCookieLines(t *testing.T) {
 		t.Fatalf("Cookie values %s, want %s", b, want)
 	}
 }
+
+// A request framed by both Content-Length and Transfer-Encoding ends its
+// connection after the answer, whichever way the answer goes (in memory,
+// streamed, or with the handler's Date, written on the connection) and
+// even when its chunked body is empty. So a request smuggled behind it is
+// never read.
+func TestFastServerClosesAfterARequestFramedTwice(t *testing.T) {
+	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/streamed":
+			w.Write([]byte("first"))
+			w.(http.Flusher).Flush()
+		case "/dated":
+			w.Header().Set("Date", handlersDate)
+		}
+		w.Write([]byte("ok"))
+	}))
+	for _, req := range []struct{ path, body string }{
+		{"/small", "0\r\n\r\n"}, {"/small", "3\r\nabc\r\n0\r\n\r\n"}, {"/streamed", "0\r\n\r\n"}, {"/dated", "3\r\nabc\r\n0\r\n\r\n"},
+	} {
+		path := req.path
+		c := dial(t, addr)
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n%sGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n", path, req.body)
+		resp, err := http.ReadResponse(c.r, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		if rest, err := io.ReadAll(c.r); len(rest) > 0 || err != nil {
+			t.Errorf("%s: after the answer: %q, %v; want the connection closed", path, rest, err)
+		}
+	}
+}
