@@ -138,20 +138,22 @@ func (c *portConn) closed() error {
 func TestDataPortRefusesSmuggling(t *testing.T) {
 	eachPort(t, func(t *testing.T, p dataPort) {
 		addr := p.addr
-		for _, framing := range []string{
-			"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n",
-			"Transfer-Encoding: chunked\r\nContent-Length: 40\r\n",
+		for _, req := range []struct{ framing, chunks, body string }{
+			{"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n", "3\r\nabc\r\n0\r\n\r\n", "abc"},
+			{"Transfer-Encoding: chunked\r\nContent-Length: 40\r\n", "3\r\nabc\r\n0\r\n\r\n", "abc"},
+			{"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n", ""}, // an empty body
 		} {
+			framing := req.framing
 			c := dialPort(t, addr)
 			c.send(t, "POST /echo HTTP/1.1\r\n"+p.probe+framing+"\r\n"+
-				"3\r\nabc\r\n0\r\n\r\n"+
+				req.chunks+
 				"GET /hello HTTP/1.1\r\n"+p.probe+"\r\n")
 			resp, body := c.answer(t, "POST")
-			if resp.StatusCode != http.StatusOK || !strings.Contains(body, "body=abc\n") {
-				t.Fatalf("%q: the chunked body: %d %q, want 200 with body=abc", framing, resp.StatusCode, body)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, "body="+req.body+"\n") {
+				t.Fatalf("%q: the chunked body: %d %q, want 200 with body=%s", framing, resp.StatusCode, body, req.body)
 			}
 			if err := c.closed(); err != nil {
-				t.Fatalf("after a request with %q: %v, want the connection closed", framing, err)
+				t.Fatalf("after a request with %q and %q: %v, want the connection closed", framing, req.chunks, err)
 			}
 		}
 	})

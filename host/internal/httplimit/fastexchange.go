@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+	"golang.org/x/net/http/httpguts"
 )
 
 // fastAnswerBuffer is the most of an answer a FastServer keeps in memory
@@ -114,6 +115,13 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 			continue
 		case "Transfer-Encoding": // the body is read and decoded
 			continue
+		case "Cookie": // the client's lines, as net/http gives them
+			first := len(values)
+			if values = appendCookieLines(values, h.RawHeaders()); len(values) == first {
+				values = append(values, string(v))
+			}
+			e.reqHeader[key] = values[first:len(values):len(values)]
+			continue
 		}
 		values = append(values, string(v))
 		if old, ok := e.reqHeader[key]; ok {
@@ -127,7 +135,7 @@ func (e *fastExchange) start(ctx *fasthttp.RequestCtx) string {
 		r.Host = u.Host
 	}
 	r.Header = e.reqHeader
-	if h.ContentLength() == -1 && framedTwice(h.RawHeaders()) {
+	if framedTwice(h.RawHeaders()) {
 		// Content-Length beside Transfer-Encoding may be an attempt at
 		// request smuggling (RFC 9112, section 6.3): the body is read as
 		// chunked, and the connection ends with the answer.
@@ -180,10 +188,18 @@ func (e *fastExchange) end() {
 		e.WriteHeader(http.StatusOK)
 	}
 	if !e.streaming {
-		e.writeBuffered()
-		return
+		if !e.keepsItsDate() {
+			e.writeBuffered()
+			return
+		}
+		// fasthttp would date the answer itself: it goes on the
+		// connection, as a stream of its length, with the handler's Date.
+		e.length = e.written
+		e.startStream(nil)
 	}
-	closing := e.untilClose // the body ends with the connection
+	// The connection ends after the answer when its body ends with it,
+	// or when the head said so (start: a request framed twice).
+	closing := e.untilClose || e.ctx.Response.ConnectionClose()
 	switch {
 	case e.aborted || e.failed != nil || e.length >= 0 && e.written < e.length:
 		// As net/http ends an answer it could not finish: the
@@ -357,7 +373,11 @@ func (e *fastExchange) startStream(next []byte) {
 	}
 	e.streaming = true
 	e.conn.watchForLeave()
-	pieces := [][]byte{h.Header(), body, next}
+	head := h.Header()
+	if dates, dated := e.header["Date"]; dated {
+		head = withDate(head, dates)
+	}
+	pieces := [][]byte{head, body, next}
 	if e.chunked {
 		pieces = pieces[:1]
 		for _, p := range [][]byte{body, next} {
@@ -422,6 +442,8 @@ var interimExcluded = map[string]bool{"Content-Length": true, "Transfer-Encoding
 
 // writeHead copies the head to fasthttp's answer. As net/http, an answer
 // with a body and no Content-Type gets the type sniffed from its start.
+// fasthttp dates every answer itself; the handler's own Date is put in
+// by the exchange where it writes the head (startStream).
 func (e *fastExchange) writeHead(start []byte) {
 	h := &e.ctx.Response.Header
 	h.SetStatusCode(e.status)
@@ -440,6 +462,35 @@ func (e *fastExchange) writeHead(start []byte) {
 	if e.length >= 0 {
 		h.SetContentLength(int(e.length))
 	}
+}
+
+// keepsItsDate reports whether a complete answer in memory has a Date of
+// its handler's (a nil one: none), which fasthttp would replace with its
+// own; an answer cut, without a body or to a HEAD request has fasthttp's.
+func (e *fastExchange) keepsItsDate() bool {
+	_, dated := e.header["Date"]
+	return dated && !e.aborted && !e.head && bodyAllowed(e.status) && (e.length < 0 || e.written == e.length)
+}
+
+// withDate is head, as fasthttp wrote it, with the Date fields of the
+// handler in place of fasthttp's; a value that is not a valid field value
+// is left out, as fasthttp leaves out what it cannot write.
+func withDate(head []byte, dates []string) []byte {
+	at := bytes.Index(head, []byte("\r\nDate: "))
+	if at < 0 {
+		return head
+	}
+	at += len(crlf)
+	end := at + bytes.Index(head[at:], crlf) + len(crlf)
+	out := make([]byte, 0, len(head)+64)
+	out = append(out, head[:at]...)
+	out = append(out, head[end:len(head)-len(crlf)]...)
+	for _, d := range dates {
+		if httpguts.ValidHeaderFieldValue(d) {
+			out = append(append(append(out, "Date: "...), d...), crlf...)
+		}
+	}
+	return append(out, crlf...)
 }
 
 // bodyAllowed reports whether an answer of status may have a body.

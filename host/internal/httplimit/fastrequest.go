@@ -71,14 +71,33 @@ func (tc *conn) context(base context.Context) context.Context {
 	return tc.ctx
 }
 
-// framedTwice reports whether a request's raw head has a Content-Length
-// field, which a request whose body is chunked must not have.
+// framedTwice reports whether a request's raw head has both a
+// Content-Length and a Transfer-Encoding field. It reads the raw head:
+// fasthttp drops the Transfer-Encoding of a chunked body that was empty,
+// which a request smuggled behind it makes.
 func framedTwice(head []byte) bool {
+	var length, coding bool
 	for line := range bytes.Lines(head) {
 		name, _, ok := bytes.Cut(line, []byte{':'})
-		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
-			return true
+		if !ok {
+			continue
+		}
+		name = bytes.TrimSpace(name)
+		length = length || bytes.EqualFold(name, []byte("Content-Length"))
+		coding = coding || bytes.EqualFold(name, []byte("Transfer-Encoding"))
+	}
+	return length && coding
+}
+
+// appendCookieLines appends the values of a raw head's Cookie fields, one
+// per line as the client sent them: fasthttp gives a request's cookies
+// joined in one field, net/http gives the lines apart.
+func appendCookieLines(values []string, head []byte) []string {
+	for line := range bytes.Lines(head) {
+		name, value, ok := bytes.Cut(line, []byte{':'})
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Cookie")) {
+			values = append(values, string(bytes.TrimSpace(value)))
 		}
 	}
-	return false
+	return values
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,13 +63,15 @@ func TestFastServerCutsBrokenAnswers(t *testing.T) {
 
 // As on net/http: an interim answer a handler writes (103 Early Hints
 // with its Link field) reaches an HTTP/1.1 client before the final one,
-// and every answer is dated by the server. (Unlike net/http, fasthttp
-// replaces a Date the handler set with its own.)
+// and an answer is dated by the server unless its handler dated it.
 func TestFastServerSendsInterimAnswers(t *testing.T) {
 	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hints" {
+		switch r.URL.Path {
+		case "/hints":
 			w.Header().Set("Link", "</app.js>; rel=preload")
 			w.WriteHeader(http.StatusEarlyHints)
+		case "/dated":
+			w.Header().Set("Date", handlersDate)
 		}
 		w.Write([]byte("ok"))
 	}))
@@ -78,7 +81,7 @@ func TestFastServerSendsInterimAnswers(t *testing.T) {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	io.WriteString(c, "GET /hints HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	io.WriteString(c, "GET /hints HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\nGET /dated HTTP/1.1\r\nHost: x\r\n\r\n")
 	r := bufio.NewReader(c)
 	interim, err := http.ReadResponse(r, nil)
 	if err != nil || interim.StatusCode != http.StatusEarlyHints || interim.Header.Get("Link") != "</app.js>; rel=preload" {
@@ -93,10 +96,20 @@ func TestFastServerSendsInterimAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	io.Copy(io.Discard, plain.Body)
 	if d, err := http.ParseTime(plain.Header.Get("Date")); err != nil || time.Since(d) > time.Minute {
 		t.Fatalf("Date %q (%v), want the server's", plain.Header.Get("Date"), err)
 	}
+	dated, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dated.Header.Values("Date"); len(got) != 1 || got[0] != handlersDate {
+		t.Fatalf("Date %q, want the handler's %q alone", got, handlersDate)
+	}
 }
+
+const handlersDate = "Tue, 01 Dec 2026 10:00:00 GMT"
 
 // As on net/http (TestTooLargeBodyIsAnsweredNotReset): a client that
 // sends a whole body past MaxBody, then reads, gets the 413, rather than a
@@ -221,5 +234,83 @@ func TestFastServerStreamsOnTheConnectionAndServesOn(t *testing.T) {
 	b, err := io.ReadAll(resp.Body) // to the close
 	if err != nil || string(b) != big || len(resp.TransferEncoding) > 0 {
 		t.Fatalf("HTTP/1.0 without a length: %d bytes (%v), %v", len(b), err, resp.TransferEncoding)
+	}
+}
+
+// As on net/http, where fasthttp alone would differ: a handler's own Date
+// is kept, on an answer in memory and on a streamed one, and a nil Date
+// leaves the answer undated; several Cookie lines reach the handler apart
+// and as the client wrote them (fasthttp joins and rewrites them).
+func TestFastServerKeepsDatesAndCookieLines(t *testing.T) {
+	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/dated":
+			w.Header().Set("Date", handlersDate)
+			w.Write([]byte("small"))
+		case "/dated-streamed":
+			w.Header().Set("Date", handlersDate)
+			w.Write([]byte("first"))
+			w.(http.Flusher).Flush()
+		case "/undated":
+			w.Header()["Date"] = nil
+			w.Write([]byte("small"))
+		case "/cookies":
+			fmt.Fprintf(w, "%q", r.Header.Values("Cookie"))
+		}
+	}))
+	c := dial(t, addr)
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	for path, want := range map[string][]string{"/dated": {handlersDate}, "/dated-streamed": {handlersDate}, "/undated": nil} {
+		resp, err := c.get(t, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		if got := resp.Header.Values("Date"); !slices.Equal(got, want) {
+			t.Errorf("%s: Date %q, want %q", path, got, want)
+		}
+	}
+	io.WriteString(c, "GET /cookies HTTP/1.1\r\nHost: x\r\nCookie: a=1;b=2\r\nAccept: */*\r\nCookie: c=3\r\n\r\n")
+	resp, err := http.ReadResponse(c.r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if want := `["a=1;b=2" "c=3"]`; string(b) != want {
+		t.Fatalf("Cookie values %s, want %s", b, want)
+	}
+}
+
+// A request framed by both Content-Length and Transfer-Encoding ends its
+// connection after the answer, whichever way the answer goes (in memory,
+// streamed, or with the handler's Date, written on the connection) and
+// even when its chunked body is empty. So a request smuggled behind it is
+// never read.
+func TestFastServerClosesAfterARequestFramedTwice(t *testing.T) {
+	addr := serveFast(t, NewConns(16), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/streamed":
+			w.Write([]byte("first"))
+			w.(http.Flusher).Flush()
+		case "/dated":
+			w.Header().Set("Date", handlersDate)
+		}
+		w.Write([]byte("ok"))
+	}))
+	for _, req := range []struct{ path, body string }{
+		{"/small", "0\r\n\r\n"}, {"/small", "3\r\nabc\r\n0\r\n\r\n"}, {"/streamed", "0\r\n\r\n"}, {"/dated", "3\r\nabc\r\n0\r\n\r\n"},
+	} {
+		path := req.path
+		c := dial(t, addr)
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n%sGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n", path, req.body)
+		resp, err := http.ReadResponse(c.r, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		if rest, err := io.ReadAll(c.r); len(rest) > 0 || err != nil {
+			t.Errorf("%s: after the answer: %q, %v; want the connection closed", path, rest, err)
+		}
 	}
 }
