@@ -193,7 +193,8 @@ func (e *fastExchange) end() {
 			return
 		}
 		// fasthttp would date the answer itself: it goes on the
-		// connection, as a stream of its length, with the handler's Date.
+		// connection, as a stream of its length, with the handler's Date
+		// (the handler has returned: no watch).
 		e.length = e.written
 		e.startStream(nil)
 	}
@@ -269,7 +270,7 @@ func (e *fastExchange) Write(p []byte) (int, error) {
 		e.ctx.Response.AppendBody(p)
 		return len(p), nil
 	}
-	e.startStream(p)
+	e.stream(p)
 	if e.failed != nil {
 		return 0, e.failed
 	}
@@ -325,7 +326,7 @@ func (e *fastExchange) FlushError() error {
 		e.WriteHeader(http.StatusOK)
 	}
 	if !e.streaming && !e.head && bodyAllowed(e.status) {
-		e.startStream(nil)
+		e.stream(nil)
 	}
 	return e.failed
 }
@@ -342,6 +343,14 @@ func (e *fastExchange) SetWriteDeadline(t time.Time) error {
 // before the handler runs, so only the next request would see it, and
 // fasthttp sets the next request's own before it reads it.
 func (e *fastExchange) SetReadDeadline(t time.Time) error { return e.conn.SetReadDeadline(t) }
+
+// stream starts streaming the answer while the handler runs on: its
+// client may leave meanwhile, which the connection's watch tells the
+// request's context (watchForLeave).
+func (e *fastExchange) stream(next []byte) {
+	e.startStream(next)
+	e.conn.watchForLeave()
+}
 
 // startStream writes the head, what is in memory and then next on the
 // connection, in one system call: the answer streams from now on. The
@@ -372,7 +381,6 @@ func (e *fastExchange) startStream(next []byte) {
 		h.Set("Connection", "keep-alive") // as fasthttp tells an HTTP/1.0 client
 	}
 	e.streaming = true
-	e.conn.watchForLeave()
 	head := h.Header()
 	if dates, dated := e.header["Date"]; dated {
 		head = withDate(head, dates)
